@@ -1,0 +1,149 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Incast: --senders hosts each write --bytes to one receiver through one
+ * RoCE switch, all at time 0. The receiver's link is the bottleneck; the
+ * report compares the makespan with the bound (all wire bytes at line
+ * rate) and shows what PFC, ECN/DCQCN and go-back-N did.
+ *
+ *   ./roce-incast --senders=16 --bytes=2000000 --cc=none --pfc=1
+ */
+
+#include "ns3/collective-scheduling-module.h"
+#include "ns3/core-module.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    RoceUsePicoseconds();
+    uint32_t senders = 8;
+    uint64_t bytes = 2000000;
+    std::string linkRate = "100Gbps";
+    std::string linkDelay = "1us";
+    uint32_t mtu = 1000;
+    std::string cc = "dcqcn";
+    bool pfc = true;
+    uint64_t bufferBytes = 32 * 1024 * 1024;
+    uint32_t seed = 1;
+    std::string db;
+    std::string stopTime = "10s";
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("senders", "Number of senders", senders);
+    cmd.AddValue("bytes", "Bytes each sender writes", bytes);
+    cmd.AddValue("linkRate", "Rate of every link (ns-3 rate string)", linkRate);
+    cmd.AddValue("linkDelay", "Propagation delay of every link (ns-3 time string)", linkDelay);
+    cmd.AddValue("mtu", "RDMA payload bytes per data packet (the frame adds headers)", mtu);
+    cmd.AddValue("pfc", "Enable PFC in the switch", pfc);
+    cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
+    cmd.AddValue("bufferBytes", "Shared buffer of the switch, bytes", bufferBytes);
+    cmd.AddValue("seed", "Random seed (PSNs, ECN)", seed);
+    cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
+    cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    cmd.Parse(argc, argv);
+
+    std::unique_ptr<SimulationRun> run;
+    try
+    {
+        RequireFlag(senders >= 1 && senders <= 4096,
+                    "senders",
+                    std::to_string(senders),
+                    "must be 1-4096");
+        RequireFlag(bytes > 0, "bytes", std::to_string(bytes), "must be positive");
+        RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
+        RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
+        const DataRate rate = ParseRateFlag("linkRate", linkRate);
+        const Time delay = ParseTimeFlag("linkDelay", linkDelay);
+        const Time stop = ParseTimeFlag("stopTime", stopTime);
+        RequireFlag(stop.IsStrictlyPositive(), "stopTime", stopTime, "must be positive");
+
+        RngSeedManager::SetSeed(seed);
+        RoceFabricHelper helper;
+        try
+        {
+            helper.SetCongestionControl(cc);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw FlagError("cc", cc, e.what());
+        }
+        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
+        helper.SetSwitchAttribute("PfcEnabled", BooleanValue(pfc));
+        helper.SetMmuAttribute("BufferSize", UintegerValue(bufferBytes));
+
+        FabricTopology topo;
+        const uint32_t sw = topo.AddSwitch("switch", 1);
+        for (uint32_t h = 0; h <= senders; ++h)
+        {
+            const uint32_t host = topo.AddHost("host-" + std::to_string(h), -1, 0);
+            topo.AddLink(host, sw, rate.GetBitRate(), delay.GetNanoSeconds());
+        }
+        Ptr<RoceFabric> fabric;
+        try
+        {
+            fabric = helper.Install(topo);
+        }
+        catch (const std::exception& e)
+        {
+            throw FlagError("bufferBytes", std::to_string(bufferBytes), e.what());
+        }
+
+        nlohmann::json params = {{"senders", senders},
+                                 {"bytes", bytes},
+                                 {"linkRate", linkRate},
+                                 {"linkDelay", linkDelay},
+                                 {"mtu", mtu},
+                                 {"cc", cc},
+                                 {"pfc", pfc},
+                                 {"bufferBytes", bufferBytes},
+                                 {"stopTime", stopTime}};
+        run = std::make_unique<SimulationRun>("roce-incast", "none", seed, params.dump(), db);
+        RoceFlowMonitor monitor(fabric);
+        for (uint32_t s = 1; s <= senders; ++s)
+        {
+            RdmaMessageInfo info;
+            info.bytes = bytes;
+            fabric->SendMessage(s, 0, info, Seconds(0));
+        }
+
+        Simulator::Stop(stop);
+        Simulator::Run();
+
+        const double bound =
+            senders * RoceWire::MessageWireBytes(bytes, mtu) * 8.0 / rate.GetBitRate();
+        const double makespan = monitor.GetLastDelivery().GetSeconds();
+        std::cout << "incast: " << senders << " x " << bytes << " B -> 1 receiver, " << linkRate
+                  << ", " << cc << ", PFC " << (pfc ? "on" : "off") << ", buffer "
+                  << bufferBytes << " B\n";
+        monitor.PrintSummary(std::cout);
+        std::cout << "makespan:         " << makespan * 1e6 << " us = " << makespan / bound
+                  << " x the bottleneck bound (" << bound * 1e6 << " us)\n";
+        if (monitor.GetCompletedFlows() != senders)
+        {
+            std::string msg = std::to_string(senders - monitor.GetCompletedFlows()) +
+                              " flows did not complete before --stopTime=" + stopTime;
+            run->Fail(msg);
+            std::cerr << "roce-incast: error: " << msg << "\n";
+            Simulator::Destroy();
+            return 1;
+        }
+        run->Finish(monitor);
+        Simulator::Destroy();
+    }
+    catch (const std::exception& e)
+    {
+        if (run)
+        {
+            run->Fail(e.what());
+        }
+        std::cerr << "roce-incast: error: " << e.what() << "\n";
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "flag-checks.h"
+
+#include <regex>
+#include <sstream>
+
+namespace ns3
+{
+
+FlagError::FlagError(const std::string& flag, const std::string& value, const std::string& why)
+    : std::invalid_argument("--" + flag + "=" + value + ": " + why)
+{
+}
+
+DataRate
+ParseRateFlag(const std::string& flag, const std::string& value)
+{
+    std::istringstream is(value);
+    DataRate rate;
+    is >> rate;
+    if (is.fail() || rate.GetBitRate() == 0)
+    {
+        throw FlagError(flag, value, "expected a positive rate such as 100Gbps");
+    }
+    return rate;
+}
+
+Time
+ParseTimeFlag(const std::string& flag, const std::string& value)
+{
+    // ns-3's Time parser aborts on garbage, so check the form first.
+    static const std::regex form(R"(^\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d)?\s*$)");
+    if (!std::regex_match(value, form))
+    {
+        throw FlagError(flag, value, "expected a non-negative time such as 1us");
+    }
+    return Time(value);
+}
+
+void
+RequireFlag(bool ok, const std::string& flag, const std::string& value, const std::string& why)
+{
+    if (!ok)
+    {
+        throw FlagError(flag, value, why);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,36 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FLAG_CHECKS_H
+#define FLAG_CHECKS_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A command-line flag with an impossible value; what() names the
+ * flag, its value and why.
+ */
+class FlagError : public std::invalid_argument
+{
+  public:
+    FlagError(const std::string& flag, const std::string& value, const std::string& why);
+};
+
+/// Parse an ns-3 rate string ("100Gbps") given to --\p flag; throws FlagError.
+DataRate ParseRateFlag(const std::string& flag, const std::string& value);
+/// Parse an ns-3 time string ("1us") given to --\p flag; throws FlagError.
+Time ParseTimeFlag(const std::string& flag, const std::string& value);
+/// Throw FlagError(flag, value, why) unless \p ok.
+void RequireFlag(bool ok, const std::string& flag, const std::string& value, const std::string& why);
+
+} // namespace ns3
+
+#endif /* FLAG_CHECKS_H */

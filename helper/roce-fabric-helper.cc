@@ -1,0 +1,256 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-fabric-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/data-rate.h"
+#include "ns3/log.h"
+#include "ns3/node-list.h"
+#include "ns3/pointer.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-helper.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceFabricHelper");
+NS_OBJECT_ENSURE_REGISTERED(RoceFabric);
+
+void
+RoceUsePicoseconds()
+{
+    if (Time::GetResolution() != Time::PS)
+    {
+        Time::SetResolution(Time::PS);
+    }
+}
+
+TypeId
+RoceFabric::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceFabric").SetParent<Object>().SetGroupName("CollectiveScheduling");
+    return tid;
+}
+
+void
+RoceFabric::DoDispose()
+{
+    m_nics.clear();
+    m_switches.clear();
+    m_channels.clear();
+    m_routes.reset();
+    Object::DoDispose();
+}
+
+Ptr<Node>
+RoceFabric::GetHost(uint32_t hostIndex) const
+{
+    return m_nodes.Get(m_topology.GetHosts().at(hostIndex));
+}
+
+int32_t
+RoceFabric::GetHostIndexOfNode(uint32_t nodeId) const
+{
+    return nodeId < m_hostOfNode.size() ? m_hostOfNode[nodeId] : -1;
+}
+
+uint64_t
+RoceFabric::SendMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info, Time at)
+{
+    NS_ABORT_MSG_IF(src >= m_nics.size() || dst >= m_nics.size(),
+                    "SendMessage: host index out of range (" << src << ", " << dst << ")");
+    NS_ABORT_MSG_IF(src == dst, "SendMessage: source and destination are the same host " << src);
+    NS_ABORT_MSG_IF(info.bytes == 0, "SendMessage: a message needs at least one byte");
+    info.flowId = m_nextFlowId++;
+    info.srcNode = GetHost(src)->GetId();
+    info.dstNode = GetHost(dst)->GetId();
+    Time delay = at - Simulator::Now();
+    NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "SendMessage: start time is in the past");
+    Simulator::Schedule(delay, &RoceFabric::StartMessage, this, src, dst, info);
+    return info.flowId;
+}
+
+void
+RoceFabric::StartMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info)
+{
+    info.start = Simulator::Now();
+    Ptr<RdmaNic> s = m_nics[src];
+    Ptr<RdmaNic> d = m_nics[dst];
+    const uint32_t sqpn = s->AllocateQpn();
+    const uint32_t rqpn = d->AllocateQpn();
+    const uint32_t psn = s->DrawInitialPsn();
+    d->CreateReceiveQueuePair(info, rqpn, s->GetAddress(), sqpn, psn);
+    s->CreateSendQueuePair(info, sqpn, d->GetAddress(), rqpn, psn);
+}
+
+void
+RoceFabric::EnablePcap(const std::string& prefix, uint32_t hostIndex)
+{
+    Ptr<RoceNetDevice> dev = m_nics.at(hostIndex)->GetPort();
+    PcapHelper pcap;
+    std::string file = pcap.GetFilenameFromDevice(prefix, dev);
+    Ptr<PcapFileWrapper> wrapper = pcap.CreateFile(file, std::ios::out, PcapHelper::DLT_EN10MB);
+    pcap.HookDefaultSink<RoceNetDevice>(dev, "PromiscSniffer", wrapper);
+}
+
+uint64_t
+RoceFabric::GetTotalDrops() const
+{
+    uint64_t n = 0;
+    for (const auto& sw : m_switches)
+    {
+        n += sw ? sw->GetTotalDrops() : 0;
+    }
+    return n;
+}
+
+uint64_t
+RoceFabric::GetTotalPausesSent() const
+{
+    uint64_t n = 0;
+    for (const auto& sw : m_switches)
+    {
+        n += sw ? sw->GetTotalPausesSent() : 0;
+    }
+    return n;
+}
+
+RoceFabricHelper::RoceFabricHelper()
+{
+    m_deviceFactory.SetTypeId(RoceNetDevice::GetTypeId());
+    m_nicFactory.SetTypeId(RdmaNic::GetTypeId());
+    m_switchFactory.SetTypeId(RoceSwitch::GetTypeId());
+    m_mmuFactory.SetTypeId(SwitchMmu::GetTypeId());
+}
+
+void
+RoceFabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_deviceFactory.Set(name, value);
+}
+
+void
+RoceFabricHelper::SetNicAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_nicFactory.Set(name, value);
+}
+
+void
+RoceFabricHelper::SetCongestionControl(const std::string& name)
+{
+    std::string typeName = name;
+    if (name == "none")
+    {
+        typeName = "ns3::RdmaNoCongestionControl";
+    }
+    else if (name == "dcqcn")
+    {
+        typeName = "ns3::Dcqcn";
+    }
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
+        !tid.IsChildOf(RdmaCongestionOps::GetTypeId()))
+    {
+        throw std::invalid_argument("unknown congestion control '" + name +
+                                    "' (choose none, dcqcn or an RdmaCongestionOps TypeId)");
+    }
+    m_nicFactory.Set("CongestionControl", TypeIdValue(tid));
+}
+
+void
+RoceFabricHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_switchFactory.Set(name, value);
+}
+
+void
+RoceFabricHelper::SetMmuAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_mmuFactory.Set(name, value);
+}
+
+Ptr<RoceFabric>
+RoceFabricHelper::Install(const FabricTopology& topology) const
+{
+    NS_ABORT_MSG_IF(Time::GetResolution() != Time::PS,
+                    "RoceFabricHelper needs picosecond time resolution: call "
+                    "RoceUsePicoseconds() at the start of main()");
+    topology.Validate();
+    Ptr<RoceFabric> fabric = CreateObject<RoceFabric>();
+    fabric->m_topology = topology;
+    fabric->m_routes = std::make_shared<const EcmpRoutes>(topology);
+    const uint32_t nNodes = topology.GetNNodes();
+    fabric->m_nodes.Create(nNodes);
+    fabric->m_switches.resize(nNodes);
+    fabric->m_nics.resize(topology.GetNHosts());
+    fabric->m_channels.reserve(topology.GetNLinks());
+
+    // Host NICs first, so each port knows its payload size (for its MTU).
+    for (uint32_t h = 0; h < topology.GetNHosts(); ++h)
+    {
+        const uint32_t node = topology.GetHosts()[h];
+        NS_ABORT_MSG_UNLESS(topology.AdjacentLinks(node).size() == 1,
+                            "host " << topology.GetNode(node).name
+                                    << " must have exactly one link (one NIC port), has "
+                                    << topology.AdjacentLinks(node).size());
+        fabric->m_nics[h] = m_nicFactory.Create<RdmaNic>();
+    }
+    UintegerValue payload;
+    m_nicFactory.Create<RdmaNic>()->GetAttribute("PayloadPerPacket", payload);
+    // Largest data frame: headers with RETH, payload, ICRC.
+    const uint32_t maxFrame = RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp +
+                              RoceWire::kBth + RoceWire::kReth + payload.Get() + RoceWire::kIcrc;
+
+    // Links in id order: a node's devices are added in its adjacency order,
+    // so device ifIndex i is topology port i.
+    std::vector<std::vector<Ptr<RoceNetDevice>>> ports(nNodes);
+    for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
+    {
+        const FabricLink& link = topology.GetLink(l);
+        Ptr<RoceChannel> channel = CreateObject<RoceChannel>();
+        channel->SetAttribute("Delay", TimeValue(NanoSeconds(link.delayNs)));
+        for (uint32_t end : {link.a, link.b})
+        {
+            Ptr<RoceNetDevice> dev = m_deviceFactory.Create<RoceNetDevice>();
+            dev->SetDataRate(DataRate(link.rateBps));
+            dev->SetMtu(static_cast<uint16_t>(maxFrame));
+            dev->SetAddress(Mac48Address::Allocate());
+            Ptr<Node> node = fabric->m_nodes.Get(end);
+            node->AddDevice(dev);
+            dev->Attach(channel);
+            ports[end].push_back(dev);
+        }
+        fabric->m_channels.push_back(channel);
+    }
+
+    fabric->m_hostOfNode.assign(NodeList::GetNNodes(), -1);
+    for (uint32_t h = 0; h < topology.GetNHosts(); ++h)
+    {
+        const uint32_t node = topology.GetHosts()[h];
+        Ptr<Node> n = fabric->m_nodes.Get(node);
+        n->AggregateObject(fabric->m_nics[h]);
+        fabric->m_nics[h]->SetPort(ports[node][0], RoceHostAddress(h));
+        fabric->m_hostOfNode[n->GetId()] = static_cast<int32_t>(h);
+    }
+    for (uint32_t node = 0; node < nNodes; ++node)
+    {
+        if (topology.IsHost(node))
+        {
+            continue;
+        }
+        Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
+        sw->SetAttribute("Mmu", PointerValue(m_mmuFactory.Create<SwitchMmu>()));
+        // Independent per-switch hash seeds avoid ECMP polarization.
+        sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeed * 0x9E3779B1u + node * 0x85EBCA77u));
+        fabric->m_nodes.Get(node)->AggregateObject(sw);
+        sw->Setup(ports[node], fabric->m_routes, node);
+        fabric->m_switches[node] = sw;
+    }
+    return fabric;
+}
+
+} // namespace ns3

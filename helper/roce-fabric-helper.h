@@ -1,0 +1,129 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_FABRIC_HELPER_H
+#define ROCE_FABRIC_HELPER_H
+
+#include "ns3/ecmp-routes.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-switch.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A RoCE fabric built from a FabricTopology: its nodes, ports,
+ * links, host NICs and switches, and the message API on top.
+ */
+class RoceFabric : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    const FabricTopology& GetTopology() const { return m_topology; }
+    std::shared_ptr<const EcmpRoutes> GetRoutes() const { return m_routes; }
+    uint32_t GetNHosts() const { return m_topology.GetNHosts(); }
+    /// The ns-3 node of topology node \p topologyNode.
+    Ptr<Node> GetNode(uint32_t topologyNode) const { return m_nodes.Get(topologyNode); }
+    Ptr<Node> GetHost(uint32_t hostIndex) const;
+    Ptr<RdmaNic> GetNic(uint32_t hostIndex) const { return m_nics[hostIndex]; }
+    /// The switch engine of topology node \p topologyNode (null for a host).
+    Ptr<RoceSwitch> GetSwitch(uint32_t topologyNode) const { return m_switches[topologyNode]; }
+    Ptr<RoceChannel> GetChannel(uint32_t linkId) const { return m_channels[linkId]; }
+    NodeContainer GetNodes() const { return m_nodes; }
+    /// Host index of an ns-3 node id, -1 for a switch.
+    int32_t GetHostIndexOfNode(uint32_t nodeId) const;
+
+    /**
+     * Post one RDMA WRITE of \p info.bytes from host \p src to host \p dst at
+     * time \p at: both ends of a queue pair are set up then (as a connection
+     * manager would) and the sender starts. Fills info.flowId (unique,
+     * increasing), srcNode, dstNode and start.
+     * \return the flow id
+     */
+    uint64_t SendMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info, Time at);
+
+    /// Write pcap traces (Ethernet link type) of the ports of host \p hostIndex.
+    void EnablePcap(const std::string& prefix, uint32_t hostIndex);
+
+    /// Frames dropped anywhere in the fabric.
+    uint64_t GetTotalDrops() const;
+    uint64_t GetTotalPausesSent() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class RoceFabricHelper;
+    void StartMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info);
+
+    FabricTopology m_topology;
+    std::shared_ptr<const EcmpRoutes> m_routes;
+    NodeContainer m_nodes;
+    std::vector<Ptr<RdmaNic>> m_nics;         ///< by host index
+    std::vector<Ptr<RoceSwitch>> m_switches;  ///< by topology node
+    std::vector<Ptr<RoceChannel>> m_channels; ///< by link id
+    std::vector<int32_t> m_hostOfNode;        ///< ns-3 node id -> host index
+    uint64_t m_nextFlowId{0};
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Installs a RoceFabric: one ns-3 node per topology node, a
+ * RoceNetDevice pair and RoceChannel per link (parallel links stay
+ * distinct), an RdmaNic on every host and a RoceSwitch with its SwitchMmu
+ * on every switch, with ECMP routes for all of them.
+ *
+ * Attributes of every component are set through the helper, as with other
+ * ns-3 helpers, or with Config::SetDefault.
+ */
+class RoceFabricHelper
+{
+  public:
+    RoceFabricHelper();
+
+    void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
+    void SetNicAttribute(const std::string& name, const AttributeValue& value);
+    void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
+    void SetMmuAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Congestion control of every queue pair: "none", "dcqcn" or the name of
+     * an RdmaCongestionOps TypeId. \throw std::invalid_argument if unknown.
+     */
+    void SetCongestionControl(const std::string& name);
+    /// Seed mixed into every switch's ECMP hash seed.
+    void SetEcmpSeed(uint32_t seed) { m_ecmpSeed = seed; }
+
+    /**
+     * Build the fabric. Hosts must have exactly one link (one NIC port).
+     * Requires picosecond time resolution (see RoceUsePicoseconds).
+     */
+    Ptr<RoceFabric> Install(const FabricTopology& topology) const;
+
+  private:
+    ObjectFactory m_deviceFactory;
+    ObjectFactory m_nicFactory;
+    ObjectFactory m_switchFactory;
+    ObjectFactory m_mmuFactory;
+    uint32_t m_ecmpSeed{1};
+};
+
+/**
+ * Switch ns-3 to picosecond time resolution, which a 100-400 Gb/s port
+ * needs (one byte lasts 20-80 ps). Call first in main(); harmless if the
+ * resolution is already picoseconds.
+ */
+void RoceUsePicoseconds();
+
+} // namespace ns3
+
+#endif /* ROCE_FABRIC_HELPER_H */

@@ -1,0 +1,64 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_FLOW_MONITOR_H
+#define ROCE_FLOW_MONITOR_H
+
+#include "roce-fabric-helper.h"
+
+#include "ns3/results-database.h"
+
+#include <map>
+#include <ostream>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Follows every message of a RoceFabric through the NICs' trace
+ * sources (it never sits in the packet path) and turns them, with the
+ * links' counters, into result rows and a readable summary.
+ */
+class RoceFlowMonitor
+{
+  public:
+    struct Flow
+    {
+        RdmaMessageInfo info;
+        Time delivered{-1}; ///< last byte arrived at the receiver; negative if not yet
+        Time acked{-1};     ///< sender saw the final ACK; negative if not yet
+        uint64_t retransmittedBytes{0};
+    };
+
+    /// Connects to every NIC of \p fabric; must outlive the simulation run.
+    explicit RoceFlowMonitor(Ptr<RoceFabric> fabric);
+
+    const std::map<uint64_t, Flow>& GetFlows() const { return m_flows; }
+    std::size_t GetCompletedFlows() const;
+    uint64_t GetCnpsSent() const;
+    uint64_t GetEcnMarked() const;
+    uint64_t GetTimeouts() const;
+    /// Latest delivery time of any flow.
+    Time GetLastDelivery() const;
+
+    /// Rows of the flows and links tables for run \p runId.
+    std::vector<FlowRecord> GetFlowRecords(int64_t runId) const;
+    std::vector<LinkRecord> GetLinkRecords(int64_t runId) const;
+
+    /// A short human-readable report: flow completion times, drops, PFC, ECN.
+    void PrintSummary(std::ostream& os) const;
+
+  private:
+    void OnStart(const RdmaMessageInfo& info);
+    void OnDelivered(const RdmaMessageInfo& info, Time when);
+    void OnComplete(const RdmaMessageInfo& info, Time when, uint64_t retransmitted);
+
+    Ptr<RoceFabric> m_fabric;
+    std::map<uint64_t, Flow> m_flows;
+};
+
+} // namespace ns3
+
+#endif /* ROCE_FLOW_MONITOR_H */

@@ -1,0 +1,75 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "simulation-run.h"
+
+#include "ns3/simulator.h"
+
+#include <iostream>
+#include <sys/resource.h>
+
+namespace ns3
+{
+
+SimulationRun::SimulationRun(const std::string& example,
+                             const std::string& scheduler,
+                             uint64_t seed,
+                             const std::string& paramsJson,
+                             const std::string& dbPath)
+    : m_example(example),
+      m_hopsAtStart(RoceChannel::GetTotalPacketHops()),
+      m_eventsAtStart(Simulator::GetEventCount()),
+      m_wallStart(std::chrono::steady_clock::now())
+{
+    if (!dbPath.empty())
+    {
+        m_db = CreateObject<ResultsDatabase>();
+        m_db->Open(dbPath);
+        m_runId = m_db->BeginRun(example, scheduler, seed, paramsJson);
+    }
+}
+
+uint64_t
+SimulationRun::PeakRssKb()
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<uint64_t>(usage.ru_maxrss);
+}
+
+void
+SimulationRun::Finish(const RoceFlowMonitor& monitor)
+{
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
+    const uint64_t hops = RoceChannel::GetTotalPacketHops() - m_hopsAtStart;
+    const uint64_t events = Simulator::GetEventCount() - m_eventsAtStart;
+    const Time simEnd = Simulator::Now();
+    if (m_db)
+    {
+        for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
+        {
+            m_db->AddFlow(f);
+        }
+        for (const LinkRecord& l : monitor.GetLinkRecords(m_runId))
+        {
+            m_db->AddLink(l);
+        }
+        m_db->FinishRun(m_runId, simEnd.GetNanoSeconds(), wall, events, hops);
+        std::cout << "results:          run " << m_runId << " in " << m_db->GetPath() << "\n";
+    }
+    std::cout << "PERF name=" << m_example << " packet_hops=" << hops << " events=" << events
+              << " wall_s=" << wall << " sim_s=" << simEnd.GetSeconds()
+              << " peak_rss_kb=" << PeakRssKb() << std::endl;
+}
+
+void
+SimulationRun::Fail(const std::string& message)
+{
+    if (m_db)
+    {
+        m_db->FailRun(m_runId, message);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,63 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SIMULATION_RUN_H
+#define SIMULATION_RUN_H
+
+#include "roce-flow-monitor.h"
+
+#include "ns3/results-database.h"
+
+#include <chrono>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Book-keeping of one example run: a 'running' row in the results
+ * database from the start, the flows and links at the end with the run
+ * marked 'complete' in the same transaction (or 'failed'), and the speed
+ * figures (events, packet-hops, wall time, peak memory).
+ */
+class SimulationRun
+{
+  public:
+    /**
+     * \param dbPath SQLite file; empty for no database
+     * \param paramsJson the run's parameters as a JSON object
+     */
+    SimulationRun(const std::string& example,
+                  const std::string& scheduler,
+                  uint64_t seed,
+                  const std::string& paramsJson,
+                  const std::string& dbPath);
+
+    /**
+     * Record the results of \p monitor, mark the run complete and print
+     * one machine-readable line:
+     * `PERF name=... packet_hops=N events=N wall_s=X sim_s=X peak_rss_kb=N`.
+     */
+    void Finish(const RoceFlowMonitor& monitor);
+    /// Mark the run failed with \p message.
+    void Fail(const std::string& message);
+
+    int64_t GetRunId() const { return m_runId; }
+    Ptr<ResultsDatabase> GetDatabase() const { return m_db; }
+
+    /// Peak resident memory of this process, in KiB.
+    static uint64_t PeakRssKb();
+
+  private:
+    std::string m_example;
+    Ptr<ResultsDatabase> m_db;
+    int64_t m_runId{-1};
+    uint64_t m_hopsAtStart{0};
+    uint64_t m_eventsAtStart{0};
+    std::chrono::steady_clock::time_point m_wallStart;
+};
+
+} // namespace ns3
+
+#endif /* SIMULATION_RUN_H */

@@ -1,0 +1,273 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-switch.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/pfc-header.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitch");
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
+
+namespace
+{
+
+/// A 32-bit mix (murmur3 finalizer) over the flow's 5-tuple and the seed.
+uint32_t
+FlowHash(const RoceForwardingInfo& info, uint32_t seed)
+{
+    uint64_t h = seed;
+    auto mix = [&h](uint64_t v) {
+        h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    };
+    mix(info.srcIp);
+    mix(info.dstIp);
+    mix(static_cast<uint64_t>(info.srcPort) << 16 | info.dstPort);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return static_cast<uint32_t>(h);
+}
+
+} // namespace
+
+TypeId
+RoceSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceSwitch")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<RoceSwitch>()
+            .AddAttribute("EcmpSeed",
+                          "Seed of this switch's ECMP hash; switches with different seeds "
+                          "split flows independently (no polarization).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitch::m_ecmpSeed),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PauseQuanta",
+                          "Pause time of a PFC PAUSE, in quanta of 512 bit times; the switch "
+                          "refreshes it at half that while the queue stays over threshold.",
+                          UintegerValue(0xFFFF),
+                          MakeUintegerAccessor(&RoceSwitch::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("PfcEnabled",
+                          "Send PFC PAUSE/RESUME (lossless classes); when false the switch "
+                          "drops once the buffer is exhausted.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceSwitch::m_pfcEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN (RED on the egress queue) at dequeue.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceSwitch::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("Mmu",
+                          "The shared-buffer MMU.",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceSwitch::m_mmu),
+                          MakePointerChecker<SwitchMmu>())
+            .AddTraceSource("Drop",
+                            "A frame was dropped at admission (args: packet, ingress port, "
+                            "class).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
+                            "ns3::RoceSwitch::PortPacketCallback")
+            .AddTraceSource("EcnMark",
+                            "A frame was marked CE at egress (args: packet, egress port, "
+                            "class).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_ecnMarkTrace),
+                            "ns3::RoceSwitch::PortPacketCallback")
+            .AddTraceSource("Pfc",
+                            "A PFC frame was sent (args: port, class, true for PAUSE).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_pfcTrace),
+                            "ns3::RoceSwitch::PfcCallback");
+    return tid;
+}
+
+RoceSwitch::RoceSwitch()
+    : m_ecnRng(CreateObject<UniformRandomVariable>())
+{
+}
+
+RoceSwitch::~RoceSwitch() = default;
+
+void
+RoceSwitch::DoDispose()
+{
+    for (auto& e : m_pauseRefresh)
+    {
+        e.Cancel();
+    }
+    m_ports.clear();
+    m_routes.reset();
+    m_mmu = nullptr;
+    m_ecnRng = nullptr;
+    Object::DoDispose();
+}
+
+void
+RoceSwitch::Setup(const std::vector<Ptr<RoceNetDevice>>& ports,
+                  std::shared_ptr<const EcmpRoutes> routes,
+                  uint32_t topologyNode)
+{
+    m_ports = ports;
+    m_routes = std::move(routes);
+    m_topologyNode = topologyNode;
+    m_stats.assign(ports.size(), PortStats{});
+    m_pauseRefresh.assign(ports.size() * RoceNetDevice::kClasses, EventId());
+    if (!m_mmu)
+    {
+        m_mmu = CreateObject<SwitchMmu>();
+    }
+    m_mmu->SetAttribute("PfcEnabled", BooleanValue(m_pfcEnabled));
+    m_mmu->Configure(static_cast<uint32_t>(ports.size()));
+    for (uint32_t i = 0; i < ports.size(); ++i)
+    {
+        Ptr<RoceNetDevice> port = ports[i];
+        NS_ABORT_MSG_UNLESS(port->GetIfIndex() == i, "switch port " << i << " has ifIndex "
+                                                                    << port->GetIfIndex());
+        port->SetOwner(this, false);
+        m_mmu->ConfigurePort(i,
+                             port->GetDataRate(),
+                             port->GetRoceChannel()->GetDelay(),
+                             port->GetMtu() + RoceWire::kFrameOverhead);
+    }
+}
+
+uint32_t
+RoceSwitch::SelectPort(const RoceForwardingInfo& info) const
+{
+    const std::vector<uint16_t>& group =
+        m_routes->GetNextHopPorts(m_topologyNode, RoceHostIndex(info.dstIp));
+    NS_ABORT_MSG_IF(group.empty(), "switch node " << m_topologyNode << " has no route to host "
+                                                  << RoceHostIndex(info.dstIp));
+    if (group.size() == 1)
+    {
+        return group[0];
+    }
+    return group[FlowHash(info, m_ecmpSeed) % group.size()];
+}
+
+void
+RoceSwitch::HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info)
+{
+    const uint32_t inPort = port->GetIfIndex();
+    const uint32_t outPort = SelectPort(info);
+    const uint8_t cls = info.dscp < RoceNetDevice::kClasses ? info.dscp : 0;
+    if (!m_mmu->Admit(inPort, outPort, cls, p->GetSize()))
+    {
+        ++m_stats[inPort].drops;
+        m_dropTrace(p, inPort, cls);
+        return;
+    }
+    if (m_pfcEnabled && m_mmu->CheckPause(inPort, cls))
+    {
+        m_mmu->SetPaused(inPort, cls, true);
+        SendPfc(inPort, cls, m_pauseQuanta);
+    }
+    m_ports[outPort]->Enqueue(std::move(p), cls, inPort);
+}
+
+void
+RoceSwitch::HandleDequeue(RoceNetDevice* port, uint8_t cls, uint32_t inPort, Ptr<Packet>& p)
+{
+    const uint32_t outPort = port->GetIfIndex();
+    m_mmu->Release(inPort, outPort, cls, p->GetSize());
+    if (m_ecnEnabled && cls != RoceNetDevice::kControlClass &&
+        m_mmu->GetEgressBytes(outPort, cls) > m_mmu->GetKmin(outPort) &&
+        m_mmu->ShouldMarkEcn(outPort, cls, m_ecnRng->GetValue()))
+    {
+        if (RoceMarkCe(p))
+        {
+            ++m_stats[outPort].ecnMarked;
+            m_ecnMarkTrace(p, outPort, cls);
+        }
+    }
+    if (m_pfcEnabled && m_mmu->CheckResume(inPort, cls))
+    {
+        m_mmu->SetPaused(inPort, cls, false);
+        SendPfc(inPort, cls, 0);
+    }
+}
+
+void
+RoceSwitch::SendPfc(uint32_t port, uint8_t cls, uint16_t quanta)
+{
+    PfcHeader pfc;
+    Address a = m_ports[port]->GetAddress();
+    uint8_t mac[6];
+    Mac48Address::ConvertFrom(a).CopyTo(mac);
+    uint64_t src = 0;
+    for (uint8_t b : mac)
+    {
+        src = src << 8 | b;
+    }
+    pfc.SetSourceMac(src);
+    pfc.SetQuanta(cls, quanta);
+    Ptr<Packet> frame = Create<Packet>();
+    frame->AddHeader(pfc);
+    m_ports[port]->SendPfc(frame);
+    m_pfcTrace(port, cls, quanta != 0);
+    EventId& refresh = m_pauseRefresh[port * RoceNetDevice::kClasses + cls];
+    refresh.Cancel();
+    if (quanta != 0)
+    {
+        ++m_stats[port].pausesSent;
+        // Re-send before the upstream's pause runs out while still congested.
+        const Time pauseTime = m_ports[port]->GetDataRate().CalculateBytesTxTime(quanta * 64u);
+        refresh = Simulator::Schedule(pauseTime / 2, &RoceSwitch::RefreshPause, this, port, cls);
+    }
+}
+
+void
+RoceSwitch::RefreshPause(uint32_t port, uint8_t cls)
+{
+    if (!m_mmu->IsPaused(port, cls))
+    {
+        return;
+    }
+    // The threshold moves with the free pool: the queue may be below it now.
+    if (m_mmu->CheckResume(port, cls))
+    {
+        m_mmu->SetPaused(port, cls, false);
+        SendPfc(port, cls, 0);
+    }
+    else
+    {
+        SendPfc(port, cls, m_pauseQuanta);
+    }
+}
+
+uint64_t
+RoceSwitch::GetTotalDrops() const
+{
+    uint64_t n = 0;
+    for (const auto& s : m_stats)
+    {
+        n += s.drops;
+    }
+    return n;
+}
+
+uint64_t
+RoceSwitch::GetTotalPausesSent() const
+{
+    uint64_t n = 0;
+    for (const auto& s : m_stats)
+    {
+        n += s.pausesSent;
+    }
+    return n;
+}
+
+} // namespace ns3

@@ -1,0 +1,642 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rdma-nic.h"
+
+#include "roce-psn.h"
+
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaNic");
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("PayloadPerPacket",
+                          "RDMA payload bytes carried by a full data packet (HPCC's "
+                          "PACKET_PAYLOAD_SIZE); the frame adds 58-74 bytes of headers.",
+                          UintegerValue(1000),
+                          MakeUintegerAccessor(&RdmaNic::m_payloadPerPacket),
+                          MakeUintegerChecker<uint32_t>(1, 9000))
+            .AddAttribute("AckInterval",
+                          "The receiver acknowledges every this many in-order packets (and "
+                          "always the last packet of a message).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RetransmitTimeout",
+                          "Go back to the first unacknowledged packet when no ACK or NAK "
+                          "advanced the queue pair for this long while packets are outstanding.",
+                          TimeValue(MilliSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_rto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("CnpInterval",
+                          "Minimum time between two CNPs for one queue pair (notification "
+                          "point rate limit).",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CongestionControl",
+                          "TypeId of the RdmaCongestionOps each queue pair runs "
+                          "(ns3::Dcqcn, ns3::RdmaNoCongestionControl, ...).",
+                          TypeIdValue(RdmaNoCongestionControl::GetTypeId()),
+                          MakeTypeIdAccessor(&RdmaNic::m_ccTypeId),
+                          MakeTypeIdChecker())
+            .AddAttribute("InitialPsn",
+                          "Draws the first PSN of each queue pair (24 bits); random as on "
+                          "real NICs.",
+                          StringValue("ns3::UniformRandomVariable[Min=0|Max=16777215]"),
+                          MakePointerAccessor(&RdmaNic::m_initialPsn),
+                          MakePointerChecker<RandomVariableStream>())
+            .AddTraceSource("SendStarted",
+                            "A queue pair was created and started sending a message.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_sendStartTrace),
+                            "ns3::RdmaNic::MessageCallback")
+            .AddTraceSource("SendComplete",
+                            "Every byte of a message was acknowledged.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_sendCompleteTrace),
+                            "ns3::RdmaNic::SendCompleteCallback")
+            .AddTraceSource("Delivered",
+                            "The last byte of a message arrived in order.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_deliveredTrace),
+                            "ns3::RdmaNic::DeliveredCallback")
+            .AddTraceSource("CnpSent",
+                            "The notification point sent a CNP.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpSentTrace),
+                            "ns3::RdmaNic::MessageCallback")
+            .AddTraceSource("CnpReceived",
+                            "The reaction point received a CNP.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpReceivedTrace),
+                            "ns3::RdmaNic::MessageCallback")
+            .AddTraceSource("GoBack",
+                            "A queue pair went back to an earlier packet (NAK or timeout); "
+                            "args: message, packet index resent from.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_goBackTrace),
+                            "ns3::RdmaNic::GoBackCallback");
+    return tid;
+}
+
+RdmaNic::RdmaNic() = default;
+
+RdmaNic::~RdmaNic() = default;
+
+void
+RdmaNic::DoDispose()
+{
+    m_wake.Cancel();
+    for (auto& [qpn, qp] : m_sendQps)
+    {
+        qp->rto.Cancel();
+    }
+    m_sendQps.clear();
+    m_recvQps.clear();
+    m_gates.clear();
+    for (auto& r : m_ready)
+    {
+        r.clear();
+    }
+    m_paced = decltype(m_paced)();
+    m_port = nullptr;
+    m_ccPrototype = nullptr;
+    Object::DoDispose();
+}
+
+void
+RdmaNic::SetPort(Ptr<RoceNetDevice> port, uint32_t address)
+{
+    m_port = port;
+    m_address = address;
+    port->SetOwner(this, true);
+}
+
+uint32_t
+RdmaNic::AllocateQpn()
+{
+    NS_ABORT_MSG_IF(m_nextQpn > RocePsn::kMask, "out of 24-bit queue pair numbers");
+    return m_nextQpn++;
+}
+
+uint32_t
+RdmaNic::DrawInitialPsn()
+{
+    return m_initialPsn->GetInteger() & RocePsn::kMask;
+}
+
+void
+RdmaNic::CreateReceiveQueuePair(const RdmaMessageInfo& info,
+                                uint32_t qpn,
+                                uint32_t srcIp,
+                                uint32_t srcQpn,
+                                uint32_t initialPsn)
+{
+    RdmaRecvQueuePair& rq = m_recvQps[qpn];
+    rq.info = info;
+    rq.qpn = qpn;
+    rq.srcIp = srcIp;
+    rq.srcQpn = srcQpn;
+    rq.initialPsn = initialPsn;
+    rq.nPackets = std::max<uint64_t>(1, (info.bytes + m_payloadPerPacket - 1) / m_payloadPerPacket);
+}
+
+void
+RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
+                             uint32_t qpn,
+                             uint32_t dstIp,
+                             uint32_t dstQpn,
+                             uint32_t initialPsn)
+{
+    NS_ABORT_MSG_IF(info.priority >= RoceNetDevice::kControlClass,
+                    "data priority must be 0-6 (class 7 carries control traffic)");
+    NS_ABORT_MSG_UNLESS(m_port, "RdmaNic has no port");
+    const Time now = Simulator::Now();
+    auto owned = std::make_unique<RdmaSendQueuePair>();
+    RdmaSendQueuePair* qp = owned.get();
+    qp->info = info;
+    if (qp->info.srcPort == 0)
+    {
+        // Spread queue pairs over ECMP paths as NICs do: a port per QP.
+        qp->info.srcPort = static_cast<uint16_t>(0xC000 | ((qpn * 2654435761u) >> 18));
+    }
+    qp->qpn = qpn;
+    qp->dstQpn = dstQpn;
+    qp->dstIp = dstIp;
+    qp->initialPsn = initialPsn;
+    qp->payloadPerPacket = m_payloadPerPacket;
+    qp->nPackets = std::max<uint64_t>(1, (info.bytes + m_payloadPerPacket - 1) / m_payloadPerPacket);
+    qp->nextSend = now;
+    qp->lastProgress = now;
+    if (!m_ccPrototype)
+    {
+        ObjectFactory factory;
+        factory.SetTypeId(m_ccTypeId);
+        m_ccPrototype = factory.Create<RdmaCongestionOps>();
+    }
+    qp->cc = m_ccPrototype->Fork();
+    qp->cc->Init(m_port->GetDataRate(), now);
+    if (info.jobId >= 0)
+    {
+        qp->gate = &m_gates[info.jobId];
+    }
+    m_sendQps.emplace(qpn, std::move(owned));
+    m_sendStartTrace(qp->info);
+    MakeReady(qp);
+    m_port->TrySend();
+}
+
+void
+RdmaNic::SetGate(int64_t jobId, bool open)
+{
+    JobGate& gate = m_gates[jobId];
+    if (gate.open == open)
+    {
+        return;
+    }
+    gate.open = open;
+    if (!open)
+    {
+        // Queue pairs are parked lazily, when they next come up to send.
+        return;
+    }
+    std::vector<RdmaSendQueuePair*> parked;
+    parked.swap(gate.parked);
+    for (RdmaSendQueuePair* qp : parked)
+    {
+        qp->where = RdmaSendQueuePair::Where::IDLE;
+        if (qp->done)
+        {
+            Release(qp);
+            continue;
+        }
+        MakeReady(qp);
+    }
+    if (m_port)
+    {
+        m_port->TrySend();
+    }
+}
+
+bool
+RdmaNic::IsGateOpen(int64_t jobId) const
+{
+    auto it = m_gates.find(jobId);
+    return it == m_gates.end() || it->second.open;
+}
+
+void
+RdmaNic::MakeReady(RdmaSendQueuePair* qp)
+{
+    NS_ASSERT(qp->where == RdmaSendQueuePair::Where::IDLE);
+    if (qp->nextSend > Simulator::Now())
+    {
+        qp->where = RdmaSendQueuePair::Where::PACED;
+        m_paced.emplace(qp->nextSend.GetTimeStep(), qp);
+        ScheduleWake(qp->nextSend);
+    }
+    else
+    {
+        qp->where = RdmaSendQueuePair::Where::READY;
+        m_ready[qp->info.priority].push_back(qp);
+    }
+}
+
+void
+RdmaNic::Park(RdmaSendQueuePair* qp)
+{
+    qp->where = RdmaSendQueuePair::Where::PARKED;
+    qp->gate->parked.push_back(qp);
+}
+
+void
+RdmaNic::Release(RdmaSendQueuePair* qp)
+{
+    NS_ASSERT(qp->where == RdmaSendQueuePair::Where::IDLE);
+    m_sendQps.erase(qp->qpn);
+}
+
+void
+RdmaNic::ScheduleWake(Time at)
+{
+    if (m_wake.IsRunning())
+    {
+        if (Time(m_wake.GetTs()) <= at)
+        {
+            return;
+        }
+        m_wake.Cancel();
+    }
+    m_wake = Simulator::Schedule(at - Simulator::Now(), &RdmaNic::Wake, this);
+}
+
+void
+RdmaNic::Wake()
+{
+    m_port->TrySend();
+}
+
+Ptr<Packet>
+RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
+{
+    const Time now = Simulator::Now();
+    const int64_t nowTs = now.GetTimeStep();
+    while (!m_paced.empty() && m_paced.top().first <= nowTs)
+    {
+        RdmaSendQueuePair* qp = m_paced.top().second;
+        m_paced.pop();
+        qp->where = RdmaSendQueuePair::Where::READY;
+        m_ready[qp->info.priority].push_back(qp);
+    }
+    for (int c = RoceNetDevice::kControlClass - 1; c >= 0; --c)
+    {
+        if (pausedMask & (1u << c))
+        {
+            continue;
+        }
+        auto& ring = m_ready[c];
+        while (!ring.empty())
+        {
+            RdmaSendQueuePair* qp = ring.front();
+            ring.pop_front();
+            qp->where = RdmaSendQueuePair::Where::IDLE;
+            if (qp->done)
+            {
+                Release(qp);
+                continue;
+            }
+            if (qp->sndNxt >= qp->nPackets)
+            {
+                continue; // all sent; waiting for ACKs
+            }
+            if (qp->gate && !qp->gate->open)
+            {
+                Park(qp);
+                continue;
+            }
+            Ptr<Packet> p = BuildData(qp);
+            const uint32_t wire = RoceWire::WireBytes(p->GetSize());
+            qp->cc->OnSend(wire, now);
+            const double rate = static_cast<double>(qp->cc->GetRate(now).GetBitRate());
+            qp->nextSend = now + PicoSeconds(std::llround(wire * 8e12 / rate));
+            if (!qp->rtoArmed)
+            {
+                ArmTimeout(qp);
+            }
+            if (qp->sndNxt < qp->nPackets)
+            {
+                // The port is busy for this frame anyway: a queue pair due by
+                // then stays in the ring instead of costing a wake-up.
+                if (qp->nextSend <= now + port->GetTxTime(p->GetSize()))
+                {
+                    qp->where = RdmaSendQueuePair::Where::READY;
+                    ring.push_back(qp);
+                }
+                else
+                {
+                    MakeReady(qp);
+                }
+            }
+            cls = static_cast<uint8_t>(c);
+            return p;
+        }
+    }
+    if (!m_paced.empty())
+    {
+        ScheduleWake(TimeStep(m_paced.top().first));
+    }
+    return nullptr;
+}
+
+Ptr<Packet>
+RdmaNic::BuildData(RdmaSendQueuePair* qp)
+{
+    const uint64_t index = qp->sndNxt++;
+    if (index == qp->sndUna)
+    {
+        // Nothing was outstanding: the timeout counts from now.
+        qp->lastProgress = Simulator::Now();
+    }
+    const uint32_t payload = qp->PayloadOf(index);
+    if (index < qp->maxSent)
+    {
+        qp->retransmittedBytes += payload;
+    }
+    else
+    {
+        qp->maxSent = index + 1;
+    }
+    RoceOpcode op;
+    if (qp->nPackets == 1)
+    {
+        op = RoceOpcode::WRITE_ONLY;
+    }
+    else if (index == 0)
+    {
+        op = RoceOpcode::WRITE_FIRST;
+    }
+    else if (index + 1 == qp->nPackets)
+    {
+        op = RoceOpcode::WRITE_LAST;
+    }
+    else
+    {
+        op = RoceOpcode::WRITE_MIDDLE;
+    }
+    RoceHeader h;
+    h.SetSource(m_address);
+    h.SetDestination(qp->dstIp);
+    h.SetDscp(qp->info.priority);
+    h.SetEcn(RoceEcn::ECT0);
+    h.SetIpId(m_ipId++);
+    h.SetSourcePort(qp->info.srcPort);
+    h.SetOpcode(op);
+    h.SetDestQp(qp->dstQpn);
+    h.SetPsn(RocePsn::ToWire(qp->initialPsn, index));
+    h.SetAckRequest(index + 1 == qp->nPackets);
+    h.SetDmaLength(static_cast<uint32_t>(std::min<uint64_t>(qp->info.bytes, UINT32_MAX)));
+    h.SetPayloadSize(payload + RoceWire::kIcrc);
+    Ptr<Packet> p = Create<Packet>(payload + RoceWire::kIcrc);
+    p->AddHeader(h);
+    return p;
+}
+
+void
+RdmaNic::HandleReceive(RoceNetDevice* /* port */,
+                       Ptr<Packet> p,
+                       const RoceForwardingInfo& info)
+{
+    RoceHeader h;
+    p->PeekHeader(h);
+    switch (h.GetOpcode())
+    {
+    case RoceOpcode::ACKNOWLEDGE:
+        ReceiveAck(h);
+        break;
+    case RoceOpcode::CNP: {
+        auto it = m_sendQps.find(h.GetDestQp());
+        if (it != m_sendQps.end() && !it->second->done)
+        {
+            ++m_cnpsReceived;
+            it->second->cc->OnCnp(Simulator::Now());
+            m_cnpReceivedTrace(it->second->info);
+        }
+        break;
+    }
+    default:
+        ReceiveData(h, info.ecn == RoceEcn::CE);
+        break;
+    }
+}
+
+void
+RdmaNic::ReceiveData(const RoceHeader& h, bool ce)
+{
+    auto it = m_recvQps.find(h.GetDestQp());
+    if (it == m_recvQps.end())
+    {
+        NS_LOG_WARN("data for unknown QP " << h.GetDestQp() << " dropped");
+        return;
+    }
+    RdmaRecvQueuePair& rq = it->second;
+    const Time now = Simulator::Now();
+    if (ce && (!rq.cnpSent || now - rq.lastCnp >= m_cnpInterval))
+    {
+        rq.cnpSent = true;
+        rq.lastCnp = now;
+        ++m_cnpsSent;
+        SendControl(rq, RoceOpcode::CNP, 0, 0);
+        m_cnpSentTrace(rq.info);
+    }
+    const uint64_t index = RocePsn::FromWire(rq.initialPsn, h.GetPsn(), rq.expected);
+    if (index == rq.expected)
+    {
+        ++rq.expected;
+        rq.nakSent = false;
+        if (rq.expected == rq.nPackets && !rq.delivered)
+        {
+            rq.delivered = true;
+            rq.sinceAck = 0;
+            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kAck, index);
+            m_deliveredTrace(rq.info, now);
+            return;
+        }
+        if (++rq.sinceAck >= m_ackInterval)
+        {
+            rq.sinceAck = 0;
+            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kAck, index);
+        }
+    }
+    else if (index > rq.expected)
+    {
+        // Go-back-N: one NAK per gap; the sender resends from `expected`.
+        if (!rq.nakSent)
+        {
+            rq.nakSent = true;
+            ++m_naksSent;
+            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kNakSequenceError, rq.expected);
+        }
+    }
+    else
+    {
+        // A duplicate: the sender missed an ACK. Re-acknowledge, coalesced,
+        // but always for the last packet so a lost final ACK is recovered.
+        if (++rq.sinceAck >= m_ackInterval || index + 1 == rq.nPackets)
+        {
+            rq.sinceAck = 0;
+            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kAck, rq.expected - 1);
+        }
+    }
+}
+
+void
+RdmaNic::SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index)
+{
+    RoceHeader h;
+    h.SetSource(m_address);
+    h.SetDestination(rq.srcIp);
+    h.SetDscp(RoceNetDevice::kControlClass);
+    h.SetEcn(RoceEcn::NOT_ECT);
+    h.SetIpId(m_ipId++);
+    h.SetSourcePort(rq.info.srcPort);
+    h.SetOpcode(op);
+    h.SetDestQp(rq.srcQpn);
+    if (op == RoceOpcode::ACKNOWLEDGE)
+    {
+        h.SetPsn(RocePsn::ToWire(rq.initialPsn, index));
+        h.SetSyndrome(syndrome);
+        h.SetMsn(static_cast<uint32_t>(rq.expected));
+    }
+    h.SetPayloadSize(RoceWire::kIcrc);
+    Ptr<Packet> p = Create<Packet>(RoceWire::kIcrc);
+    p->AddHeader(h);
+    m_port->Enqueue(p, RoceNetDevice::kControlClass);
+}
+
+void
+RdmaNic::ReceiveAck(const RoceHeader& h)
+{
+    auto it = m_sendQps.find(h.GetDestQp());
+    if (it == m_sendQps.end() || it->second->done)
+    {
+        return; // late ACK of a finished message
+    }
+    RdmaSendQueuePair* qp = it->second.get();
+    const Time now = Simulator::Now();
+    const uint64_t index = RocePsn::FromWire(qp->initialPsn, h.GetPsn(), qp->sndUna);
+    if (h.GetSyndrome() == RoceHeader::kNakSequenceError)
+    {
+        // The receiver expects `index`: everything before it arrived.
+        if (index < qp->sndUna || index > qp->maxSent)
+        {
+            return; // stale NAK
+        }
+        if (index > qp->sndUna)
+        {
+            qp->cc->OnAck((index - qp->sndUna) * qp->payloadPerPacket, now);
+            qp->sndUna = index;
+        }
+        qp->lastProgress = now;
+        qp->sndNxt = index;
+        m_goBackTrace(qp->info, index);
+        if (qp->where == RdmaSendQueuePair::Where::IDLE)
+        {
+            MakeReady(qp);
+        }
+        m_port->TrySend();
+        return;
+    }
+    const uint64_t acked = index + 1;
+    if (acked <= qp->sndUna || acked > qp->maxSent)
+    {
+        return;
+    }
+    uint64_t newly = 0;
+    for (uint64_t i = qp->sndUna; i < acked; ++i)
+    {
+        newly += qp->PayloadOf(i);
+    }
+    qp->sndUna = acked;
+    qp->lastProgress = now;
+    if (qp->sndNxt < acked)
+    {
+        qp->sndNxt = acked; // a timeout rewound past what has now arrived
+    }
+    qp->cc->OnAck(newly, now);
+    if (qp->sndUna == qp->nPackets)
+    {
+        Complete(qp);
+    }
+}
+
+void
+RdmaNic::ArmTimeout(RdmaSendQueuePair* qp)
+{
+    qp->rtoArmed = true;
+    Time at = qp->lastProgress + m_rto;
+    Time now = Simulator::Now();
+    qp->rto = Simulator::Schedule(at > now ? at - now : Time(0), &RdmaNic::OnTimeout, this, qp->qpn);
+}
+
+void
+RdmaNic::OnTimeout(uint32_t qpn)
+{
+    auto it = m_sendQps.find(qpn);
+    if (it == m_sendQps.end())
+    {
+        return;
+    }
+    RdmaSendQueuePair* qp = it->second.get();
+    qp->rtoArmed = false;
+    if (qp->done || qp->sndNxt == qp->sndUna)
+    {
+        return; // nothing outstanding; re-armed at the next send
+    }
+    const Time now = Simulator::Now();
+    if (now - qp->lastProgress < m_rto)
+    {
+        ArmTimeout(qp);
+        return;
+    }
+    ++m_timeouts;
+    NS_LOG_INFO("QP " << qpn << " timed out at packet " << qp->sndUna);
+    qp->sndNxt = qp->sndUna;
+    qp->lastProgress = now;
+    m_goBackTrace(qp->info, qp->sndUna);
+    if (qp->where == RdmaSendQueuePair::Where::IDLE)
+    {
+        MakeReady(qp);
+    }
+    ArmTimeout(qp);
+    m_port->TrySend();
+}
+
+void
+RdmaNic::Complete(RdmaSendQueuePair* qp)
+{
+    qp->done = true;
+    qp->rto.Cancel();
+    qp->rtoArmed = false;
+    m_sendCompleteTrace(qp->info, Simulator::Now(), qp->retransmittedBytes);
+    qp->cc = nullptr;
+    if (qp->where == RdmaSendQueuePair::Where::IDLE)
+    {
+        Release(qp);
+    }
+}
+
+} // namespace ns3

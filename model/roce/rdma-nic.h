@@ -1,0 +1,150 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_NIC_H
+#define RDMA_NIC_H
+
+#include "rdma-queue-pair.h"
+#include "roce-net-device.h"
+
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <unordered_map>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief The RDMA engine of a host's RoCE NIC (aggregated to the host node).
+ *
+ * It holds the queue pairs, picks the next one to transmit whenever its
+ * port is free (strict priority between classes, round robin within a
+ * class, O(1) per packet; paced queue pairs wait in a heap, O(log n)),
+ * paces each at the rate of its congestion control, honours job gates and
+ * PFC pauses, acknowledges received data every AckInterval packets, NAKs
+ * out-of-order packets, recovers with go-back-N and a retransmission
+ * timeout, and sends CNPs for ECN-marked packets.
+ */
+class RdmaNic : public Object, public RocePortOwner
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaNic();
+    ~RdmaNic() override;
+
+    /// Attach the NIC to its port; \p address is the host's IPv4 address (host order).
+    void SetPort(Ptr<RoceNetDevice> port, uint32_t address);
+    Ptr<RoceNetDevice> GetPort() const { return m_port; }
+    uint32_t GetAddress() const { return m_address; }
+
+    /// A fresh queue pair number on this NIC.
+    uint32_t AllocateQpn();
+    /// A first PSN drawn from the InitialPsn attribute.
+    uint32_t DrawInitialPsn();
+
+    /**
+     * Connection set-up, receiver side: expect \p info.bytes on \p qpn from
+     * (\p srcIp, \p srcQpn), first PSN \p initialPsn.
+     */
+    void CreateReceiveQueuePair(const RdmaMessageInfo& info,
+                                uint32_t qpn,
+                                uint32_t srcIp,
+                                uint32_t srcQpn,
+                                uint32_t initialPsn);
+    /// Connection set-up, sender side: start sending \p info.bytes now.
+    void CreateSendQueuePair(const RdmaMessageInfo& info,
+                             uint32_t qpn,
+                             uint32_t dstIp,
+                             uint32_t dstQpn,
+                             uint32_t initialPsn);
+
+    /// Open or close job \p jobId's gate; takes effect at the next packet boundary.
+    void SetGate(int64_t jobId, bool open);
+    bool IsGateOpen(int64_t jobId) const;
+
+    /// Queue pairs still sending or waiting for ACKs.
+    std::size_t GetActiveSendQueuePairs() const { return m_sendQps.size(); }
+    uint64_t GetCnpsSent() const { return m_cnpsSent; }
+    uint64_t GetCnpsReceived() const { return m_cnpsReceived; }
+    uint64_t GetTimeouts() const { return m_timeouts; }
+    uint64_t GetNaksSent() const { return m_naksSent; }
+
+    // RocePortOwner
+    void HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info) override;
+    Ptr<Packet> PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls) override;
+
+    /// Sender side done: every byte acknowledged. Args: info, ack time, retransmitted bytes.
+    typedef void (*SendCompleteCallback)(const RdmaMessageInfo& info,
+                                         Time ackTime,
+                                         uint64_t retransmittedBytes);
+    /// A message (queue pair) started sending.
+    typedef void (*MessageCallback)(const RdmaMessageInfo& info);
+    /// A queue pair went back to packet index \p from (NAK or timeout).
+    typedef void (*GoBackCallback)(const RdmaMessageInfo& info, uint64_t from);
+    /// Receiver side done: the last byte was delivered.
+    typedef void (*DeliveredCallback)(const RdmaMessageInfo& info, Time when);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void MakeReady(RdmaSendQueuePair* qp);
+    void Park(RdmaSendQueuePair* qp);
+    Ptr<Packet> BuildData(RdmaSendQueuePair* qp);
+    void SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index);
+    void ReceiveData(const RoceHeader& h, bool ce);
+    void ReceiveAck(const RoceHeader& h);
+    void ArmTimeout(RdmaSendQueuePair* qp);
+    void OnTimeout(uint32_t qpn);
+    void Complete(RdmaSendQueuePair* qp);
+    void ScheduleWake(Time at);
+    void Wake();
+    void Release(RdmaSendQueuePair* qp);
+
+    Ptr<RoceNetDevice> m_port;
+    uint32_t m_address{0};
+    uint32_t m_payloadPerPacket{1000};
+    uint32_t m_ackInterval{1};
+    Time m_rto;
+    Time m_cnpInterval;
+    TypeId m_ccTypeId;
+    Ptr<RdmaCongestionOps> m_ccPrototype;
+    Ptr<RandomVariableStream> m_initialPsn;
+    uint32_t m_nextQpn{0x100};
+    uint16_t m_ipId{0};
+
+    std::unordered_map<uint32_t, std::unique_ptr<RdmaSendQueuePair>> m_sendQps;
+    std::unordered_map<uint32_t, RdmaRecvQueuePair> m_recvQps;
+    std::unordered_map<int64_t, JobGate> m_gates;
+
+    /// Queue pairs that may send now, per class, served round robin.
+    std::array<std::deque<RdmaSendQueuePair*>, RoceNetDevice::kClasses> m_ready;
+    using PacedEntry = std::pair<int64_t, RdmaSendQueuePair*>;
+    /// Queue pairs waiting for their pacing time, earliest first.
+    std::priority_queue<PacedEntry, std::vector<PacedEntry>, std::greater<PacedEntry>> m_paced;
+    EventId m_wake;
+
+    uint64_t m_cnpsSent{0};
+    uint64_t m_cnpsReceived{0};
+    uint64_t m_timeouts{0};
+    uint64_t m_naksSent{0};
+
+    TracedCallback<const RdmaMessageInfo&> m_sendStartTrace;
+    TracedCallback<const RdmaMessageInfo&, Time, uint64_t> m_sendCompleteTrace;
+    TracedCallback<const RdmaMessageInfo&, Time> m_deliveredTrace;
+    TracedCallback<const RdmaMessageInfo&> m_cnpSentTrace;
+    TracedCallback<const RdmaMessageInfo&> m_cnpReceivedTrace;
+    TracedCallback<const RdmaMessageInfo&, uint64_t> m_goBackTrace;
+};
+
+} // namespace ns3
+
+#endif /* RDMA_NIC_H */

@@ -1,0 +1,113 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_QUEUE_PAIR_H
+#define RDMA_QUEUE_PAIR_H
+
+#include "rdma-congestion-ops.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief What identifies one RDMA message (one queue pair per message):
+ * set by whoever posts it, reported back in traces.
+ */
+struct RdmaMessageInfo
+{
+    uint64_t flowId{0};      ///< unique id of the message in the simulation
+    int64_t jobId{-1};       ///< owning job, -1 for none (never gated)
+    uint32_t srcNode{0};     ///< ns-3 node id of the sender
+    uint32_t dstNode{0};     ///< ns-3 node id of the receiver
+    uint64_t bytes{0};       ///< payload bytes
+    uint8_t priority{3};     ///< traffic class 0-6 (DSCP and PFC priority)
+    uint16_t srcPort{0};     ///< UDP source port (ECMP entropy); 0 = derived from the QPN
+    Time start;              ///< when the message was posted
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Sender state of a reliable-connected queue pair carrying one
+ * message with go-back-N recovery. Sequence state is 64-bit packet indices;
+ * the 24-bit wire PSN is derived with RocePsn.
+ */
+struct RdmaSendQueuePair
+{
+    enum class Where : uint8_t
+    {
+        IDLE,   ///< in no NIC structure (all sent, or not started)
+        READY,  ///< in the NIC's ready ring of its class
+        PACED,  ///< in the NIC's pacing heap, waiting for its next send time
+        PARKED, ///< held behind its job's closed gate
+    };
+
+    RdmaMessageInfo info;
+    uint32_t qpn{0};
+    uint32_t dstQpn{0};
+    uint32_t dstIp{0};
+    uint32_t initialPsn{0};
+    uint32_t payloadPerPacket{1000};
+    uint64_t nPackets{0};
+    uint64_t sndNxt{0};  ///< next packet index to send
+    uint64_t sndUna{0};  ///< first packet index not acknowledged
+    uint64_t maxSent{0}; ///< one past the highest index ever sent
+    uint64_t retransmittedBytes{0};
+    Time nextSend;       ///< pacing: earliest time of the next packet
+    Time lastProgress;   ///< last time the acknowledged index advanced or a NAK arrived
+    Ptr<RdmaCongestionOps> cc;
+    struct JobGate* gate{nullptr};
+    Where where{Where::IDLE};
+    bool rtoArmed{false};
+    bool done{false};
+    EventId rto;
+
+    uint32_t PayloadOf(uint64_t index) const
+    {
+        uint64_t left = info.bytes - index * payloadPerPacket;
+        return static_cast<uint32_t>(left < payloadPerPacket ? left : payloadPerPacket);
+    }
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Receiver state of a queue pair: the expected PSN, ACK coalescing,
+ * NAK suppression and CNP rate limiting.
+ */
+struct RdmaRecvQueuePair
+{
+    RdmaMessageInfo info;
+    uint32_t qpn{0};
+    uint32_t srcQpn{0};
+    uint32_t srcIp{0};
+    uint32_t initialPsn{0};
+    uint64_t nPackets{0};
+    uint64_t expected{0}; ///< next in-order packet index
+    uint32_t sinceAck{0}; ///< packets received since the last ACK
+    bool nakSent{false};  ///< a NAK for `expected` is outstanding
+    bool delivered{false};
+    Time lastCnp;
+    bool cnpSent{false};
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A job's gate on one NIC: closed, the NIC sends no new packet of
+ * the job's queue pairs.
+ */
+struct JobGate
+{
+    bool open{true};
+    std::vector<RdmaSendQueuePair*> parked;
+};
+
+} // namespace ns3
+
+#endif /* RDMA_QUEUE_PAIR_H */

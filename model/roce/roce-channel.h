@@ -1,0 +1,67 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_CHANNEL_H
+#define ROCE_CHANNEL_H
+
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+
+namespace ns3
+{
+
+class RoceNetDevice;
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A full-duplex point-to-point link between two RoCE ports.
+ *
+ * The channel only carries packets: it schedules the far end's receive at
+ * the time the last bit arrives (transmission time + propagation delay), one
+ * event per packet-hop. Packets travel as serialized bytes and the channel
+ * holds no state of either end beyond the device pointers, so a remote
+ * variant can deliver across processes the way PointToPointRemoteChannel does.
+ */
+class RoceChannel : public Channel
+{
+  public:
+    static TypeId GetTypeId();
+    RoceChannel();
+
+    /// Connect \p device as end 0 or 1 (in attach order).
+    void Attach(Ptr<RoceNetDevice> device);
+
+    /**
+     * Put \p p on the wire from \p src; it arrives at the other end after
+     * \p txTime + delay.
+     */
+    virtual void Transmit(Ptr<Packet> p, RoceNetDevice* src, Time txTime);
+
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+    Ptr<RoceNetDevice> GetRoceDevice(std::size_t i) const;
+    Time GetDelay() const { return m_delay; }
+
+    /// Frames carried from end \p i to the other end, and their bytes (frame bytes, no preamble).
+    uint64_t GetTxPackets(std::size_t i) const { return m_txPackets[i]; }
+    uint64_t GetTxBytes(std::size_t i) const { return m_txBytes[i]; }
+
+    /// Frames that crossed any RoceChannel since the simulation started (packet-hops).
+    static uint64_t GetTotalPacketHops();
+
+  protected:
+    /// Deliver \p p to end \p to after \p delay; overridable for a remote end.
+    virtual void Deliver(Ptr<Packet> p, std::size_t to, Time delay);
+
+    Time m_delay;
+    Ptr<RoceNetDevice> m_devices[2];
+    uint32_t m_nodeIds[2]{0, 0};
+    std::size_t m_nDevices{0};
+    uint64_t m_txPackets[2]{0, 0};
+    uint64_t m_txBytes[2]{0, 0};
+};
+
+} // namespace ns3
+
+#endif /* ROCE_CHANNEL_H */

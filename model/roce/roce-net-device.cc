@@ -1,0 +1,543 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-net-device.h"
+
+#include "pfc-header.h"
+#include "roce-channel.h"
+
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+void
+RocePortOwner::HandleDequeue(RoceNetDevice* /* port */,
+                             uint8_t /* cls */,
+                             uint32_t /* inPort */,
+                             Ptr<Packet>& /* p */)
+{
+}
+
+Ptr<Packet>
+RocePortOwner::PullData(RoceNetDevice* /* port */, uint8_t /* pausedMask */, uint8_t& /* cls */)
+{
+    return nullptr;
+}
+
+TypeId
+RoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("DataRate",
+                          "Line rate of the port.",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&RoceNetDevice::SetDataRate,
+                                               &RoceNetDevice::GetDataRate),
+                          MakeDataRateChecker())
+            .AddAttribute("Mtu",
+                          "Largest frame the port carries, in bytes (Ethernet header included).",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&RoceNetDevice::m_mtu),
+                          MakeUintegerChecker<uint16_t>(64))
+            .AddAttribute("DataScheduling",
+                          "How the port serves data classes 0-6: strict priority (higher class "
+                          "first) or deficit weighted round robin.",
+                          EnumValue(STRICT_PRIORITY),
+                          MakeEnumAccessor(&RoceNetDevice::m_scheduling),
+                          MakeEnumChecker(STRICT_PRIORITY,
+                                          "StrictPriority",
+                                          DWRR,
+                                          "Dwrr"))
+            .AddAttribute("DwrrQuantum",
+                          "Bytes credited to a data class per DWRR round.",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&RoceNetDevice::m_dwrrQuantum),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddTraceSource("Enqueue",
+                            "A packet was queued in a class.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_enqueueTrace),
+                            "ns3::RoceNetDevice::QueueTracedCallback")
+            .AddTraceSource("Dequeue",
+                            "A queued packet started transmission.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_dequeueTrace),
+                            "ns3::RoceNetDevice::QueueTracedCallback")
+            .AddTraceSource("PfcReceived",
+                            "A PFC frame arrived.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcSent",
+                            "A PFC frame was transmitted.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every frame sent or received (for pcap).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PromiscSniffer",
+                            "Every frame sent or received (for pcap).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_promiscSnifferTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+RoceNetDevice::RoceNetDevice() = default;
+
+RoceNetDevice::~RoceNetDevice() = default;
+
+void
+RoceNetDevice::DoDispose()
+{
+    m_wake.Cancel();
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_owner = nullptr;
+    m_macControl.clear();
+    for (auto& q : m_queues)
+    {
+        q.clear();
+    }
+    NetDevice::DoDispose();
+}
+
+void
+RoceNetDevice::SetDataRate(DataRate rate)
+{
+    m_rate = rate;
+    m_psPerByte = 8e12 / static_cast<double>(rate.GetBitRate());
+}
+
+Time
+RoceNetDevice::GetTxTime(uint32_t packetBytes) const
+{
+    return PicoSeconds(std::llround(RoceWire::WireBytes(packetBytes) * m_psPerByte));
+}
+
+bool
+RoceNetDevice::Attach(Ptr<RoceChannel> channel)
+{
+    m_channel = channel;
+    channel->Attach(this);
+    return true;
+}
+
+void
+RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort)
+{
+    NS_ASSERT(cls < kClasses);
+    uint32_t bytes = p->GetSize();
+    m_enqueueTrace(p, cls);
+    m_queues[cls].push_back(Item{std::move(p), inPort});
+    m_queueBytes[cls] += bytes;
+    m_totalQueued += bytes;
+    if (m_totalQueued > m_maxQueueBytes)
+    {
+        m_maxQueueBytes = m_totalQueued;
+    }
+    TrySend();
+}
+
+void
+RoceNetDevice::SendPfc(Ptr<Packet> pfcFrame)
+{
+    m_macControl.push_back(std::move(pfcFrame));
+    TrySend();
+}
+
+uint64_t
+RoceNetDevice::GetTotalQueueBytes() const
+{
+    return m_totalQueued;
+}
+
+bool
+RoceNetDevice::IsPaused(uint8_t cls) const
+{
+    return Simulator::Now() < m_pausedUntil[cls];
+}
+
+uint8_t
+RoceNetDevice::PausedMask(Time now) const
+{
+    uint8_t mask = 0;
+    for (uint8_t c = 0; c < kClasses; ++c)
+    {
+        if (now < m_pausedUntil[c])
+        {
+            mask |= static_cast<uint8_t>(1u << c);
+        }
+    }
+    return mask;
+}
+
+bool
+RoceNetDevice::HasQueued() const
+{
+    return !m_macControl.empty() || m_totalQueued > 0;
+}
+
+void
+RoceNetDevice::ScheduleWake(Time at)
+{
+    if (m_wake.IsRunning())
+    {
+        if (Time(m_wake.GetTs()) <= at)
+        {
+            return;
+        }
+        m_wake.Cancel();
+    }
+    m_wake = Simulator::Schedule(at - Simulator::Now(), &RoceNetDevice::Wake, this);
+}
+
+void
+RoceNetDevice::Wake()
+{
+    TrySend();
+}
+
+bool
+RoceNetDevice::DequeueDataClass(uint8_t& cls)
+{
+    const Time now = Simulator::Now();
+    if (m_scheduling == STRICT_PRIORITY)
+    {
+        for (int c = kControlClass - 1; c >= 0; --c)
+        {
+            if (!m_queues[c].empty() && now >= m_pausedUntil[c])
+            {
+                cls = static_cast<uint8_t>(c);
+                return true;
+            }
+        }
+        return false;
+    }
+    // DWRR: visit classes in turn; a class sends while its deficit covers
+    // the head packet, and is credited one quantum per visit.
+    for (uint32_t visits = 0; visits < 2u * kControlClass + 1; ++visits)
+    {
+        uint8_t c = m_dwrrNext;
+        if (m_queues[c].empty() || now < m_pausedUntil[c])
+        {
+            if (m_queues[c].empty())
+            {
+                m_deficit[c] = 0;
+            }
+            m_dwrrNext = static_cast<uint8_t>((c + 1) % kControlClass);
+            continue;
+        }
+        uint32_t head = m_queues[c].front().packet->GetSize();
+        if (m_deficit[c] >= static_cast<int64_t>(head))
+        {
+            m_deficit[c] -= head;
+            cls = c;
+            return true;
+        }
+        m_deficit[c] += m_dwrrQuantum;
+        if (m_deficit[c] >= static_cast<int64_t>(head))
+        {
+            m_deficit[c] -= head;
+            cls = c;
+            return true;
+        }
+        m_dwrrNext = static_cast<uint8_t>((c + 1) % kControlClass);
+    }
+    return false;
+}
+
+bool
+RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls)
+{
+    if (!m_macControl.empty())
+    {
+        p = std::move(m_macControl.front());
+        m_macControl.pop_front();
+        cls = kControlClass;
+        ++m_pfcSent;
+        m_pfcTxTrace(p);
+        return true;
+    }
+    const Time now = Simulator::Now();
+    bool found = false;
+    if (!m_queues[kControlClass].empty() && now >= m_pausedUntil[kControlClass])
+    {
+        cls = kControlClass;
+        found = true;
+    }
+    else if (m_totalQueued > 0)
+    {
+        found = DequeueDataClass(cls);
+    }
+    if (found)
+    {
+        Item& item = m_queues[cls].front();
+        p = std::move(item.packet);
+        uint32_t inPort = item.inPort;
+        m_queues[cls].pop_front();
+        uint32_t bytes = p->GetSize();
+        m_queueBytes[cls] -= bytes;
+        m_totalQueued -= bytes;
+        if (m_owner)
+        {
+            m_owner->HandleDequeue(this, cls, inPort, p);
+        }
+        m_dequeueTrace(p, cls);
+        return true;
+    }
+    if (m_owner)
+    {
+        p = m_owner->PullData(this, PausedMask(now), cls);
+        return p != nullptr;
+    }
+    return false;
+}
+
+void
+RoceNetDevice::TrySend()
+{
+    const Time now = Simulator::Now();
+    if (now < m_txFreeAt)
+    {
+        ScheduleWake(m_txFreeAt);
+        return;
+    }
+    Ptr<Packet> p;
+    uint8_t cls = 0;
+    if (!Dequeue(p, cls))
+    {
+        return;
+    }
+    const Time txTime = GetTxTime(p->GetSize());
+    m_txFreeAt = now + txTime;
+    m_snifferTrace(p);
+    m_promiscSnifferTrace(p);
+    m_channel->Transmit(std::move(p), this, txTime);
+    // Come back when the wire is free if there may be more; otherwise the
+    // owner calls TrySend when it has something.
+    if (m_ownerPullsData || HasQueued())
+    {
+        ScheduleWake(m_txFreeAt);
+    }
+}
+
+void
+RoceNetDevice::Receive(Ptr<Packet> p)
+{
+    m_snifferTrace(p);
+    m_promiscSnifferTrace(p);
+    RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
+    if (info.etherType == RoceWire::kEtherTypeMacControl)
+    {
+        HandlePfc(p);
+        return;
+    }
+    NS_ASSERT_MSG(info.etherType == RoceWire::kEtherTypeIpv4,
+                  "unexpected EtherType " << info.etherType);
+    m_owner->HandleReceive(this, std::move(p), info);
+}
+
+void
+RoceNetDevice::HandlePfc(Ptr<Packet> p)
+{
+    ++m_pfcReceived;
+    m_pfcRxTrace(p);
+    PfcHeader pfc;
+    p->PeekHeader(pfc);
+    const Time now = Simulator::Now();
+    // One quantum is 512 bit times at the port's rate.
+    const double psPerQuantum = 512.0 / 8.0 * m_psPerByte;
+    bool resumed = false;
+    Time latest = now;
+    for (uint8_t c = 0; c < kClasses; ++c)
+    {
+        if (!pfc.IsEnabled(c))
+        {
+            continue;
+        }
+        uint16_t q = pfc.GetQuanta(c);
+        if (q == 0)
+        {
+            resumed = resumed || now < m_pausedUntil[c];
+            m_pausedUntil[c] = now;
+        }
+        else
+        {
+            m_pausedUntil[c] = now + PicoSeconds(std::llround(q * psPerQuantum));
+            latest = std::max(latest, m_pausedUntil[c]);
+        }
+    }
+    if (resumed)
+    {
+        TrySend();
+    }
+    if (latest > now)
+    {
+        // A pause that is never refreshed nor resumed expires on its own.
+        Simulator::Schedule(latest - now, &RoceNetDevice::Wake, this);
+    }
+}
+
+void
+RoceNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+RoceNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+RoceNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+RoceNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+RoceNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+RoceNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+RoceNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+RoceNetDevice::IsLinkUp() const
+{
+    return m_channel != nullptr;
+}
+
+void
+RoceNetDevice::AddLinkChangeCallback(Callback<void> /* callback */)
+{
+}
+
+bool
+RoceNetDevice::IsBroadcast() const
+{
+    return false;
+}
+
+Address
+RoceNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+RoceNetDevice::IsMulticast() const
+{
+    return false;
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv4Address /* multicastGroup */) const
+{
+    return Mac48Address::GetMulticast(Ipv4Address());
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv6Address /* addr */) const
+{
+    return Mac48Address::GetMulticast(Ipv6Address());
+}
+
+bool
+RoceNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+RoceNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+RoceNetDevice::Send(Ptr<Packet> /* packet */,
+                    const Address& /* dest */,
+                    uint16_t /* protocolNumber */)
+{
+    // The port carries only frames its owner builds (RoCEv2 and PFC);
+    // there is no IP stack above it.
+    NS_LOG_WARN("RoceNetDevice::Send is not supported; use RdmaNic");
+    return false;
+}
+
+bool
+RoceNetDevice::SendFrom(Ptr<Packet> packet,
+                        const Address& /* source */,
+                        const Address& dest,
+                        uint16_t protocolNumber)
+{
+    return Send(packet, dest, protocolNumber);
+}
+
+Ptr<Node>
+RoceNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+RoceNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+RoceNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+RoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback /* cb */)
+{
+}
+
+void
+RoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback /* cb */)
+{
+}
+
+bool
+RoceNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

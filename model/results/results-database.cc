@@ -1,0 +1,780 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "results-database.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ResultsDatabase");
+NS_OBJECT_ENSURE_REGISTERED(ResultsDatabase);
+
+namespace
+{
+
+// Statements end with ';' so the whole string runs through one sqlite3_exec.
+const char* const kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    example TEXT NOT NULL,
+    scheduler TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    params_json TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')),
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    sim_end_ns INTEGER,
+    wall_s REAL,
+    events INTEGER,
+    packet_hops INTEGER,
+    error TEXT
+);
+CREATE TABLE IF NOT EXISTS flows (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    flow_id INTEGER NOT NULL,
+    job_id INTEGER,
+    src_node INTEGER NOT NULL,
+    dst_node INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    start_ns INTEGER NOT NULL,
+    end_ns INTEGER,
+    ack_ns INTEGER,
+    retransmitted_bytes INTEGER NOT NULL,
+    priority INTEGER NOT NULL,
+    src_port INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS flows_run_id ON flows (run_id, flow_id);
+CREATE TABLE IF NOT EXISTS links (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    link_id INTEGER NOT NULL,
+    node_a INTEGER NOT NULL,
+    node_b INTEGER NOT NULL,
+    rate_bps INTEGER NOT NULL,
+    delay_ns INTEGER NOT NULL,
+    tx_bytes_ab INTEGER NOT NULL,
+    tx_bytes_ba INTEGER NOT NULL,
+    drops INTEGER NOT NULL,
+    pfc_pauses_sent INTEGER NOT NULL,
+    ecn_marked INTEGER NOT NULL,
+    max_queue_bytes INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS links_run_id ON links (run_id, link_id);
+)sql";
+
+const char* const kInsertFlow =
+    "INSERT INTO flows (run_id, flow_id, job_id, src_node, dst_node, bytes, start_ns, end_ns,"
+    " ack_ns, retransmitted_bytes, priority, src_port)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+
+const char* const kInsertLink =
+    "INSERT INTO links (run_id, link_id, node_a, node_b, rate_bps, delay_ns, tx_bytes_ab,"
+    " tx_bytes_ba, drops, pfc_pauses_sent, ecn_marked, max_queue_bytes)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+
+const char* const kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+std::string
+Where(const std::string& path)
+{
+    return "ResultsDatabase '" + path + "': ";
+}
+
+/// SQLite integers are signed 64-bit; refuse what would wrap.
+int64_t
+ToInt64(uint64_t value, const std::string& row, const char* field)
+{
+    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    {
+        throw std::runtime_error("ResultsDatabase: " + row + ": " + field + " " +
+                                 std::to_string(value) + " exceeds the SQLite integer range");
+    }
+    return static_cast<int64_t>(value);
+}
+
+/// -1 means "none" (stored as NULL); other negative values are a bug of the caller.
+void
+CheckOptional(int64_t value, const std::string& row, const char* field)
+{
+    if (value < -1)
+    {
+        throw std::runtime_error("ResultsDatabase: " + row + ": " + field + " " +
+                                 std::to_string(value) + " is negative (use -1 for none)");
+    }
+}
+
+void
+BindOptional(ResultsDatabase::Statement& stmt, int index, int64_t value)
+{
+    if (value == -1)
+    {
+        stmt.BindNull(index);
+    }
+    else
+    {
+        stmt.BindInt64(index, value);
+    }
+}
+
+} // namespace
+
+// ------------------------------------------------------------------ Statement
+
+ResultsDatabase::Statement::Statement(sqlite3_stmt* stmt, std::string path)
+    : m_stmt(stmt),
+      m_path(std::move(path))
+{
+}
+
+ResultsDatabase::Statement::~Statement()
+{
+    sqlite3_finalize(m_stmt);
+}
+
+ResultsDatabase::Statement::Statement(Statement&& other) noexcept
+    : m_stmt(other.m_stmt),
+      m_path(std::move(other.m_path))
+{
+    other.m_stmt = nullptr;
+}
+
+ResultsDatabase::Statement&
+ResultsDatabase::Statement::operator=(Statement&& other) noexcept
+{
+    if (this != &other)
+    {
+        sqlite3_finalize(m_stmt);
+        m_stmt = other.m_stmt;
+        m_path = std::move(other.m_path);
+        other.m_stmt = nullptr;
+    }
+    return *this;
+}
+
+bool
+ResultsDatabase::Statement::IsValid() const
+{
+    return m_stmt != nullptr;
+}
+
+void
+ResultsDatabase::Statement::Check(int rc, const char* what) const
+{
+    if (rc != SQLITE_OK)
+    {
+        throw std::runtime_error(Where(m_path) + what + " (" + sqlite3_sql(m_stmt) +
+                                 "): " + sqlite3_errmsg(sqlite3_db_handle(m_stmt)));
+    }
+}
+
+ResultsDatabase::Statement&
+ResultsDatabase::Statement::BindInt64(int index, int64_t value)
+{
+    Check(sqlite3_bind_int64(m_stmt, index, value), "bind");
+    return *this;
+}
+
+ResultsDatabase::Statement&
+ResultsDatabase::Statement::BindDouble(int index, double value)
+{
+    Check(sqlite3_bind_double(m_stmt, index, value), "bind");
+    return *this;
+}
+
+ResultsDatabase::Statement&
+ResultsDatabase::Statement::BindText(int index, const std::string& value)
+{
+    const int size = static_cast<int>(value.size());
+    Check(sqlite3_bind_text(m_stmt, index, value.data(), size, SQLITE_TRANSIENT), "bind");
+    return *this;
+}
+
+ResultsDatabase::Statement&
+ResultsDatabase::Statement::BindNull(int index)
+{
+    Check(sqlite3_bind_null(m_stmt, index), "bind");
+    return *this;
+}
+
+bool
+ResultsDatabase::Statement::Step()
+{
+    if (m_stmt == nullptr)
+    {
+        throw std::runtime_error("ResultsDatabase: Step() on an empty statement");
+    }
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW)
+    {
+        return true;
+    }
+    if (rc == SQLITE_DONE)
+    {
+        return false;
+    }
+    const std::string message = Where(m_path) + "step (" + sqlite3_sql(m_stmt) +
+                                "): " + sqlite3_errmsg(sqlite3_db_handle(m_stmt));
+    sqlite3_reset(m_stmt); // leaves the statement reusable
+    throw std::runtime_error(message);
+}
+
+void
+ResultsDatabase::Statement::Reset()
+{
+    // sqlite3_reset repeats the last step's error code, already reported by Step().
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+}
+
+int
+ResultsDatabase::Statement::ColumnCount() const
+{
+    return sqlite3_column_count(m_stmt);
+}
+
+bool
+ResultsDatabase::Statement::IsNull(int column) const
+{
+    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
+}
+
+int64_t
+ResultsDatabase::Statement::GetInt64(int column) const
+{
+    return sqlite3_column_int64(m_stmt, column);
+}
+
+double
+ResultsDatabase::Statement::GetDouble(int column) const
+{
+    return sqlite3_column_double(m_stmt, column);
+}
+
+std::string
+ResultsDatabase::Statement::GetText(int column) const
+{
+    const auto* text = sqlite3_column_text(m_stmt, column);
+    if (text == nullptr)
+    {
+        return "";
+    }
+    return std::string(reinterpret_cast<const char*>(text), sqlite3_column_bytes(m_stmt, column));
+}
+
+// ------------------------------------------------------------ ResultsDatabase
+
+TypeId
+ResultsDatabase::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::ResultsDatabase")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<ResultsDatabase>()
+            .AddAttribute("BusyTimeout",
+                          "How long a write waits for another process holding the file's lock",
+                          TimeValue(Seconds(60)),
+                          MakeTimeAccessor(&ResultsDatabase::m_busyTimeout),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("FlushThreshold",
+                          "Buffered flow and link rows that trigger a write (0: only on Flush)",
+                          UintegerValue(10000),
+                          MakeUintegerAccessor(&ResultsDatabase::m_flushThreshold),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("UseWal",
+                          "Open the file in write-ahead-log mode (readers never block writers)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&ResultsDatabase::m_useWal),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+ResultsDatabase::ResultsDatabase()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+ResultsDatabase::~ResultsDatabase()
+{
+    CloseNoThrow();
+}
+
+void
+ResultsDatabase::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    CloseNoThrow();
+    Object::DoDispose();
+}
+
+void
+ResultsDatabase::Open(const std::string& path)
+{
+    NS_LOG_FUNCTION(this << path);
+    if (m_db != nullptr)
+    {
+        throw std::runtime_error("ResultsDatabase: cannot open '" + path + "': '" + m_path +
+                                 "' is already open");
+    }
+    sqlite3* db = nullptr;
+    const int rc =
+        sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    if (rc != SQLITE_OK)
+    {
+        const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+        sqlite3_close_v2(db);
+        throw std::runtime_error("ResultsDatabase: cannot open '" + path + "': " + message);
+    }
+    m_db = db;
+    m_path = path;
+    try
+    {
+        const int64_t ms = std::clamp<int64_t>(m_busyTimeout.GetMilliSeconds(), 0, INT_MAX);
+        sqlite3_busy_timeout(m_db, static_cast<int>(ms));
+        if (m_useWal)
+        {
+            SetWalMode();
+            // Safe with WAL: a crash of the process loses no committed transaction.
+            Exec("PRAGMA synchronous = NORMAL");
+        }
+        Exec("PRAGMA foreign_keys = ON");
+        Transaction([this]() {
+            Exec(kSchema);
+        });
+        m_insertFlow = Prepare(kInsertFlow);
+        m_insertLink = Prepare(kInsertLink);
+    }
+    catch (...)
+    {
+        m_insertFlow = Statement();
+        m_insertLink = Statement();
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throw;
+    }
+}
+
+void
+ResultsDatabase::SetWalMode()
+{
+    // Switching a new file to WAL needs an exclusive lock, and SQLite answers
+    // SQLITE_BUSY at once, without its busy handler, when processes opening
+    // the same new file collide here; so wait out the busy timeout ourselves.
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(m_busyTimeout.GetMilliSeconds());
+    while (true)
+    {
+        std::string mode;
+        char* error = nullptr;
+        const int rc = sqlite3_exec(
+            m_db,
+            "PRAGMA journal_mode = WAL",
+            [](void* out, int, char** values, char**) {
+                *static_cast<std::string*>(out) = values[0] != nullptr ? values[0] : "";
+                return 0;
+            },
+            &mode,
+            &error);
+        const std::string message = error != nullptr ? error : sqlite3_errmsg(m_db);
+        sqlite3_free(error);
+        if (rc == SQLITE_OK)
+        {
+            if (mode != "wal") // e.g. "memory" for an in-memory database
+            {
+                NS_LOG_WARN("journal mode of " << m_path << " is " << mode);
+            }
+            return;
+        }
+        if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
+        {
+            throw std::runtime_error(Where(m_path) + "PRAGMA journal_mode = WAL: " + message);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+bool
+ResultsDatabase::IsOpen() const
+{
+    return m_db != nullptr;
+}
+
+const std::string&
+ResultsDatabase::GetPath() const
+{
+    return m_path;
+}
+
+void
+ResultsDatabase::Close()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_db == nullptr)
+    {
+        return;
+    }
+    if (m_txDepth > 0)
+    {
+        throw std::runtime_error(Where(m_path) + "Close() inside Transaction()");
+    }
+    std::exception_ptr error;
+    try
+    {
+        Flush();
+    }
+    catch (...)
+    {
+        error = std::current_exception();
+    }
+    m_insertFlow = Statement();
+    m_insertLink = Statement();
+    // _v2: statements handed out by Prepare() may still be alive; the file closes after them.
+    sqlite3_close_v2(m_db);
+    m_db = nullptr;
+    m_flows.clear();
+    m_links.clear();
+    m_flowsWritten = 0;
+    m_linksWritten = 0;
+    m_openRuns.clear();
+    if (error)
+    {
+        std::rethrow_exception(error);
+    }
+}
+
+void
+ResultsDatabase::CloseNoThrow()
+{
+    try
+    {
+        Close();
+    }
+    catch (const std::exception& e)
+    {
+        NS_LOG_WARN("closing " << m_path << ": " << e.what());
+        if (m_db != nullptr) // Close() refused inside a transaction; closing rolls it back
+        {
+            m_insertFlow = Statement();
+            m_insertLink = Statement();
+            sqlite3_close_v2(m_db);
+            m_db = nullptr;
+        }
+    }
+}
+
+void
+ResultsDatabase::RequireOpen() const
+{
+    if (m_db == nullptr)
+    {
+        throw std::runtime_error("ResultsDatabase: no file is open");
+    }
+}
+
+void
+ResultsDatabase::RequireOpenRun(int64_t runId, const char* what) const
+{
+    RequireOpen();
+    if (m_openRuns.count(runId) == 0)
+    {
+        throw std::runtime_error(Where(m_path) + what + ": run " + std::to_string(runId) +
+                                 " was not begun here or is already finished");
+    }
+}
+
+void
+ResultsDatabase::Exec(const std::string& sql)
+{
+    RequireOpen();
+    char* error = nullptr;
+    if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK)
+    {
+        const std::string message = error != nullptr ? error : sqlite3_errmsg(m_db);
+        sqlite3_free(error);
+        throw std::runtime_error(Where(m_path) + "exec (" + sql + "): " + message);
+    }
+}
+
+ResultsDatabase::Statement
+ResultsDatabase::Prepare(const std::string& sql)
+{
+    RequireOpen();
+    sqlite3_stmt* stmt = nullptr;
+    const char* tail = nullptr;
+    if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &stmt, &tail) != SQLITE_OK)
+    {
+        throw std::runtime_error(Where(m_path) + "prepare (" + sql + "): " + sqlite3_errmsg(m_db));
+    }
+    Statement statement(stmt, m_path);
+    if (stmt == nullptr || tail == nullptr ||
+        std::string(tail).find_first_not_of(" \t\r\n;") != std::string::npos)
+    {
+        throw std::runtime_error(Where(m_path) + "prepare (" + sql +
+                                 "): expected exactly one statement");
+    }
+    return statement;
+}
+
+int64_t
+ResultsDatabase::GetLastInsertRowId() const
+{
+    RequireOpen();
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+void
+ResultsDatabase::Transaction(const std::function<void()>& body)
+{
+    RequireOpen();
+    const bool outermost = m_txDepth == 0;
+    if (outermost && sqlite3_get_autocommit(m_db) == 0)
+    {
+        // Our bookkeeping of written rows follows Transaction() only.
+        throw std::runtime_error(
+            Where(m_path) + "a transaction begun with Exec() is still open; use Transaction()");
+    }
+    const size_t flowsWritten = m_flowsWritten;
+    const size_t linksWritten = m_linksWritten;
+    const std::set<int64_t> openRuns = m_openRuns;
+    // IMMEDIATE takes the write lock up front, so a busy file is waited for
+    // (busy timeout) rather than failing when a read turns into a write.
+    Exec(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT results_tx");
+    ++m_txDepth;
+    try
+    {
+        body();
+        Exec(outermost ? "COMMIT" : "RELEASE results_tx");
+    }
+    catch (...)
+    {
+        --m_txDepth;
+        // Best effort: SQLite may already have rolled back (e.g. disk full).
+        sqlite3_exec(m_db,
+                     outermost ? "ROLLBACK" : "ROLLBACK TO results_tx; RELEASE results_tx",
+                     nullptr,
+                     nullptr,
+                     nullptr);
+        m_flowsWritten = flowsWritten;
+        m_linksWritten = linksWritten;
+        m_openRuns = openRuns;
+        throw;
+    }
+    --m_txDepth;
+    if (outermost)
+    {
+        m_flows.erase(m_flows.begin(), m_flows.begin() + m_flowsWritten);
+        m_links.erase(m_links.begin(), m_links.begin() + m_linksWritten);
+        m_flowsWritten = 0;
+        m_linksWritten = 0;
+    }
+}
+
+int64_t
+ResultsDatabase::BeginRun(const std::string& example,
+                          const std::string& scheduler,
+                          uint64_t seed,
+                          const std::string& paramsJson)
+{
+    NS_LOG_FUNCTION(this << example << scheduler << seed);
+    RequireOpen();
+    Statement insert =
+        Prepare(std::string("INSERT INTO runs (example, scheduler, seed, params_json, status,"
+                            " started_at) VALUES (?1, ?2, ?3, ?4, 'running', ") +
+                kNow + ")");
+    insert.BindText(1, example)
+        .BindText(2, scheduler)
+        .BindInt64(3, ToInt64(seed, "run of " + example, "seed"))
+        .BindText(4, paramsJson);
+    insert.Step();
+    const int64_t runId = sqlite3_last_insert_rowid(m_db);
+    m_openRuns.insert(runId);
+    return runId;
+}
+
+void
+ResultsDatabase::AddFlow(const FlowRecord& flow)
+{
+    const std::string row =
+        "flow " + std::to_string(flow.flowId) + " of run " + std::to_string(flow.runId);
+    RequireOpenRun(flow.runId, "AddFlow");
+    ToInt64(flow.flowId, row, "flow_id");
+    ToInt64(flow.bytes, row, "bytes");
+    ToInt64(flow.retransmittedBytes, row, "retransmitted_bytes");
+    CheckOptional(flow.jobId, row, "job_id");
+    CheckOptional(flow.endNs, row, "end_ns");
+    CheckOptional(flow.ackNs, row, "ack_ns");
+    if (flow.startNs < 0 || (flow.endNs != -1 && flow.endNs < flow.startNs) ||
+        (flow.ackNs != -1 && flow.ackNs < flow.startNs))
+    {
+        throw std::runtime_error("ResultsDatabase: " + row + ": start_ns " +
+                                 std::to_string(flow.startNs) + " is negative or after end_ns " +
+                                 std::to_string(flow.endNs) + " / ack_ns " +
+                                 std::to_string(flow.ackNs));
+    }
+    m_flows.push_back(flow);
+    MaybeFlush();
+}
+
+void
+ResultsDatabase::AddLink(const LinkRecord& link)
+{
+    const std::string row =
+        "link " + std::to_string(link.linkId) + " of run " + std::to_string(link.runId);
+    RequireOpenRun(link.runId, "AddLink");
+    ToInt64(link.rateBps, row, "rate_bps");
+    ToInt64(link.txBytesAb, row, "tx_bytes_ab");
+    ToInt64(link.txBytesBa, row, "tx_bytes_ba");
+    ToInt64(link.drops, row, "drops");
+    ToInt64(link.pfcPausesSent, row, "pfc_pauses_sent");
+    ToInt64(link.ecnMarked, row, "ecn_marked");
+    ToInt64(link.maxQueueBytes, row, "max_queue_bytes");
+    if (link.delayNs < 0)
+    {
+        throw std::runtime_error("ResultsDatabase: " + row + ": delay_ns " +
+                                 std::to_string(link.delayNs) + " is negative");
+    }
+    m_links.push_back(link);
+    MaybeFlush();
+}
+
+size_t
+ResultsDatabase::GetPendingRows() const
+{
+    return m_flows.size() + m_links.size();
+}
+
+void
+ResultsDatabase::MaybeFlush()
+{
+    const size_t unwritten = (m_flows.size() - m_flowsWritten) + (m_links.size() - m_linksWritten);
+    if (m_flushThreshold > 0 && unwritten >= m_flushThreshold)
+    {
+        Flush();
+    }
+}
+
+void
+ResultsDatabase::Flush()
+{
+    NS_LOG_FUNCTION(this);
+    RequireOpen();
+    if (m_flowsWritten == m_flows.size() && m_linksWritten == m_links.size())
+    {
+        return;
+    }
+    Transaction([this]() {
+        WritePending();
+    });
+}
+
+void
+ResultsDatabase::WritePending()
+{
+    // Values were range-checked by AddFlow/AddLink.
+    for (; m_flowsWritten < m_flows.size(); ++m_flowsWritten)
+    {
+        const FlowRecord& f = m_flows[m_flowsWritten];
+        Statement& s = m_insertFlow;
+        s.BindInt64(1, f.runId)
+            .BindInt64(2, static_cast<int64_t>(f.flowId))
+            .BindInt64(4, f.srcNode)
+            .BindInt64(5, f.dstNode)
+            .BindInt64(6, static_cast<int64_t>(f.bytes))
+            .BindInt64(7, f.startNs)
+            .BindInt64(10, static_cast<int64_t>(f.retransmittedBytes))
+            .BindInt64(11, f.priority)
+            .BindInt64(12, f.srcPort);
+        BindOptional(s, 3, f.jobId);
+        BindOptional(s, 8, f.endNs);
+        BindOptional(s, 9, f.ackNs);
+        s.Step();
+        s.Reset();
+    }
+    for (; m_linksWritten < m_links.size(); ++m_linksWritten)
+    {
+        const LinkRecord& l = m_links[m_linksWritten];
+        m_insertLink.BindInt64(1, l.runId)
+            .BindInt64(2, l.linkId)
+            .BindInt64(3, l.nodeA)
+            .BindInt64(4, l.nodeB)
+            .BindInt64(5, static_cast<int64_t>(l.rateBps))
+            .BindInt64(6, l.delayNs)
+            .BindInt64(7, static_cast<int64_t>(l.txBytesAb))
+            .BindInt64(8, static_cast<int64_t>(l.txBytesBa))
+            .BindInt64(9, static_cast<int64_t>(l.drops))
+            .BindInt64(10, static_cast<int64_t>(l.pfcPausesSent))
+            .BindInt64(11, static_cast<int64_t>(l.ecnMarked))
+            .BindInt64(12, static_cast<int64_t>(l.maxQueueBytes));
+        m_insertLink.Step();
+        m_insertLink.Reset();
+    }
+}
+
+void
+ResultsDatabase::FinishRun(
+    int64_t runId, int64_t simEndNs, double wallS, uint64_t events, uint64_t packetHops)
+{
+    NS_LOG_FUNCTION(this << runId << simEndNs << wallS << events << packetHops);
+    RequireOpenRun(runId, "FinishRun");
+    const std::string row = "run " + std::to_string(runId);
+    const int64_t eventsValue = ToInt64(events, row, "events");
+    const int64_t hopsValue = ToInt64(packetHops, row, "packet_hops");
+    // Rows and status commit together: 'complete' implies every row is there.
+    Transaction([&]() {
+        WritePending();
+        Statement update = Prepare(std::string("UPDATE runs SET status = 'complete', "
+                                               "finished_at = ") +
+                                   kNow +
+                                   ", sim_end_ns = ?2, wall_s = ?3, events = ?4,"
+                                   " packet_hops = ?5, error = NULL"
+                                   " WHERE run_id = ?1 AND status = 'running'");
+        update.BindInt64(1, runId)
+            .BindInt64(2, simEndNs)
+            .BindDouble(3, wallS)
+            .BindInt64(4, eventsValue)
+            .BindInt64(5, hopsValue);
+        update.Step();
+        if (sqlite3_changes(m_db) != 1)
+        {
+            throw std::runtime_error(Where(m_path) + "FinishRun: " + row +
+                                     " is no longer 'running' in the file");
+        }
+        m_openRuns.erase(runId);
+    });
+}
+
+void
+ResultsDatabase::FailRun(int64_t runId, const std::string& message)
+{
+    NS_LOG_FUNCTION(this << runId << message);
+    RequireOpenRun(runId, "FailRun");
+    Transaction([&]() {
+        WritePending();
+        Statement update = Prepare(std::string("UPDATE runs SET status = 'failed', "
+                                               "finished_at = ") +
+                                   kNow + ", error = ?2 WHERE run_id = ?1 AND status = 'running'");
+        update.BindInt64(1, runId).BindText(2, message);
+        update.Step();
+        if (sqlite3_changes(m_db) != 1)
+        {
+            throw std::runtime_error(Where(m_path) + "FailRun: run " + std::to_string(runId) +
+                                     " is no longer 'running' in the file");
+        }
+        m_openRuns.erase(runId);
+    });
+}
+
+} // namespace ns3

@@ -1,0 +1,652 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Tests of ResultsDatabase. Every check reads the file back through a
+ * separate SQLite connection, so it sees only what was committed to disk.
+ */
+#include "ns3/results-database.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// An independent read-only connection to the file under test.
+class Reader
+{
+  public:
+    explicit Reader(const std::string& path)
+    {
+        if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+        {
+            throw std::runtime_error("cannot open " + path);
+        }
+    }
+
+    ~Reader()
+    {
+        sqlite3_close(m_db);
+    }
+
+    /// \return the first column of the first row (nullopt if NULL or no row)
+    std::optional<int64_t> Int(const std::string& sql)
+    {
+        return Query<int64_t>(sql, [](sqlite3_stmt* s) {
+            return sqlite3_column_int64(s, 0);
+        });
+    }
+
+    std::optional<double> Real(const std::string& sql)
+    {
+        return Query<double>(sql, [](sqlite3_stmt* s) {
+            return sqlite3_column_double(s, 0);
+        });
+    }
+
+    std::optional<std::string> Text(const std::string& sql)
+    {
+        return Query<std::string>(sql, [](sqlite3_stmt* s) {
+            return std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+        });
+    }
+
+    /// \return the first column of every row, as text
+    std::vector<std::string> Column(const std::string& sql)
+    {
+        sqlite3_stmt* s = Prepare(sql);
+        std::vector<std::string> values;
+        while (sqlite3_step(s) == SQLITE_ROW)
+        {
+            values.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+        }
+        sqlite3_finalize(s);
+        return values;
+    }
+
+  private:
+    sqlite3_stmt* Prepare(const std::string& sql)
+    {
+        sqlite3_stmt* s = nullptr;
+        if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
+        {
+            throw std::runtime_error(sql + ": " + sqlite3_errmsg(m_db));
+        }
+        return s;
+    }
+
+    template <typename T, typename F>
+    std::optional<T> Query(const std::string& sql, F get)
+    {
+        sqlite3_stmt* s = Prepare(sql);
+        std::optional<T> value;
+        if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+        {
+            value = get(s);
+        }
+        sqlite3_finalize(s);
+        return value;
+    }
+
+    sqlite3* m_db{nullptr};
+};
+
+FlowRecord
+MakeFlow(int64_t runId, uint64_t flowId, uint64_t bytes)
+{
+    FlowRecord f;
+    f.runId = runId;
+    f.flowId = flowId;
+    f.jobId = 1;
+    f.srcNode = 2;
+    f.dstNode = 3;
+    f.bytes = bytes;
+    f.startNs = 1000;
+    f.endNs = 2000;
+    f.ackNs = 3000;
+    return f;
+}
+
+class ResultsDatabaseTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "results-database-XXXXXX").string();
+        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+        m_dir = pattern;
+        m_path = m_dir + "/results.db";
+    }
+
+    void TearDown() override
+    {
+        std::filesystem::remove_all(m_dir);
+    }
+
+    Ptr<ResultsDatabase> OpenDb(uint32_t flushThreshold = 10000)
+    {
+        auto db = CreateObject<ResultsDatabase>();
+        db->SetAttribute("FlushThreshold", UintegerValue(flushThreshold));
+        db->Open(m_path);
+        return db;
+    }
+
+    std::string RunSql(int64_t runId, const std::string& column)
+    {
+        return "SELECT " + column + " FROM runs WHERE run_id = " + std::to_string(runId);
+    }
+
+    std::string m_dir;
+    std::string m_path;
+};
+
+TEST_F(ResultsDatabaseTest, CreatesSchemaWithRunIdIndexes)
+{
+    OpenDb();
+    Reader r(m_path);
+    const std::vector<std::pair<std::string, std::set<std::string>>> expected = {
+        {"runs",
+         {"run_id",
+          "example",
+          "scheduler",
+          "seed",
+          "params_json",
+          "status",
+          "started_at",
+          "sim_end_ns",
+          "wall_s",
+          "events",
+          "packet_hops",
+          "error"}},
+        {"flows",
+         {"run_id",
+          "flow_id",
+          "job_id",
+          "src_node",
+          "dst_node",
+          "bytes",
+          "start_ns",
+          "end_ns",
+          "ack_ns",
+          "retransmitted_bytes",
+          "priority",
+          "src_port"}},
+        {"links",
+         {"run_id",
+          "link_id",
+          "node_a",
+          "node_b",
+          "rate_bps",
+          "delay_ns",
+          "tx_bytes_ab",
+          "tx_bytes_ba",
+          "drops",
+          "pfc_pauses_sent",
+          "ecn_marked",
+          "max_queue_bytes"}},
+    };
+    for (const auto& [table, columns] : expected)
+    {
+        const auto actual = r.Column("SELECT name FROM pragma_table_info('" + table + "')");
+        const std::set<std::string> present(actual.begin(), actual.end());
+        for (const auto& column : columns)
+        {
+            EXPECT_EQ(present.count(column), 1U) << table << "." << column;
+        }
+    }
+    for (const std::string table : {"flows", "links"})
+    {
+        // An index whose leading column is run_id serves "WHERE run_id = ?".
+        EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_master m, pragma_index_info(m.name) i"
+                        " WHERE m.type = 'index' AND m.tbl_name = '" +
+                        table + "' AND i.seqno = 0 AND i.name = 'run_id'"),
+                  1)
+            << table;
+    }
+    EXPECT_EQ(r.Text("PRAGMA journal_mode"), "wal");
+}
+
+TEST_F(ResultsDatabaseTest, ReopeningKeepsExistingRuns)
+{
+    int64_t first = 0;
+    {
+        auto db = OpenDb();
+        first = db->BeginRun("a", "fair", 1, "{}");
+        db->FinishRun(first, 10, 0.5, 1, 1);
+        db->Dispose();
+    }
+    auto db = OpenDb();
+    const int64_t second = db->BeginRun("b", "fair", 2, "{}");
+    EXPECT_NE(first, second);
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM runs"), 2);
+    EXPECT_EQ(r.Text(RunSql(first, "status")), "complete");
+}
+
+TEST_F(ResultsDatabaseTest, BeginRunInsertsRunningRow)
+{
+    auto db = OpenDb();
+    const int64_t id = db->BeginRun("ring-all-reduce", "cassini", 42, R"({"k":4})");
+    EXPECT_GT(id, 0);
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "running");
+    EXPECT_EQ(r.Text(RunSql(id, "example")), "ring-all-reduce");
+    EXPECT_EQ(r.Text(RunSql(id, "scheduler")), "cassini");
+    EXPECT_EQ(r.Int(RunSql(id, "seed")), 42);
+    EXPECT_EQ(r.Text(RunSql(id, "params_json")), R"({"k":4})");
+    EXPECT_TRUE(r.Text(RunSql(id, "started_at")).has_value());
+    EXPECT_FALSE(r.Int(RunSql(id, "sim_end_ns")).has_value());
+    EXPECT_FALSE(r.Text(RunSql(id, "error")).has_value());
+}
+
+TEST_F(ResultsDatabaseTest, FinishRunRecordsCompletionAndNumbers)
+{
+    auto db = OpenDb();
+    const int64_t id = db->BeginRun("x", "fair", 7, "{}");
+    db->FinishRun(id, 123456789012LL, 2.5, 1000000, 2000000);
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "complete");
+    EXPECT_EQ(r.Int(RunSql(id, "sim_end_ns")), 123456789012LL);
+    EXPECT_DOUBLE_EQ(r.Real(RunSql(id, "wall_s")).value(), 2.5);
+    EXPECT_EQ(r.Int(RunSql(id, "events")), 1000000);
+    EXPECT_EQ(r.Int(RunSql(id, "packet_hops")), 2000000);
+    EXPECT_FALSE(r.Text(RunSql(id, "error")).has_value());
+}
+
+TEST_F(ResultsDatabaseTest, TwoRunsGetDistinctIdsAndSeparateRows)
+{
+    auto db = OpenDb();
+    const int64_t a = db->BeginRun("x", "fair", 1, "{}");
+    const int64_t b = db->BeginRun("x", "isolated", 1, "{}");
+    EXPECT_NE(a, b);
+    // Interleaved, as two recorders sharing one database would add them.
+    for (uint64_t i = 0; i < 5; ++i)
+    {
+        db->AddFlow(MakeFlow(a, i, 100));
+        if (i < 3)
+        {
+            db->AddFlow(MakeFlow(b, i, 7));
+        }
+    }
+    LinkRecord link;
+    link.runId = b;
+    db->AddLink(link);
+    db->FinishRun(a, 1, 1.0, 1, 1);
+    db->FinishRun(b, 2, 2.0, 2, 2);
+    Reader r(m_path);
+    const auto where = [](int64_t id) {
+        return " WHERE run_id = " + std::to_string(id);
+    };
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows" + where(a)), 5);
+    EXPECT_EQ(r.Int("SELECT sum(bytes) FROM flows" + where(a)), 500);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows" + where(b)), 3);
+    EXPECT_EQ(r.Int("SELECT sum(bytes) FROM flows" + where(b)), 21);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links" + where(a)), 0);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links" + where(b)), 1);
+    EXPECT_EQ(r.Int(RunSql(b, "sim_end_ns")), 2);
+}
+
+TEST_F(ResultsDatabaseTest, TenThousandFlowsRoundTrip)
+{
+    const uint64_t n = 10000;
+    auto db = OpenDb(1000);
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    for (uint64_t i = 0; i < n; ++i)
+    {
+        db->AddFlow(MakeFlow(id, i, 1000 + i));
+    }
+    db->FinishRun(id, 1, 1.0, 1, 1);
+    EXPECT_EQ(db->GetPendingRows(), 0U);
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows WHERE run_id = " + std::to_string(id)),
+              static_cast<int64_t>(n));
+    // sum of (1000 + i) for i < n, and of i: closed forms
+    EXPECT_EQ(r.Int("SELECT sum(bytes) FROM flows"),
+              static_cast<int64_t>(1000 * n + n * (n - 1) / 2));
+    EXPECT_EQ(r.Int("SELECT sum(flow_id) FROM flows"), static_cast<int64_t>(n * (n - 1) / 2));
+    EXPECT_EQ(r.Int("SELECT count(DISTINCT flow_id) FROM flows"), static_cast<int64_t>(n));
+}
+
+TEST_F(ResultsDatabaseTest, FlowAndLinkFieldsRoundTrip)
+{
+    auto db = OpenDb();
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    FlowRecord f;
+    f.runId = id;
+    f.flowId = 11;
+    f.jobId = 4;
+    f.srcNode = 12;
+    f.dstNode = 13;
+    f.bytes = 1ULL << 40;
+    f.startNs = 14;
+    f.endNs = 15;
+    f.ackNs = 16;
+    f.retransmittedBytes = 17;
+    f.priority = 3;
+    f.srcPort = 65535;
+    db->AddFlow(f);
+    LinkRecord l;
+    l.runId = id;
+    l.linkId = 21;
+    l.nodeA = 22;
+    l.nodeB = 23;
+    l.rateBps = 400000000000ULL;
+    l.delayNs = 1000;
+    l.txBytesAb = 24;
+    l.txBytesBa = 25;
+    l.drops = 26;
+    l.pfcPausesSent = 27;
+    l.ecnMarked = 28;
+    l.maxQueueBytes = 29;
+    db->AddLink(l);
+    db->FinishRun(id, 1, 1.0, 1, 1);
+    Reader r(m_path);
+    EXPECT_EQ(r.Text("SELECT group_concat(v, ',') FROM (SELECT flow_id AS v FROM flows UNION ALL "
+                     "SELECT job_id FROM flows UNION ALL SELECT src_node FROM flows UNION ALL "
+                     "SELECT dst_node FROM flows UNION ALL SELECT bytes FROM flows UNION ALL "
+                     "SELECT start_ns FROM flows UNION ALL SELECT end_ns FROM flows UNION ALL "
+                     "SELECT ack_ns FROM flows UNION ALL SELECT retransmitted_bytes FROM flows "
+                     "UNION ALL SELECT priority FROM flows UNION ALL SELECT src_port FROM flows)"),
+              "11,4,12,13,1099511627776,14,15,16,17,3,65535");
+    EXPECT_EQ(r.Text("SELECT link_id || ',' || node_a || ',' || node_b || ',' || rate_bps || ',' "
+                     "|| delay_ns || ',' || tx_bytes_ab || ',' || tx_bytes_ba || ',' || drops "
+                     "|| ',' || pfc_pauses_sent || ',' || ecn_marked || ',' || max_queue_bytes "
+                     "FROM links"),
+              "21,22,23,400000000000,1000,24,25,26,27,28,29");
+}
+
+TEST_F(ResultsDatabaseTest, MinusOneIsStoredAsNull)
+{
+    auto db = OpenDb();
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    FlowRecord background = MakeFlow(id, 1, 10);
+    background.jobId = -1;
+    FlowRecord undelivered = MakeFlow(id, 2, 10);
+    undelivered.jobId = 0;
+    undelivered.endNs = -1;
+    undelivered.ackNs = -1;
+    db->AddFlow(background);
+    db->AddFlow(undelivered);
+    db->FinishRun(id, 1, 1.0, 1, 1);
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows WHERE job_id IS NULL"), 1);
+    EXPECT_EQ(r.Int("SELECT flow_id FROM flows WHERE job_id IS NULL"), 1);
+    EXPECT_EQ(r.Int("SELECT job_id FROM flows WHERE flow_id = 2"), 0);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows WHERE end_ns IS NULL AND ack_ns IS NULL"), 1);
+    EXPECT_EQ(r.Int("SELECT flow_id FROM flows WHERE end_ns IS NULL"), 2);
+}
+
+TEST_F(ResultsDatabaseTest, UnfinishedRunStaysRunning)
+{
+    int64_t id = 0;
+    {
+        auto db = OpenDb();
+        id = db->BeginRun("x", "fair", 1, "{}");
+        db->AddFlow(MakeFlow(id, 1, 10));
+        // Dropped without FinishRun, as when a simulation aborts.
+    }
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "running");
+    EXPECT_FALSE(r.Int(RunSql(id, "sim_end_ns")).has_value());
+}
+
+TEST_F(ResultsDatabaseTest, DisposeClosesAndKeepsRunRunning)
+{
+    auto db = OpenDb();
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    db->AddFlow(MakeFlow(id, 1, 10));
+    db->Dispose();
+    EXPECT_FALSE(db->IsOpen());
+    EXPECT_THROW(db->AddFlow(MakeFlow(id, 2, 10)), std::runtime_error);
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "running");
+    // Buffered rows are written on close; the run still says they may be partial.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 1);
+}
+
+TEST_F(ResultsDatabaseTest, FailRunRecordsMessage)
+{
+    auto db = OpenDb();
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    db->FailRun(id, "MILP solver: infeasible at iteration 3");
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "failed");
+    EXPECT_EQ(r.Text(RunSql(id, "error")), "MILP solver: infeasible at iteration 3");
+    // A failed run is closed: no more rows, no completion.
+    EXPECT_THROW(db->AddFlow(MakeFlow(id, 1, 10)), std::runtime_error);
+    EXPECT_THROW(db->FinishRun(id, 1, 1.0, 1, 1), std::runtime_error);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "failed");
+}
+
+TEST_F(ResultsDatabaseTest, OpenInMissingDirectoryThrowsNamingPath)
+{
+    const std::string path = m_dir + "/no-such-dir/results.db";
+    auto db = CreateObject<ResultsDatabase>();
+    try
+    {
+        db->Open(path);
+        FAIL() << "Open succeeded";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(db->IsOpen());
+}
+
+TEST_F(ResultsDatabaseTest, OpenOfNonDatabaseFileThrowsNamingPath)
+{
+    std::ofstream(m_path) << "this is not an SQLite database, but it is long enough to look like "
+                             "a header of one to the library\n";
+    auto db = CreateObject<ResultsDatabase>();
+    try
+    {
+        db->Open(m_path);
+        FAIL() << "Open succeeded";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find(m_path), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(db->IsOpen());
+}
+
+TEST_F(ResultsDatabaseTest, RowsAreWrittenWhenThresholdIsReached)
+{
+    auto db = OpenDb(100);
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    for (uint64_t i = 0; i < 250; ++i)
+    {
+        db->AddFlow(MakeFlow(id, i, 1));
+    }
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 200);
+    EXPECT_EQ(db->GetPendingRows(), 50U);
+    db->Flush();
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 250);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "running");
+}
+
+TEST_F(ResultsDatabaseTest, FinishRunCommitsRowsAndStatusTogether)
+{
+    auto db = OpenDb(0);
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    // Make the last row of the run fail to insert, as a full disk would.
+    db->Exec("CREATE TEMP TRIGGER reject BEFORE INSERT ON flows WHEN NEW.flow_id = 999"
+             " BEGIN SELECT RAISE(ABORT, 'rejected'); END;");
+    for (uint64_t i = 0; i < 5; ++i)
+    {
+        db->AddFlow(MakeFlow(id, i, 1));
+    }
+    db->AddFlow(MakeFlow(id, 999, 1));
+    EXPECT_THROW(db->FinishRun(id, 1, 1.0, 1, 1), std::runtime_error);
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "running");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 0);
+    // Nothing was lost: once the cause is gone the same rows go in.
+    EXPECT_EQ(db->GetPendingRows(), 6U);
+    db->Exec("DROP TRIGGER temp.reject");
+    // If the status update fails instead, the rows written before it in the
+    // same call are rolled back with it: one transaction, not two.
+    db->Exec("CREATE TEMP TRIGGER reject_status BEFORE UPDATE OF status ON runs"
+             " BEGIN SELECT RAISE(ABORT, 'rejected'); END;");
+    EXPECT_THROW(db->FinishRun(id, 1, 1.0, 1, 1), std::runtime_error);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "running");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 0);
+    EXPECT_EQ(db->GetPendingRows(), 6U);
+    db->Exec("DROP TRIGGER temp.reject_status");
+    db->FinishRun(id, 1, 1.0, 1, 1);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "complete");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 6);
+}
+
+TEST_F(ResultsDatabaseTest, LaterTablesUsePrepareAndTransaction)
+{
+    auto db = OpenDb();
+    db->Exec("CREATE TABLE IF NOT EXISTS jobs (run_id INTEGER NOT NULL, job_id INTEGER NOT NULL,"
+             " model TEXT NOT NULL, share REAL)");
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    auto insert =
+        db->Prepare("INSERT INTO jobs (run_id, job_id, model, share) VALUES (?, ?, ?, ?)");
+    for (int64_t job = 0; job < 3; ++job)
+    {
+        insert.BindInt64(1, id).BindInt64(2, job).BindText(3, "gpt-" + std::to_string(job));
+        if (job == 2)
+        {
+            insert.BindNull(4);
+        }
+        else
+        {
+            insert.BindDouble(4, 0.25 * (job + 1));
+        }
+        EXPECT_FALSE(insert.Step());
+        insert.Reset();
+    }
+    auto select = db->Prepare("SELECT job_id, model, share FROM jobs ORDER BY job_id");
+    ASSERT_EQ(select.ColumnCount(), 3);
+    std::vector<std::string> rows;
+    while (select.Step())
+    {
+        rows.push_back(std::to_string(select.GetInt64(0)) + " " + select.GetText(1) + " " +
+                       (select.IsNull(2) ? "NULL" : std::to_string(select.GetDouble(2))));
+    }
+    EXPECT_EQ(rows,
+              (std::vector<std::string>{"0 gpt-0 0.250000", "1 gpt-1 0.500000", "2 gpt-2 NULL"}));
+    EXPECT_THROW(db->Prepare("SELECT 1; SELECT 2"), std::runtime_error);
+    EXPECT_THROW(db->Exec("INSERT INTO no_such_table VALUES (1)"), std::runtime_error);
+
+    // A throwing body undoes its rows, the run's completion and the flows with it.
+    db->AddFlow(MakeFlow(id, 1, 10));
+    EXPECT_THROW(db->Transaction([&]() {
+        db->Exec("INSERT INTO jobs VALUES (" + std::to_string(id) + ", 9, 'late', NULL)");
+        db->FinishRun(id, 1, 1.0, 1, 1);
+        throw std::runtime_error("job table check failed");
+    }),
+                 std::runtime_error);
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM jobs"), 3);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 0);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "running");
+
+    // The same run can still be completed atomically with a later table's rows.
+    db->Transaction([&]() {
+        db->Exec("INSERT INTO jobs VALUES (" + std::to_string(id) + ", 9, 'late', NULL)");
+        db->FinishRun(id, 1, 1.0, 1, 1);
+    });
+    EXPECT_EQ(r.Int("SELECT count(*) FROM jobs"), 4);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 1);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "complete");
+}
+
+TEST_F(ResultsDatabaseTest, RejectsRowsThatWouldBeWrong)
+{
+    auto db = OpenDb();
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    EXPECT_THROW(db->AddFlow(MakeFlow(id + 1, 1, 10)), std::runtime_error); // unknown run
+    EXPECT_THROW(db->AddFlow(MakeFlow(id, 1, std::numeric_limits<uint64_t>::max())),
+                 std::runtime_error);
+    FlowRecord early = MakeFlow(id, 2, 10);
+    early.endNs = early.startNs - 1;
+    EXPECT_THROW(db->AddFlow(early), std::runtime_error);
+    FlowRecord badJob = MakeFlow(id, 3, 10);
+    badJob.jobId = -2;
+    EXPECT_THROW(db->AddFlow(badJob), std::runtime_error);
+    LinkRecord link;
+    link.runId = id;
+    link.delayNs = -1;
+    EXPECT_THROW(db->AddLink(link), std::runtime_error);
+    EXPECT_EQ(db->GetPendingRows(), 0U);
+    db->FinishRun(id, 1, 1.0, 1, 1);
+    EXPECT_THROW(db->AddFlow(MakeFlow(id, 4, 10)), std::runtime_error); // finished run
+    EXPECT_THROW(db->FinishRun(id, 1, 1.0, 1, 1), std::runtime_error);
+}
+
+TEST_F(ResultsDatabaseTest, SeveralProcessesShareOneFile)
+{
+    const int processes = 4;
+    const uint64_t flows = 3000;
+    std::vector<pid_t> children;
+    for (int p = 0; p < processes; ++p)
+    {
+        const pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0)
+        {
+            int status = 0;
+            try
+            {
+                auto db = OpenDb(250); // small batches: many interleaved transactions
+                const int64_t id = db->BeginRun("x", "fair", p, "{}");
+                for (uint64_t i = 0; i < flows; ++i)
+                {
+                    db->AddFlow(MakeFlow(id, i, p + 1));
+                }
+                db->FinishRun(id, 1, 1.0, 1, 1);
+                db->Dispose();
+            }
+            catch (const std::exception& e)
+            {
+                fprintf(stderr, "child %d: %s\n", p, e.what());
+                status = 1;
+            }
+            _exit(status);
+        }
+        children.push_back(pid);
+    }
+    for (pid_t pid : children)
+    {
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM runs WHERE status = 'complete'"), processes);
+    EXPECT_EQ(r.Int("SELECT count(DISTINCT run_id) FROM runs"), processes);
+    // Each process p wrote `flows` rows of p + 1 bytes under its own run.
+    for (int p = 0; p < processes; ++p)
+    {
+        const std::string run = "(SELECT run_id FROM runs WHERE seed = " + std::to_string(p) + ")";
+        EXPECT_EQ(r.Int("SELECT count(*) FROM flows WHERE run_id = " + run),
+                  static_cast<int64_t>(flows));
+        EXPECT_EQ(r.Int("SELECT sum(bytes) FROM flows WHERE run_id = " + run),
+                  static_cast<int64_t>(flows * (p + 1)));
+    }
+}
+
+} // namespace

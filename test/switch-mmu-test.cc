@@ -1,0 +1,830 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// SwitchMmu: every expectation is computed here from the documented formulas
+// (analytic values or a small reference model), never read back from the MMU.
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/switch-mmu.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint64_t kBuffer = 32000000;
+constexpr uint64_t kReserve = 2200;
+constexpr uint64_t kOffset = 2200;
+constexpr uint32_t kMtu = 1100;
+constexpr uint32_t kPkt = 1100;
+constexpr uint64_t kClasses = 8;
+
+/// Headroom 3 x rate x delay + 2 MTU, from integer Gb/s and ns, rounded up.
+uint64_t
+ExpectedHeadroom(uint64_t gbps, uint64_t delayNs, uint64_t mtu)
+{
+    return (3 * gbps * delayNs + 7) / 8 + 2 * mtu;
+}
+
+struct MmuParams
+{
+    uint64_t buffer = kBuffer;
+    uint64_t reserve = kReserve;
+    double alpha = 0.125;
+    uint64_t offset = kOffset;
+    bool pfc = true;
+    double egressAlpha = 1.0;
+    uint64_t headroom = 0;
+};
+
+Ptr<SwitchMmu>
+MakeMmu(const MmuParams& p)
+{
+    Ptr<SwitchMmu> mmu = CreateObject<SwitchMmu>();
+    mmu->SetAttribute("BufferSize", UintegerValue(p.buffer));
+    mmu->SetAttribute("ReservePerQueue", UintegerValue(p.reserve));
+    mmu->SetAttribute("PfcAlpha", DoubleValue(p.alpha));
+    mmu->SetAttribute("ResumeOffset", UintegerValue(p.offset));
+    mmu->SetAttribute("PfcEnabled", BooleanValue(p.pfc));
+    mmu->SetAttribute("EgressAlpha", DoubleValue(p.egressAlpha));
+    mmu->SetAttribute("Headroom", UintegerValue(p.headroom));
+    return mmu;
+}
+
+/// nPorts ports, all 100 Gb/s with 1 us links.
+Ptr<SwitchMmu>
+MakeUniform(const MmuParams& p, uint32_t nPorts)
+{
+    Ptr<SwitchMmu> mmu = MakeMmu(p);
+    mmu->Configure(nPorts);
+    for (uint32_t i = 0; i < nPorts; ++i)
+    {
+        mmu->ConfigurePort(i, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    }
+    return mmu;
+}
+
+// 100 Gb/s, 1 us: 3 x 12500 B + 2 x 1100 B.
+constexpr uint64_t kH100 = 37500 + 2 * kMtu;
+
+uint64_t
+SharedPool(uint32_t nPorts, uint64_t headroom)
+{
+    return kBuffer - nPorts * kClasses * kReserve - nPorts * kClasses * headroom;
+}
+
+/// Independent model of the documented admission rules.
+class RefMmu
+{
+  public:
+    RefMmu(const MmuParams& p, std::vector<uint64_t> headroom)
+        : m_p(p),
+          m_headroom(std::move(headroom))
+    {
+        const uint64_t n = m_headroom.size();
+        uint64_t sumH = 0;
+        for (uint64_t h : m_headroom)
+        {
+            sumH += p.pfc ? h : 0;
+        }
+        m_pool = p.buffer - n * kClasses * p.reserve - kClasses * sumH;
+        m_q.assign(n * kClasses, Q{});
+        m_egress.assign(n * kClasses, 0);
+    }
+
+    struct Q
+    {
+        uint64_t r = 0;
+        uint64_t s = 0;
+        uint64_t h = 0;
+    };
+
+    bool Admit(uint32_t in, uint32_t out, uint8_t cls, uint64_t b)
+    {
+        Q& q = m_q[in * kClasses + cls];
+        const uint64_t r = std::min(b, m_p.reserve - q.r);
+        const uint64_t rest = b - r;
+        uint64_t s = 0;
+        uint64_t h = 0;
+        if (rest > 0)
+        {
+            const uint64_t freeNow = m_pool - m_shared;
+            const bool fits = rest <= freeNow;
+            const uint64_t freeAfter = fits ? freeNow - rest : 0;
+            if (m_p.pfc)
+            {
+                if (fits && q.s + rest <= static_cast<uint64_t>(m_p.alpha * freeAfter))
+                {
+                    s = rest;
+                }
+                else if (q.h + rest <= m_headroom[in])
+                {
+                    h = rest;
+                }
+                else
+                {
+                    return false;
+                }
+            }
+            else
+            {
+                if (!fits || m_egress[out * kClasses + cls] + b >
+                                 static_cast<uint64_t>(m_p.egressAlpha * freeAfter))
+                {
+                    return false;
+                }
+                s = rest;
+            }
+        }
+        q.r += r;
+        q.s += s;
+        q.h += h;
+        m_shared += s;
+        m_egress[out * kClasses + cls] += b;
+        return true;
+    }
+
+    void Release(uint32_t in, uint32_t out, uint8_t cls, uint64_t b)
+    {
+        Q& q = m_q[in * kClasses + cls];
+        const uint64_t h = std::min(b, q.h);
+        const uint64_t s = std::min(b - h, q.s);
+        q.h -= h;
+        q.s -= s;
+        q.r -= b - h - s;
+        m_shared -= s;
+        m_egress[out * kClasses + cls] -= b;
+    }
+
+    uint64_t Threshold() const
+    {
+        return static_cast<uint64_t>(m_p.alpha * (m_pool - m_shared));
+    }
+
+    const Q& Queue(uint32_t port, uint8_t cls) const
+    {
+        return m_q[port * kClasses + cls];
+    }
+
+    uint64_t Egress(uint32_t port, uint8_t cls) const
+    {
+        return m_egress[port * kClasses + cls];
+    }
+
+    uint64_t Pool() const
+    {
+        return m_pool;
+    }
+
+    uint64_t Shared() const
+    {
+        return m_shared;
+    }
+
+  private:
+    MmuParams m_p;
+    std::vector<uint64_t> m_headroom;
+    uint64_t m_pool;
+    uint64_t m_shared = 0;
+    std::vector<Q> m_q;
+    std::vector<uint64_t> m_egress;
+};
+
+/// Packets the lone queue of an otherwise empty MMU can keep in the shared pool
+/// with alpha = 1/8: the largest n with n b <= (S - n b) / 8, i.e. 9 n b <= S.
+uint64_t
+LoneQueueSharedPackets(uint64_t pool, uint64_t b)
+{
+    return pool / (9 * b);
+}
+
+} // namespace
+
+TEST(SwitchMmu, HeadroomAndPoolFollowFormulas)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeMmu(p);
+    mmu->Configure(3);
+    mmu->ConfigurePort(0, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    mmu->ConfigurePort(1, DataRate("400Gbps"), NanoSeconds(2000), kMtu);
+    mmu->ConfigurePort(2, DataRate("25Gbps"), NanoSeconds(333), kMtu);
+    EXPECT_EQ(mmu->GetHeadroom(0), kH100);
+    EXPECT_EQ(mmu->GetHeadroom(1), 300000u + 2 * kMtu);
+    // 3 x 25e9 x 333e-9 / 8 = 3121.875 B, rounded up.
+    EXPECT_EQ(mmu->GetHeadroom(2), 3122u + 2 * kMtu);
+    EXPECT_EQ(ExpectedHeadroom(25, 333, kMtu), 3122u + 2 * kMtu);
+    const uint64_t sumH = kH100 + 302200 + 5322;
+    EXPECT_EQ(mmu->GetSharedPoolSize(), kBuffer - 3 * kClasses * kReserve - kClasses * sumH);
+    EXPECT_EQ(mmu->GetThreshold(),
+              static_cast<uint64_t>(0.125 * (kBuffer - 3 * kClasses * kReserve - kClasses * sumH)));
+
+    // Reconfiguring a port replaces its headroom in the totals.
+    mmu->ConfigurePort(1, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    EXPECT_EQ(mmu->GetSharedPoolSize(),
+              kBuffer - 3 * kClasses * kReserve - kClasses * (2 * kH100 + 5322));
+
+    // A fixed Headroom attribute applies to every port.
+    p.headroom = 50000;
+    Ptr<SwitchMmu> fixed = MakeUniform(p, 2);
+    EXPECT_EQ(fixed->GetHeadroom(0), 50000u);
+    EXPECT_EQ(fixed->GetHeadroom(1), 50000u);
+    EXPECT_EQ(fixed->GetSharedPoolSize(), SharedPool(2, 50000));
+
+    // Lossy: no headroom at all.
+    p.headroom = 0;
+    p.pfc = false;
+    Ptr<SwitchMmu> lossy = MakeUniform(p, 2);
+    EXPECT_EQ(lossy->GetHeadroom(0), 0u);
+    EXPECT_EQ(lossy->GetSharedPoolSize(), kBuffer - 2 * kClasses * kReserve);
+}
+
+TEST(SwitchMmu, FillsReserveThenSharedThenHeadroomAndReleasesInReverse)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
+    const uint64_t pool = SharedPool(2, kH100);
+    const uint64_t nShared = LoneQueueSharedPackets(pool, kPkt);
+    const uint64_t nHeadroom = kH100 / kPkt; // 36 packets
+    const uint8_t cls = 3;
+
+    uint64_t admitted = 0;
+    for (uint64_t i = 0; i < 2 + nShared + nHeadroom; ++i)
+    {
+        ASSERT_TRUE(mmu->Admit(0, 1, cls, kPkt)) << "packet " << i;
+        ++admitted;
+        const uint64_t inReserve = std::min<uint64_t>(admitted, 2);
+        const uint64_t inShared = std::min<uint64_t>(admitted - inReserve, nShared);
+        const uint64_t inHeadroom = admitted - inReserve - inShared;
+        ASSERT_EQ(mmu->GetIngressReserveBytes(0, cls), inReserve * kPkt);
+        ASSERT_EQ(mmu->GetIngressSharedBytes(0, cls), inShared * kPkt);
+        ASSERT_EQ(mmu->GetIngressHeadroomBytes(0, cls), inHeadroom * kPkt);
+        ASSERT_EQ(mmu->GetSharedUsed(), inShared * kPkt);
+        ASSERT_EQ(mmu->GetHeadroomUsed(), inHeadroom * kPkt);
+        ASSERT_EQ(mmu->GetIngressBytes(0, cls), admitted * kPkt);
+        ASSERT_EQ(mmu->GetEgressBytes(1, cls), admitted * kPkt);
+    }
+    // Headroom full: the next packet fits nowhere.
+    EXPECT_FALSE(mmu->Admit(0, 1, cls, kPkt));
+    EXPECT_EQ(mmu->GetTotalUsed(), admitted * kPkt);
+
+    // Release: headroom first, then shared, then reserve.
+    for (uint64_t left = admitted; left > 0; --left)
+    {
+        mmu->Release(0, 1, cls, kPkt);
+        const uint64_t remaining = left - 1;
+        const uint64_t inReserve = std::min<uint64_t>(remaining, 2);
+        const uint64_t inShared = std::min<uint64_t>(remaining - inReserve, nShared);
+        const uint64_t inHeadroom = remaining - inReserve - inShared;
+        ASSERT_EQ(mmu->GetIngressReserveBytes(0, cls), inReserve * kPkt);
+        ASSERT_EQ(mmu->GetIngressSharedBytes(0, cls), inShared * kPkt);
+        ASSERT_EQ(mmu->GetIngressHeadroomBytes(0, cls), inHeadroom * kPkt);
+    }
+    EXPECT_EQ(mmu->GetTotalUsed(), 0u);
+}
+
+TEST(SwitchMmu, SplitsAPacketBetweenReserveAndShared)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
+    ASSERT_TRUE(mmu->Admit(1, 0, 5, 1500));
+    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 5), 1500u);
+    ASSERT_TRUE(mmu->Admit(1, 0, 5, 1500));
+    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 5), kReserve);
+    EXPECT_EQ(mmu->GetIngressSharedBytes(1, 5), 3000 - kReserve);
+    EXPECT_EQ(mmu->GetSharedUsed(), 3000 - kReserve);
+    // Release 1000 B: all of it comes out of the 800 shared bytes first.
+    mmu->Release(1, 0, 5, 1000);
+    EXPECT_EQ(mmu->GetIngressSharedBytes(1, 5), 0u);
+    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 5), 2000u);
+}
+
+TEST(SwitchMmu, ThresholdIsAlphaTimesFreeShared)
+{
+    for (double alpha : {0.125, 0.5, 1.0, 2.0})
+    {
+        MmuParams p;
+        p.alpha = alpha;
+        Ptr<SwitchMmu> mmu = MakeUniform(p, 4);
+        RefMmu ref(p, std::vector<uint64_t>(4, kH100));
+        const uint64_t pool = SharedPool(4, kH100);
+        ASSERT_EQ(ref.Pool(), pool);
+        std::mt19937 rng(7);
+        for (int i = 0; i < 20000; ++i)
+        {
+            const uint32_t in = rng() % 4;
+            const uint32_t out = rng() % 4;
+            const uint8_t cls = rng() % kClasses;
+            const uint32_t b = 64 + rng() % 9000;
+            ASSERT_EQ(mmu->Admit(in, out, cls, b), ref.Admit(in, out, cls, b));
+            ASSERT_EQ(mmu->GetSharedUsed(), ref.Shared());
+            ASSERT_EQ(mmu->GetThreshold(),
+                      static_cast<uint64_t>(alpha * static_cast<double>(pool - ref.Shared())))
+                << "alpha " << alpha << " step " << i;
+        }
+    }
+}
+
+TEST(SwitchMmu, PausesExactlyWhenOverThreshold)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
+    const uint64_t pool = SharedPool(2, kH100);
+    const uint64_t nShared = LoneQueueSharedPackets(pool, kPkt);
+
+    // A lone queue stays within the threshold for its reserve and shared
+    // packets; the next one goes to headroom and must trigger PAUSE.
+    for (uint64_t i = 0; i < 2 + nShared; ++i)
+    {
+        ASSERT_TRUE(mmu->Admit(0, 1, 3, kPkt));
+        ASSERT_FALSE(mmu->CheckPause(0, 3)) << "packet " << i;
+    }
+    ASSERT_TRUE(mmu->Admit(0, 1, 3, kPkt));
+    EXPECT_TRUE(mmu->CheckPause(0, 3));
+    EXPECT_EQ(mmu->GetIngressHeadroomBytes(0, 3), kPkt);
+    mmu->SetPaused(0, 3, true);
+    EXPECT_TRUE(mmu->IsPaused(0, 3));
+    EXPECT_FALSE(mmu->CheckPause(0, 3)) << "already paused";
+    // Other queues are unaffected.
+    EXPECT_FALSE(mmu->CheckPause(0, 2));
+    EXPECT_FALSE(mmu->CheckPause(1, 3));
+}
+
+TEST(SwitchMmu, PauseBoundaryIsStrictlyAboveThreshold)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
+    const uint64_t pool = SharedPool(2, kH100);
+    // A lone queue holding s = floor(S / 9) shared bytes sits exactly at the
+    // threshold floor((S - s) / 8) for these numbers.
+    const uint64_t s = pool / 9;
+    ASSERT_EQ((pool - s) / 8, s);
+    ASSERT_TRUE(mmu->Admit(0, 1, 3, static_cast<uint32_t>(kReserve + s)));
+    ASSERT_EQ(mmu->GetIngressSharedBytes(0, 3), s);
+    EXPECT_FALSE(mmu->CheckPause(0, 3)) << "at the threshold, not over it";
+    // 8 more shared bytes elsewhere lower the threshold by one byte.
+    ASSERT_TRUE(mmu->Admit(1, 0, 0, kReserve + 8));
+    ASSERT_EQ((pool - s - 8) / 8, s - 1);
+    EXPECT_TRUE(mmu->CheckPause(0, 3));
+}
+
+TEST(SwitchMmu, PausesWhenOtherQueuesShrinkTheThreshold)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
+    const uint64_t pool = SharedPool(2, kH100);
+    const uint64_t nShared = LoneQueueSharedPackets(pool, kPkt);
+    for (uint64_t i = 0; i < 2 + nShared; ++i)
+    {
+        ASSERT_TRUE(mmu->Admit(0, 1, 3, kPkt));
+    }
+    const uint64_t sA = nShared * kPkt;
+    ASSERT_FALSE(mmu->CheckPause(0, 3));
+
+    // Queue (1, 4) fills the pool; queue (0, 3) holds still, so it goes over
+    // the threshold exactly when sA > floor((S - sA - sB) / 8).
+    bool sawPause = false;
+    uint64_t sB = 0;
+    for (int i = 0; i < 2000; ++i)
+    {
+        ASSERT_TRUE(mmu->Admit(1, 0, 4, kPkt));
+        if (i >= 2)
+        {
+            sB += kPkt; // past the 2-packet reserve
+        }
+        ASSERT_EQ(mmu->GetIngressHeadroomBytes(1, 4), 0u);
+        const bool over = sA > (pool - sA - sB) / 8;
+        ASSERT_EQ(mmu->CheckPause(0, 3), over) << "step " << i;
+        sawPause = sawPause || over;
+    }
+    EXPECT_TRUE(sawPause);
+}
+
+TEST(SwitchMmu, ResumesOnlyBelowThresholdMinusOffset)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
+    const uint64_t pool = SharedPool(2, kH100);
+    const uint64_t nShared = LoneQueueSharedPackets(pool, kPkt);
+    for (uint64_t i = 0; i < 2 + nShared + 1; ++i)
+    {
+        ASSERT_TRUE(mmu->Admit(0, 1, 3, kPkt));
+    }
+    ASSERT_TRUE(mmu->CheckPause(0, 3));
+    EXPECT_FALSE(mmu->CheckResume(0, 3)) << "not paused yet";
+    mmu->SetPaused(0, 3, true);
+    EXPECT_FALSE(mmu->CheckResume(0, 3)) << "headroom in use";
+
+    // Drain one packet at a time; shared bytes s after the headroom packet
+    // left: resume iff s == 0 or s + offset <= floor((S - s) / 8).
+    bool hysteresisSeen = false;
+    bool resumed = false;
+    uint64_t s = nShared * kPkt;
+    for (uint64_t k = 1; k <= 2 + nShared + 1 && !resumed; ++k)
+    {
+        mmu->Release(0, 1, 3, kPkt);
+        if (k >= 2)
+        {
+            s = s >= kPkt ? s - kPkt : 0;
+        }
+        const uint64_t threshold = (pool - s) / 8;
+        const bool expectResume = s == 0 || s + kOffset <= threshold;
+        ASSERT_EQ(mmu->CheckResume(0, 3), expectResume) << "release " << k;
+        // Back within the threshold yet not resumed: the hysteresis band.
+        hysteresisSeen = hysteresisSeen || (s <= threshold && !expectResume);
+        ASSERT_FALSE(mmu->CheckPause(0, 3)) << "paused queues never re-pause";
+        resumed = expectResume;
+    }
+    EXPECT_TRUE(resumed);
+    EXPECT_TRUE(hysteresisSeen);
+    mmu->SetPaused(0, 3, false);
+    EXPECT_FALSE(mmu->CheckResume(0, 3));
+    EXPECT_FALSE(mmu->IsPaused(0, 3));
+}
+
+TEST(SwitchMmu, HeadroomAbsorbsInFlightBytesAfterPause)
+{
+    MmuParams p;
+    const uint32_t nPorts = 4;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, nPorts);
+    uint32_t drops = 0;
+    mmu->TraceConnectWithoutContext(
+        "Drop",
+        MakeBoundCallback(
+            +[](uint32_t* n, uint32_t, uint32_t, uint8_t, uint32_t) { ++*n; },
+            &drops));
+
+    // In flight after PAUSE: 3 x rate x delay = 37500 B, i.e. 35 packets.
+    const uint64_t inFlight = (3 * 100 * 1000) / 8;
+    const uint64_t burst = (inFlight + kPkt - 1) / kPkt;
+    ASSERT_EQ(burst, 35u);
+
+    // Every ingress queue in turn fills until PAUSE, then takes its burst;
+    // later queues face an ever smaller threshold.
+    for (uint32_t in = 0; in < nPorts; ++in)
+    {
+        for (uint8_t cls = 0; cls < kClasses; ++cls)
+        {
+            const uint32_t out = (in + 1) % nPorts;
+            int sent = 0;
+            while (!mmu->CheckPause(in, cls))
+            {
+                ASSERT_TRUE(mmu->Admit(in, out, cls, kPkt));
+                ASSERT_LT(++sent, 100000);
+            }
+            mmu->SetPaused(in, cls, true);
+            for (uint64_t i = 0; i < burst; ++i)
+            {
+                ASSERT_TRUE(mmu->Admit(in, out, cls, kPkt))
+                    << "in-flight packet " << i << " of queue (" << in << ", " << +cls << ")";
+            }
+            ASSERT_LE(mmu->GetIngressHeadroomBytes(in, cls), kH100);
+            ASSERT_LE(mmu->GetTotalUsed(), kBuffer);
+        }
+    }
+    EXPECT_EQ(drops, 0u);
+    EXPECT_GT(mmu->GetHeadroomUsed(), 0u);
+
+    // Beyond the headroom a packet is dropped (and reported), never buffered.
+    uint64_t h = mmu->GetIngressHeadroomBytes(0, 0);
+    while (h + kPkt <= kH100)
+    {
+        ASSERT_TRUE(mmu->Admit(0, 1, 0, kPkt));
+        h += kPkt;
+    }
+    const uint64_t before = mmu->GetTotalUsed();
+    EXPECT_FALSE(mmu->Admit(0, 1, 0, kPkt));
+    EXPECT_EQ(drops, 1u);
+    EXPECT_EQ(mmu->GetTotalUsed(), before);
+    EXPECT_LE(mmu->GetTotalUsed(), kBuffer);
+}
+
+TEST(SwitchMmu, LossyDropsAtEgressThresholdAndNeverBefore)
+{
+    MmuParams p;
+    p.pfc = false;
+    p.egressAlpha = 1.0;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
+    const uint64_t pool = kBuffer - 2 * kClasses * kReserve;
+    ASSERT_EQ(mmu->GetSharedPoolSize(), pool);
+    // Egress queue of 2 reserve packets + n shared ones admits the (n+1)-th
+    // iff 2200 + (n + 1) b <= S - (n + 1) b.
+    const uint64_t maxShared = (pool - kReserve) / (2 * kPkt);
+    for (uint64_t i = 0; i < 2 + maxShared; ++i)
+    {
+        ASSERT_TRUE(mmu->Admit(0, 1, 0, kPkt)) << "packet " << i;
+        ASSERT_FALSE(mmu->CheckPause(0, 0));
+    }
+    for (int i = 0; i < 10; ++i)
+    {
+        EXPECT_FALSE(mmu->Admit(0, 1, 0, kPkt));
+    }
+    EXPECT_EQ(mmu->GetEgressBytes(1, 0), (2 + maxShared) * kPkt);
+    // After one departure the queue admits again, and only one packet.
+    mmu->Release(0, 1, 0, kPkt);
+    EXPECT_TRUE(mmu->Admit(0, 1, 0, kPkt));
+    EXPECT_FALSE(mmu->Admit(0, 1, 0, kPkt));
+    // Another egress queue still gets its share of the free pool.
+    EXPECT_TRUE(mmu->Admit(0, 0, 0, kPkt));
+}
+
+TEST(SwitchMmu, LossyDropsOnlyWhenTheBufferIsFull)
+{
+    MmuParams p;
+    p.pfc = false;
+    p.egressAlpha = 1e30; // egress threshold never binds (and saturates)
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 3);
+    const uint64_t pool = kBuffer - 3 * kClasses * kReserve;
+    const uint64_t fit = 2 + pool / kPkt;
+    for (uint64_t i = 0; i < fit; ++i)
+    {
+        ASSERT_TRUE(mmu->Admit(0, 1 + i % 2, 0, kPkt)) << "packet " << i;
+    }
+    EXPECT_FALSE(mmu->Admit(0, 1, 0, kPkt));
+    EXPECT_FALSE(mmu->Admit(2, 1, 7, kPkt + kReserve)) << "beyond its reserve, pool full";
+    EXPECT_TRUE(mmu->Admit(2, 1, 7, kPkt)) << "within its own reserve";
+    EXPECT_LE(mmu->GetTotalUsed(), kBuffer);
+    EXPECT_EQ(mmu->GetSharedUsed(), (fit - 2) * kPkt);
+}
+
+TEST(SwitchMmu, EcnThresholdsScaleWithRate)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeMmu(p);
+    mmu->Configure(4);
+    mmu->ConfigurePort(0, DataRate("25Gbps"), NanoSeconds(1000), kMtu);
+    mmu->ConfigurePort(1, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    mmu->ConfigurePort(2, DataRate("400Gbps"), NanoSeconds(1000), kMtu);
+    mmu->ConfigurePort(3, DataRate("10Gbps"), NanoSeconds(1000), kMtu);
+    EXPECT_EQ(mmu->GetKmin(0), 100000u);
+    EXPECT_EQ(mmu->GetKmax(0), 400000u);
+    EXPECT_EQ(mmu->GetKmin(1), 400000u);
+    EXPECT_EQ(mmu->GetKmax(1), 1600000u);
+    EXPECT_EQ(mmu->GetKmin(2), 1600000u);
+    EXPECT_EQ(mmu->GetKmax(2), 6400000u);
+    EXPECT_EQ(mmu->GetKmin(3), 40000u);
+    EXPECT_EQ(mmu->GetKmax(3), 160000u);
+    for (uint32_t port = 0; port < 4; ++port)
+    {
+        EXPECT_DOUBLE_EQ(mmu->GetPmax(port), 0.2);
+    }
+
+    mmu->SetAttribute("EcnKminPer25G", UintegerValue(50000));
+    mmu->SetAttribute("EcnPmax", DoubleValue(0.5));
+    mmu->ConfigurePort(1, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    EXPECT_EQ(mmu->GetKmin(1), 200000u);
+    EXPECT_DOUBLE_EQ(mmu->GetPmax(1), 0.5);
+
+    mmu->SetEcnParams(3, 1000, 2000, 1.0);
+    EXPECT_EQ(mmu->GetKmin(3), 1000u);
+    EXPECT_EQ(mmu->GetKmax(3), 2000u);
+    EXPECT_DOUBLE_EQ(mmu->GetPmax(3), 1.0);
+}
+
+TEST(SwitchMmu, EcnMarksByRed)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, 2); // 100G: Kmin 400 KB, Kmax 1600 KB
+    const uint64_t kmin = 400000;
+    const uint64_t kmax = 1600000;
+    const double pmax = 0.2;
+    const uint8_t cls = 3;
+    const int n = 1000;
+
+    auto fillTo = [&](uint64_t q) {
+        const uint64_t now = mmu->GetEgressBytes(1, cls);
+        ASSERT_LE(now, q);
+        if (q > now)
+        {
+            ASSERT_TRUE(mmu->Admit(0, 1, cls, static_cast<uint32_t>(q - now)));
+        }
+        ASSERT_EQ(mmu->GetEgressBytes(1, cls), q);
+    };
+    // Marks among n evenly spread uniform draws (i + 0.5) / n.
+    auto marks = [&]() {
+        int count = 0;
+        for (int i = 0; i < n; ++i)
+        {
+            count += mmu->ShouldMarkEcn(1, cls, (i + 0.5) / n) ? 1 : 0;
+        }
+        return count;
+    };
+
+    EXPECT_EQ(marks(), 0);
+    fillTo(kmin);
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls), 0.0);
+    EXPECT_FALSE(mmu->ShouldMarkEcn(1, cls, 0.0));
+    EXPECT_EQ(marks(), 0);
+
+    fillTo(kmin + 1);
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls), pmax * 1.0 / (kmax - kmin));
+    EXPECT_TRUE(mmu->ShouldMarkEcn(1, cls, 0.0));
+
+    fillTo((kmin + kmax) / 2); // p = 0.1
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls), 0.1);
+    EXPECT_TRUE(mmu->ShouldMarkEcn(1, cls, 0.0999));
+    EXPECT_FALSE(mmu->ShouldMarkEcn(1, cls, 0.1001));
+    EXPECT_EQ(marks(), 100);
+
+    fillTo(1300000); // p = 0.2 x 900/1200 = 0.15
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls), 0.15);
+    EXPECT_EQ(marks(), 150);
+
+    fillTo(kmax);
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls), pmax);
+    EXPECT_EQ(marks(), 200);
+
+    fillTo(kmax + 1);
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls), 1.0);
+    EXPECT_TRUE(mmu->ShouldMarkEcn(1, cls, 0.999999));
+    EXPECT_EQ(marks(), n);
+
+    // Per (port, class): the same port's other classes are not marked.
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls + 1), 0.0);
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(0, cls), 0.0);
+
+    // Marking follows the queue down as packets leave.
+    mmu->Release(0, 1, cls, 600001); // back to 1,000,000 B
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls), 0.1);
+
+    mmu->SetAttribute("EcnEnabled", BooleanValue(false));
+    EXPECT_DOUBLE_EQ(mmu->GetMarkProbability(1, cls), 0.0);
+    EXPECT_FALSE(mmu->ShouldMarkEcn(1, cls, 0.0));
+}
+
+namespace
+{
+
+/// Random admissions and departures against the reference model, checking
+/// invariants at every step; then everything drains back to zero.
+void
+RunConservation(bool pfc)
+{
+    MmuParams p;
+    p.pfc = pfc;
+    p.buffer = 4000000;
+    const uint32_t nPorts = 6;
+    const uint64_t gbps[nPorts] = {25, 100, 400, 100, 25, 100};
+    const uint64_t delayNs[nPorts] = {1000, 1000, 500, 2000, 1500, 700};
+    Ptr<SwitchMmu> mmu = MakeMmu(p);
+    mmu->Configure(nPorts);
+    std::vector<uint64_t> headroom(nPorts);
+    uint64_t sumH = 0;
+    for (uint32_t i = 0; i < nPorts; ++i)
+    {
+        mmu->ConfigurePort(i, DataRate(gbps[i] * 1000000000ULL), NanoSeconds(delayNs[i]), kMtu);
+        headroom[i] = ExpectedHeadroom(gbps[i], delayNs[i], kMtu);
+        ASSERT_EQ(mmu->GetHeadroom(i), pfc ? headroom[i] : 0);
+        sumH += pfc ? headroom[i] : 0;
+    }
+    RefMmu ref(p, headroom);
+    ASSERT_EQ(mmu->GetSharedPoolSize(), p.buffer - nPorts * kClasses * kReserve - kClasses * sumH);
+    ASSERT_EQ(ref.Pool(), mmu->GetSharedPoolSize());
+
+    std::mt19937 rng(pfc ? 11 : 12);
+    std::vector<std::tuple<uint32_t, uint32_t, uint8_t, uint32_t>> queued;
+    uint64_t admitted = 0;
+    uint64_t dropped = 0;
+    for (int step = 0; step < 60000; ++step)
+    {
+        // Arrivals outpace departures for the first half, then drain.
+        const bool arrive = queued.empty() || (rng() % 100) < (step < 30000 ? 75u : 30u);
+        if (arrive)
+        {
+            // Skewed towards a hot egress so the pool fills up.
+            const uint32_t in = rng() % nPorts;
+            const uint32_t out = (rng() % 3 == 0) ? rng() % nPorts : 2;
+            const uint8_t cls = rng() % 3 == 0 ? rng() % kClasses : 3;
+            const uint32_t b = 64 + rng() % (kMtu - 63);
+            const bool ok = mmu->Admit(in, out, cls, b);
+            ASSERT_EQ(ok, ref.Admit(in, out, cls, b)) << "step " << step;
+            if (ok)
+            {
+                queued.emplace_back(in, out, cls, b);
+                ++admitted;
+            }
+            else
+            {
+                ++dropped;
+            }
+        }
+        else
+        {
+            const std::size_t k = rng() % queued.size();
+            std::swap(queued[k], queued.back());
+            const auto [in, out, cls, b] = queued.back();
+            queued.pop_back();
+            mmu->Release(in, out, cls, b);
+            ref.Release(in, out, cls, b);
+        }
+
+        if (step % 97 != 0)
+        {
+            continue;
+        }
+        uint64_t sumIngress = 0;
+        uint64_t sumEgress = 0;
+        uint64_t sumShared = 0;
+        uint64_t sumHeadroomUsed = 0;
+        for (uint32_t port = 0; port < nPorts; ++port)
+        {
+            for (uint8_t cls = 0; cls < kClasses; ++cls)
+            {
+                const RefMmu::Q& q = ref.Queue(port, cls);
+                ASSERT_EQ(mmu->GetIngressReserveBytes(port, cls), q.r);
+                ASSERT_EQ(mmu->GetIngressSharedBytes(port, cls), q.s);
+                ASSERT_EQ(mmu->GetIngressHeadroomBytes(port, cls), q.h);
+                ASSERT_EQ(mmu->GetEgressBytes(port, cls), ref.Egress(port, cls));
+                ASSERT_LE(q.r, kReserve);
+                ASSERT_LE(q.h, pfc ? headroom[port] : 0);
+                if (q.s > 0 || q.h > 0)
+                {
+                    ASSERT_EQ(q.r, kReserve) << "shared/headroom used before the reserve";
+                }
+                sumIngress += mmu->GetIngressBytes(port, cls);
+                sumEgress += mmu->GetEgressBytes(port, cls);
+                sumShared += q.s;
+                sumHeadroomUsed += q.h;
+            }
+        }
+        ASSERT_EQ(sumIngress, mmu->GetTotalUsed());
+        ASSERT_EQ(sumEgress, mmu->GetTotalUsed());
+        ASSERT_EQ(sumShared, mmu->GetSharedUsed());
+        ASSERT_EQ(sumHeadroomUsed, mmu->GetHeadroomUsed());
+        ASSERT_LE(mmu->GetSharedUsed(), mmu->GetSharedPoolSize());
+        ASSERT_LE(mmu->GetTotalUsed(), p.buffer);
+    }
+    EXPECT_GT(admitted, 10000u);
+    EXPECT_GT(dropped, 0u) << "the run should exercise the full-buffer path";
+
+    for (const auto& [in, out, cls, b] : queued)
+    {
+        mmu->Release(in, out, cls, b);
+    }
+    EXPECT_EQ(mmu->GetTotalUsed(), 0u);
+    EXPECT_EQ(mmu->GetSharedUsed(), 0u);
+    EXPECT_EQ(mmu->GetHeadroomUsed(), 0u);
+    EXPECT_EQ(mmu->GetReserveUsed(), 0u);
+    for (uint32_t port = 0; port < nPorts; ++port)
+    {
+        for (uint8_t cls = 0; cls < kClasses; ++cls)
+        {
+            EXPECT_EQ(mmu->GetIngressBytes(port, cls), 0u);
+            EXPECT_EQ(mmu->GetIngressReserveBytes(port, cls), 0u);
+            EXPECT_EQ(mmu->GetIngressSharedBytes(port, cls), 0u);
+            EXPECT_EQ(mmu->GetIngressHeadroomBytes(port, cls), 0u);
+            EXPECT_EQ(mmu->GetEgressBytes(port, cls), 0u);
+        }
+    }
+    EXPECT_EQ(mmu->GetThreshold(), static_cast<uint64_t>(0.125 * mmu->GetSharedPoolSize()));
+}
+
+} // namespace
+
+TEST(SwitchMmu, ConservationLossless)
+{
+    RunConservation(true);
+}
+
+TEST(SwitchMmu, ConservationLossy)
+{
+    RunConservation(false);
+}
+
+TEST(SwitchMmu, RejectsMisuse)
+{
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeMmu(p);
+    EXPECT_THROW(mmu->Configure(0), std::runtime_error);
+    mmu->Configure(2);
+    mmu->ConfigurePort(0, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    EXPECT_THROW(mmu->Admit(0, 1, 0, kPkt), std::runtime_error) << "port 1 not configured";
+    mmu->ConfigurePort(1, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    EXPECT_THROW(mmu->ConfigurePort(2, DataRate("100Gbps"), NanoSeconds(1000), kMtu),
+                 std::runtime_error);
+    EXPECT_THROW(mmu->Admit(0, 1, kClasses, kPkt), std::runtime_error);
+    EXPECT_THROW(mmu->Admit(0, 2, 0, kPkt), std::runtime_error);
+    EXPECT_THROW(mmu->Release(0, 1, 0, kPkt), std::runtime_error) << "nothing admitted";
+    EXPECT_THROW(mmu->SetEcnParams(0, 2000, 1000, 0.1), std::runtime_error);
+    EXPECT_THROW(mmu->SetEcnParams(0, 1000, 2000, 1.5), std::runtime_error);
+    ASSERT_TRUE(mmu->Admit(0, 1, 0, kPkt));
+    EXPECT_THROW(mmu->Configure(4), std::runtime_error) << "packets buffered";
+
+    // Headrooms that do not fit in the buffer are refused.
+    MmuParams small;
+    small.buffer = 500000;
+    Ptr<SwitchMmu> tight = MakeMmu(small);
+    tight->Configure(2);
+    tight->ConfigurePort(0, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    EXPECT_THROW(tight->ConfigurePort(1, DataRate("400Gbps"), NanoSeconds(1000), kMtu),
+                 std::runtime_error);
+}

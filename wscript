@@ -7,12 +7,50 @@ def build(bld):
     module = bld.create_ns3_module('collective-scheduling', ['core', 'network'])
     module.source = [
         'model/roce/rdma-congestion-ops.cc',
+        'model/roce/roce-header.cc',
+        'model/roce/pfc-header.cc',
+        'model/roce/roce-channel.cc',
+        'model/roce/roce-net-device.cc',
+        'model/roce/rdma-nic.cc',
+        'model/fabric/roce-switch.cc',
+        'helper/roce-fabric-helper.cc',
+        'helper/roce-flow-monitor.cc',
+        'helper/flag-checks.cc',
+        'helper/simulation-run.cc',
+        'model/roce/dcqcn.cc',
+        'model/fabric/fabric-topology.cc',
+        'model/fabric/fat-tree-topology.cc',
+        'model/fabric/leaf-spine-topology.cc',
+        'model/fabric/lingjun-topology-reader.cc',
+        'model/fabric/ecmp-routes.cc',
+        'model/fabric/switch-mmu.cc',
+        'model/results/results-database.cc',
         ]
 
     headers = bld(features='ns3header')
     headers.module = 'collective-scheduling'
     headers.source = [
         'model/roce/rdma-congestion-ops.h',
+        'model/roce/roce-psn.h',
+        'model/roce/roce-header.h',
+        'model/roce/pfc-header.h',
+        'model/roce/roce-channel.h',
+        'model/roce/roce-net-device.h',
+        'model/roce/rdma-queue-pair.h',
+        'model/roce/rdma-nic.h',
+        'model/fabric/roce-switch.h',
+        'helper/roce-fabric-helper.h',
+        'helper/roce-flow-monitor.h',
+        'helper/flag-checks.h',
+        'helper/simulation-run.h',
+        'model/roce/dcqcn.h',
+        'model/fabric/fabric-topology.h',
+        'model/fabric/fat-tree-topology.h',
+        'model/fabric/leaf-spine-topology.h',
+        'model/fabric/lingjun-topology-reader.h',
+        'model/fabric/ecmp-routes.h',
+        'model/fabric/switch-mmu.h',
+        'model/results/results-database.h',
         ]
 
     module.uselib = 'SQLITE3'

@@ -35,6 +35,7 @@ main(int argc, char* argv[])
     std::string db;
     std::string stopTime = "10s";
     std::string pcap;
+    std::string lingjun;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("k", "Fat-tree radix (even, >= 2): k^3/4 hosts", k);
@@ -48,6 +49,10 @@ main(int argc, char* argv[])
     cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
     cmd.AddValue("stopTime", "Simulated time limit", stopTime);
     cmd.AddValue("pcap", "Write pcap traces of host 0's port with this prefix", pcap);
+    cmd.AddValue("lingjun",
+                 "Instead of the fat-tree, use the Lingjun production topology read from this "
+                 "topo.csv (Alibaba GPU cluster dataset 2023)",
+                 lingjun);
     cmd.Parse(argc, argv);
 
     std::unique_ptr<SimulationRun> run;
@@ -84,8 +89,11 @@ main(int argc, char* argv[])
                                  {"mtu", mtu},
                                  {"cc", cc},
                                  {"pfc", pfc},
-                                 {"stopTime", stopTime}};
-        run = std::make_unique<SimulationRun>("fat-tree-permutation-k" + std::to_string(k),
+                                 {"stopTime", stopTime},
+                                 {"lingjun", lingjun}};
+        const std::string name =
+            lingjun.empty() ? "fat-tree-permutation-k" + std::to_string(k) : "lingjun-permutation";
+        run = std::make_unique<SimulationRun>(name,
                                               "none",
                                               seed,
                                               params.dump(),
@@ -95,7 +103,19 @@ main(int argc, char* argv[])
         ft.k = k;
         ft.hostRateBps = ft.edgeAggRateBps = ft.aggCoreRateBps = rate.GetBitRate();
         ft.hostDelayNs = ft.edgeAggDelayNs = ft.aggCoreDelayNs = delay.GetNanoSeconds();
-        Ptr<RoceFabric> fabric = helper.Install(MakeFatTree(ft));
+        FabricTopology topology;
+        if (lingjun.empty())
+        {
+            topology = MakeFatTree(ft);
+        }
+        else
+        {
+            LingjunParams lp;
+            lp.hostRateBps = lp.torAggRateBps = lp.aggCoreRateBps = rate.GetBitRate();
+            lp.hostDelayNs = lp.torAggDelayNs = lp.aggCoreDelayNs = delay.GetNanoSeconds();
+            topology = ReadLingjunTopology(lingjun, lp);
+        }
+        Ptr<RoceFabric> fabric = helper.Install(topology);
         RoceFlowMonitor monitor(fabric);
         if (!pcap.empty())
         {
@@ -121,7 +141,8 @@ main(int argc, char* argv[])
             fabric->SendMessage(i, dst[i], info, Seconds(0));
         }
 
-        std::cout << "fat-tree k=" << k << ": " << n << " hosts, "
+        std::cout << (lingjun.empty() ? "fat-tree k=" + std::to_string(k) : "Lingjun topology")
+                  << ": " << n << " hosts, "
                   << fabric->GetTopology().GetNSwitches() << " switches, " << linkRate << ", "
                   << cc << ", PFC " << (pfc ? "on" : "off") << "\n";
         Simulator::Stop(stop);

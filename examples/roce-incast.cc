@@ -33,6 +33,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     std::string db;
     std::string stopTime = "10s";
+    std::string pcap;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("senders", "Number of senders", senders);
@@ -46,6 +47,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "Random seed (PSNs, ECN)", seed);
     cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
     cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    cmd.AddValue("pcap", "Write a pcap trace of the receiver's port with this prefix", pcap);
     cmd.Parse(argc, argv);
 
     std::unique_ptr<SimulationRun> run;
@@ -105,6 +107,10 @@ main(int argc, char* argv[])
                                  {"stopTime", stopTime}};
         run = std::make_unique<SimulationRun>("roce-incast", "none", seed, params.dump(), db);
         RoceFlowMonitor monitor(fabric);
+        if (!pcap.empty())
+        {
+            fabric->EnablePcap(pcap, 0);
+        }
         for (uint32_t s = 1; s <= senders; ++s)
         {
             RdmaMessageInfo info;

@@ -8,6 +8,7 @@
 
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -67,6 +68,15 @@ RoceNetDevice::GetTypeId()
                           UintegerValue(9000),
                           MakeUintegerAccessor(&RoceNetDevice::m_dwrrQuantum),
                           MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("ReceiveErrorModel",
+                          "Drops received frames (link errors, or chosen losses in tests).",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddTraceSource("PhyRxDrop",
+                            "A received frame was dropped by the receive error model.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_rxDropTrace),
+                            "ns3::Packet::TracedCallback")
             .AddTraceSource("Enqueue",
                             "A packet was queued in a class.",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_enqueueTrace),
@@ -105,6 +115,7 @@ RoceNetDevice::DoDispose()
     m_node = nullptr;
     m_channel = nullptr;
     m_owner = nullptr;
+    m_receiveErrorModel = nullptr;
     m_macControl.clear();
     for (auto& q : m_queues)
     {
@@ -336,6 +347,12 @@ RoceNetDevice::TrySend()
 void
 RoceNetDevice::Receive(Ptr<Packet> p)
 {
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+    {
+        ++m_receiveErrors;
+        m_rxDropTrace(p);
+        return;
+    }
     m_snifferTrace(p);
     m_promiscSnifferTrace(p);
     RoceForwardingInfo info = RoceForwardingInfo::Peek(p);

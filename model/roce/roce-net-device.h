@@ -8,6 +8,7 @@
 #include "roce-header.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/error-model.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -112,6 +113,8 @@ class RoceNetDevice : public NetDevice
     /// Called by the channel when the last bit of \p p has arrived.
     void Receive(Ptr<Packet> p);
 
+    /// Frames the receive error model dropped.
+    uint64_t GetReceiveErrors() const { return m_receiveErrors; }
     /// Bytes queued in class \p cls.
     uint64_t GetQueueBytes(uint8_t cls) const { return m_queueBytes[cls]; }
     uint64_t GetTotalQueueBytes() const;
@@ -176,6 +179,7 @@ class RoceNetDevice : public NetDevice
 
     Ptr<Node> m_node;
     Ptr<RoceChannel> m_channel;
+    Ptr<ErrorModel> m_receiveErrorModel;
     RocePortOwner* m_owner{nullptr};
     bool m_ownerPullsData{false};
     uint32_t m_ifIndex{0};
@@ -196,6 +200,7 @@ class RoceNetDevice : public NetDevice
     uint64_t m_maxQueueBytes{0};
     uint64_t m_pfcReceived{0};
     uint64_t m_pfcSent{0};
+    uint64_t m_receiveErrors{0};
 
     Time m_txFreeAt{0};
     EventId m_wake;
@@ -204,6 +209,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>, uint8_t> m_dequeueTrace;
     TracedCallback<Ptr<const Packet>> m_pfcRxTrace;
     TracedCallback<Ptr<const Packet>> m_pfcTxTrace;
+    TracedCallback<Ptr<const Packet>> m_rxDropTrace;
     TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;
 };

@@ -1,0 +1,116 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ECMP_ROUTES_H
+#define ECMP_ROUTES_H
+
+#include "fabric-topology.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Equal-cost multi-path next hops of every switch towards every host
+ * of a FabricTopology, by hop count.
+ *
+ * For switch s and destination host h the next-hop group is the set of
+ * ports of s (indices into FabricTopology::AdjacentLinks(s)) whose link
+ * leads to a neighbour one hop closer to h. Parallel links are separate
+ * ports, so each appears. Hosts never forward: a path may end at the
+ * destination host but never pass through another host, so a multi-homed
+ * host is not a shortcut between its switches.
+ *
+ * Distances come from one Boost.Graph breadth-first search per destination
+ * host. Storage is linear in switches x hosts: per switch a 16-bit group id
+ * per host index and a deduplicated table of groups (a fat-tree edge switch
+ * has about one group per local host plus one uplink group). Group 0 of
+ * every switch is the empty group, used for hosts the switch cannot reach
+ * without passing through a host.
+ */
+class EcmpRoutes
+{
+  public:
+    /// Hop count reported for a host that cannot be reached.
+    static constexpr uint32_t kUnreachable = std::numeric_limits<uint32_t>::max();
+
+    /**
+     * Compute the routes of every switch.
+     * \param topo the fabric; it is validated and need not outlive this object
+     * \throw std::runtime_error if the topology is invalid, a switch has more
+     *        than 65536 ports or more than 65536 distinct groups, or a
+     *        distance exceeds 254 hops
+     */
+    explicit EcmpRoutes(const FabricTopology& topo);
+
+    /**
+     * O(1), no allocation.
+     * \param switchNode node id of a switch
+     * \param hostIndex destination host index (FabricTopology::GetHostIndex)
+     * \return the ports of the switch on shortest paths to the host, in
+     *         increasing order; empty if the host is unreachable
+     * \throw std::out_of_range if the node is not a switch or the host index is too large
+     */
+    const std::vector<uint16_t>& GetNextHopPorts(uint32_t switchNode, uint32_t hostIndex) const;
+
+    /**
+     * \param switchNode node id of a switch
+     * \param hostIndex destination host index
+     * \return the id of the switch's next-hop group for the host, an index
+     *         into GetGroups(switchNode)
+     * \throw std::out_of_range as GetNextHopPorts
+     */
+    uint16_t GetGroupId(uint32_t switchNode, uint32_t hostIndex) const;
+
+    /**
+     * \param switchNode node id of a switch
+     * \return the switch's deduplicated groups; group 0 is empty
+     * \throw std::out_of_range if the node is not a switch
+     */
+    const std::vector<std::vector<uint16_t>>& GetGroups(uint32_t switchNode) const;
+
+    /**
+     * \param node node id of a switch or host
+     * \param hostIndex destination host index
+     * \return links on a shortest path from the node to the host, without
+     *         passing through other hosts (0 for the host itself);
+     *         kUnreachable if there is none
+     * \throw std::out_of_range if the node or the host index does not exist
+     */
+    uint32_t GetHopCount(uint32_t node, uint32_t hostIndex) const;
+
+    /// \return number of destination hosts
+    uint32_t GetNHosts() const;
+
+    /// \return approximate heap bytes held by this object
+    size_t MemoryBytes() const;
+
+  private:
+    /// Routes of one switch.
+    struct SwitchTable
+    {
+        std::vector<uint16_t> groupOf;             ///< by host index: group id
+        std::vector<uint8_t> hops;                 ///< by host index: hop count, 255 unreachable
+        std::vector<std::vector<uint16_t>> groups; ///< by group id: ports
+    };
+
+    /// \return the table of a switch \throw std::out_of_range if not a switch
+    const SwitchTable& Table(uint32_t switchNode) const;
+
+    uint32_t m_nHosts;                     ///< number of hosts
+    std::vector<int32_t> m_tableOfNode;    ///< node id -> index in m_tables, -1 for hosts
+    std::vector<SwitchTable> m_tables;     ///< one per switch, in node id order
+    std::vector<uint32_t> m_hostNodes;     ///< host index -> node id
+    std::vector<int32_t> m_hostIndex;      ///< node id -> host index, -1 for switches
+    std::vector<uint32_t> m_hostPeerBegin; ///< host index -> first entry in m_hostPeers
+    std::vector<uint32_t> m_hostPeers;     ///< neighbours of each host, concatenated
+};
+
+} // namespace ns3
+
+#endif /* ECMP_ROUTES_H */

@@ -1,0 +1,461 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "dcqcn.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Dcqcn");
+NS_OBJECT_ENSURE_REGISTERED(Dcqcn);
+
+namespace
+{
+
+/// Rounds a rate in bit/s to a DataRate.
+DataRate
+ToDataRate(double bps)
+{
+    return DataRate(static_cast<uint64_t>(std::llround(bps)));
+}
+
+} // namespace
+
+TypeId
+Dcqcn::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::Dcqcn")
+            .SetParent<RdmaCongestionOps>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<Dcqcn>()
+            .AddAttribute("StartAtLineRate",
+                          "Start at line rate; otherwise start at MinRate and recover from there.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&Dcqcn::m_startAtLineRate),
+                          MakeBooleanChecker())
+            .AddAttribute("G",
+                          "Gain g of the alpha estimator, in (0,1].",
+                          DoubleValue(1.0 / 256),
+                          MakeDoubleAccessor(&Dcqcn::m_g),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("AlphaUpdateInterval",
+                          "Period of the alpha update timer (started by the first CNP).",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&Dcqcn::m_alphaInterval),
+                          MakeTimeChecker())
+            .AddAttribute("RateDecreaseInterval",
+                          "Minimum time between two rate decreases.",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&Dcqcn::m_decreaseInterval),
+                          MakeTimeChecker())
+            .AddAttribute("RateIncreaseInterval",
+                          "Period of the rate increase timer, restarted at each decrease.",
+                          TimeValue(MicroSeconds(300)),
+                          MakeTimeAccessor(&Dcqcn::m_increaseInterval),
+                          MakeTimeChecker())
+            .AddAttribute("FastRecoveryTimes",
+                          "Number F of fast-recovery steps after a decrease.",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&Dcqcn::m_fastRecoveryTimes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AdditiveIncreaseRate",
+                          "Target-rate step of additive increase; 0 means 5Mb/s x lineRate/25Gb/s.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&Dcqcn::m_additiveIncreaseAttr),
+                          MakeDataRateChecker())
+            .AddAttribute("HyperIncreaseRate",
+                          "Target-rate step of hyper increase; 0 means 50Mb/s x lineRate/25Gb/s.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&Dcqcn::m_hyperIncreaseAttr),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "Floor of the current rate (capped at line rate).",
+                          DataRateValue(DataRate("100Mb/s")),
+                          MakeDataRateAccessor(&Dcqcn::m_minRateAttr),
+                          MakeDataRateChecker())
+            .AddAttribute("ByteCounter",
+                          "Bytes sent per byte-counter increase step; 0 disables the byte counter.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Dcqcn::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ClampTargetRate",
+                          "At a decrease, set Rt = Rc always (true, the DCQCN paper's rule); "
+                          "if false (the default of Mellanox NICs and the HPCC-lineage "
+                          "simulators), only when the increase timer has expired since the last "
+                          "decrease, so back-to-back cuts keep the earlier target.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&Dcqcn::m_clampTargetRate),
+                          MakeBooleanChecker())
+            .AddTraceSource("Rate",
+                            "Current rate Rc changed (time of the change, old, new).",
+                            MakeTraceSourceAccessor(&Dcqcn::m_rateTrace),
+                            "ns3::Dcqcn::RateTracedCallback")
+            .AddTraceSource("TargetRate",
+                            "Target rate Rt changed (time of the change, old, new).",
+                            MakeTraceSourceAccessor(&Dcqcn::m_targetRateTrace),
+                            "ns3::Dcqcn::RateTracedCallback")
+            .AddTraceSource("Alpha",
+                            "Alpha raised by a CNP-marked update (time, old, new); decays between "
+                            "reports follow alpha (1-g)^n.",
+                            MakeTraceSourceAccessor(&Dcqcn::m_alphaTrace),
+                            "ns3::Dcqcn::AlphaTracedCallback");
+    return tid;
+}
+
+Dcqcn::Dcqcn()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+Dcqcn::Dcqcn(const Dcqcn& other)
+    : RdmaCongestionOps(other),
+      m_startAtLineRate(other.m_startAtLineRate),
+      m_g(other.m_g),
+      m_alphaInterval(other.m_alphaInterval),
+      m_decreaseInterval(other.m_decreaseInterval),
+      m_increaseInterval(other.m_increaseInterval),
+      m_fastRecoveryTimes(other.m_fastRecoveryTimes),
+      m_additiveIncreaseAttr(other.m_additiveIncreaseAttr),
+      m_hyperIncreaseAttr(other.m_hyperIncreaseAttr),
+      m_minRateAttr(other.m_minRateAttr),
+      m_byteCounter(other.m_byteCounter),
+      m_clampTargetRate(other.m_clampTargetRate)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+Dcqcn::~Dcqcn()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+std::string
+Dcqcn::GetName() const
+{
+    return "Dcqcn";
+}
+
+Ptr<RdmaCongestionOps>
+Dcqcn::Fork() const
+{
+    return CopyObject<Dcqcn>(this);
+}
+
+void
+Dcqcn::Init(DataRate lineRate, Time now)
+{
+    NS_LOG_FUNCTION(this << lineRate << now);
+    if (lineRate.GetBitRate() == 0)
+    {
+        throw std::runtime_error("Dcqcn: line rate must be positive");
+    }
+    if (!m_alphaInterval.IsStrictlyPositive())
+    {
+        throw std::runtime_error("Dcqcn: attribute AlphaUpdateInterval must be positive");
+    }
+    if (!m_increaseInterval.IsStrictlyPositive())
+    {
+        throw std::runtime_error("Dcqcn: attribute RateIncreaseInterval must be positive");
+    }
+    if (m_decreaseInterval.IsStrictlyNegative())
+    {
+        throw std::runtime_error("Dcqcn: attribute RateDecreaseInterval must not be negative");
+    }
+    if (!(m_g > 0.0 && m_g <= 1.0))
+    {
+        throw std::runtime_error("Dcqcn: attribute G must be in (0,1]");
+    }
+
+    m_lineBps = static_cast<double>(lineRate.GetBitRate());
+    m_minBps = std::min(static_cast<double>(m_minRateAttr.GetBitRate()), m_lineBps);
+    // The defaults of the Mellanox NIC are given for 25 Gb/s; scale with the line rate.
+    const double scale = m_lineBps / 25e9;
+    m_additiveIncrease =
+        m_additiveIncreaseAttr.GetBitRate() > 0 ? m_additiveIncreaseAttr : ToDataRate(5e6 * scale);
+    m_hyperIncreaseBps = m_hyperIncreaseAttr.GetBitRate() > 0
+                             ? static_cast<double>(m_hyperIncreaseAttr.GetBitRate())
+                             : static_cast<double>(ToDataRate(50e6 * scale).GetBitRate());
+
+    m_lastCall = now;
+    m_rate = m_startAtLineRate ? m_lineBps : m_minBps;
+    m_target = m_lineBps;
+    m_alphaBase = 1.0;
+    m_alphaDecays = 0;
+    m_alphaTimerRunning = false;
+    m_nextAlphaUpdate = now;
+    m_cnpSinceAlphaUpdate = false;
+    m_hasDecreased = false;
+    m_lastDecrease = now;
+    m_decreasePending = false;
+    // The increase phase starts at Init: a no-op at line rate, a ramp from MinRate otherwise.
+    m_nextIncrease = now + m_increaseInterval;
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_bytesSinceStage = 0;
+    m_rateRounded = ToDataRate(m_rate);
+    m_initialized = true;
+    UpdateNextDue();
+}
+
+DataRate
+Dcqcn::GetRate(Time now)
+{
+    AdvanceTo(now);
+    return m_rateRounded;
+}
+
+void
+Dcqcn::OnSend(uint32_t wireBytes, Time now)
+{
+    AdvanceTo(now);
+    if (m_byteCounter == 0)
+    {
+        return;
+    }
+    m_bytesSinceStage += wireBytes;
+    while (m_bytesSinceStage >= m_byteCounter)
+    {
+        m_bytesSinceStage -= m_byteCounter;
+        IncreaseStep(now);
+        ++m_byteStage;
+    }
+}
+
+void
+Dcqcn::OnCnp(Time now)
+{
+    NS_LOG_FUNCTION(this << now);
+    AdvanceTo(now);
+    AdvanceAlpha(now); // the decrease below reads alpha
+    if (!m_alphaTimerRunning)
+    {
+        // As in the NIC, alpha starts being estimated with the first CNP.
+        m_alphaTimerRunning = true;
+        m_nextAlphaUpdate = now + m_alphaInterval;
+    }
+    m_cnpSinceAlphaUpdate = true;
+    if (!m_hasDecreased || now - m_lastDecrease >= m_decreaseInterval)
+    {
+        Decrease(now);
+    }
+    else
+    {
+        m_decreasePending = true;
+    }
+    UpdateNextDue();
+}
+
+double
+Dcqcn::GetRateBps(Time now)
+{
+    AdvanceTo(now);
+    return m_rate;
+}
+
+double
+Dcqcn::GetTargetRateBps(Time now)
+{
+    AdvanceTo(now);
+    return m_target;
+}
+
+double
+Dcqcn::GetAlpha(Time now)
+{
+    AdvanceTo(now);
+    AdvanceAlpha(now);
+    return CurrentAlpha();
+}
+
+DataRate
+Dcqcn::GetAdditiveIncrease() const
+{
+    return m_additiveIncrease;
+}
+
+DataRate
+Dcqcn::GetLineRate() const
+{
+    return ToDataRate(m_lineBps);
+}
+
+void
+Dcqcn::AdvanceTo(Time now)
+{
+    NS_ABORT_MSG_IF(!m_initialized, "Dcqcn used before Init()");
+    NS_ASSERT_MSG(now >= m_lastCall, "Dcqcn called with a time earlier than the last call");
+    m_lastCall = now;
+    if (now.GetTimeStep() < m_nextDue)
+    {
+        return; // the per-packet common case
+    }
+    if (m_decreasePending)
+    {
+        const Time due = m_lastDecrease + m_decreaseInterval;
+        if (due <= now)
+        {
+            // Alpha updates at `due` run first; the decrease cancels an increase expiry at `due`.
+            AdvanceAlpha(due);
+            AdvanceIncreaseTimer(due, false);
+            Decrease(due);
+        }
+    }
+    // No decrease can fall due before `now` any more: only OnCnp arms one.
+    AdvanceAlpha(now);
+    AdvanceIncreaseTimer(now, true);
+    UpdateNextDue();
+}
+
+void
+Dcqcn::UpdateNextDue()
+{
+    int64_t due = m_nextIncrease.GetTimeStep();
+    // Unmarked alpha updates are pure decays, applied in closed form whenever alpha is read,
+    // so only a CNP-marked update needs to run at its time (for the Alpha trace).
+    if (m_alphaTimerRunning && m_cnpSinceAlphaUpdate)
+    {
+        due = std::min(due, m_nextAlphaUpdate.GetTimeStep());
+    }
+    if (m_decreasePending)
+    {
+        due = std::min(due, (m_lastDecrease + m_decreaseInterval).GetTimeStep());
+    }
+    m_nextDue = due;
+}
+
+void
+Dcqcn::AdvanceAlpha(Time limit)
+{
+    if (!m_alphaTimerRunning || m_nextAlphaUpdate > limit)
+    {
+        return;
+    }
+    const int64_t period = m_alphaInterval.GetTimeStep();
+    uint64_t expiries = (limit - m_nextAlphaUpdate).GetTimeStep() / period + 1;
+    const Time first = m_nextAlphaUpdate;
+    m_nextAlphaUpdate += m_alphaInterval * static_cast<int64_t>(expiries);
+    if (m_cnpSinceAlphaUpdate)
+    {
+        // Only the first expiry can be CNP-marked: CNPs arrive at call times, after advancing.
+        const double before = CurrentAlpha();
+        m_alphaBase = (1 - m_g) * before + m_g;
+        m_alphaDecays = 0;
+        m_cnpSinceAlphaUpdate = false;
+        if (m_alphaBase != before)
+        {
+            m_alphaTrace(first, before, m_alphaBase);
+        }
+        --expiries;
+    }
+    m_alphaDecays += expiries;
+}
+
+void
+Dcqcn::AdvanceIncreaseTimer(Time limit, bool inclusive)
+{
+    while (m_nextIncrease < limit || (inclusive && m_nextIncrease == limit))
+    {
+        if (m_target == m_lineBps && (m_target + m_rate) / 2 == m_rate)
+        {
+            // Every step leaves Rt at line rate and Rc where it is: only count the expiries.
+            const int64_t span = (limit - m_nextIncrease).GetTimeStep();
+            const int64_t period = m_increaseInterval.GetTimeStep();
+            const int64_t expiries = inclusive ? span / period + 1 : (span - 1) / period + 1;
+            m_timerStage += expiries;
+            m_nextIncrease += m_increaseInterval * expiries;
+            return;
+        }
+        const Time at = m_nextIncrease;
+        m_nextIncrease += m_increaseInterval;
+        IncreaseStep(at);
+        ++m_timerStage;
+    }
+}
+
+void
+Dcqcn::Decrease(Time at)
+{
+    NS_LOG_FUNCTION(this << at);
+    if (m_clampTargetRate || m_timerStage > 0)
+    {
+        SetTargetRate(at, m_rate);
+    }
+    const double alpha = CurrentAlpha();
+    SetRate(at, std::min(m_lineBps, std::max(m_minBps, m_rate * (1 - alpha / 2))));
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_bytesSinceStage = 0;
+    m_nextIncrease = at + m_increaseInterval;
+    m_hasDecreased = true;
+    m_lastDecrease = at;
+    m_decreasePending = false;
+}
+
+void
+Dcqcn::IncreaseStep(Time at)
+{
+    const uint64_t f = m_fastRecoveryTimes;
+    const uint64_t t = m_timerStage;
+    const uint64_t bc = m_byteCounter > 0 ? m_byteStage : m_timerStage;
+    double target = m_target;
+    if (std::max(t, bc) < f)
+    {
+        // Fast recovery: Rt stays.
+    }
+    else if (std::min(t, bc) > f)
+    {
+        target += m_hyperIncreaseBps;
+    }
+    else
+    {
+        target += static_cast<double>(GetAdditiveIncrease().GetBitRate());
+    }
+    SetTargetRate(at, std::min(target, m_lineBps));
+    SetRate(at, (m_target + m_rate) / 2);
+}
+
+double
+Dcqcn::CurrentAlpha() const
+{
+    if (m_alphaDecays == 0)
+    {
+        return m_alphaBase;
+    }
+    return m_alphaBase * std::pow(1 - m_g, static_cast<double>(m_alphaDecays));
+}
+
+void
+Dcqcn::SetRate(Time at, double rate)
+{
+    if (rate != m_rate)
+    {
+        const DataRate old = m_rateRounded;
+        m_rate = rate;
+        m_rateRounded = ToDataRate(rate);
+        m_rateTrace(at, old, m_rateRounded);
+    }
+}
+
+void
+Dcqcn::SetTargetRate(Time at, double rate)
+{
+    if (rate != m_target)
+    {
+        const double old = m_target;
+        m_target = rate;
+        m_targetRateTrace(at, ToDataRate(old), ToDataRate(rate));
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,477 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// ECMP next-hop groups. Expectations: fat-tree and leaf-spine path
+// structure derived by hand, and a brute-force BFS written here that shares
+// no code with the route computation.
+
+#include "ns3/ecmp-routes.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/fat-tree-topology.h"
+#include "ns3/leaf-spine-topology.h"
+
+#include <deque>
+#include <gtest/gtest.h>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const uint32_t kInf = std::numeric_limits<uint32_t>::max();
+
+/// Port table rebuilt from the link list: port i of a node is the i-th link
+/// (by id) that touches it. Entry: (peer node, link id).
+std::vector<std::vector<std::pair<uint32_t, uint32_t>>>
+PortsFromLinks(const FabricTopology& topo)
+{
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> ports(topo.GetNNodes());
+    const std::vector<FabricLink>& links = topo.GetLinks();
+    for (uint32_t id = 0; id < links.size(); ++id)
+    {
+        ports[links[id].a].emplace_back(links[id].b, id);
+        ports[links[id].b].emplace_back(links[id].a, id);
+    }
+    return ports;
+}
+
+/// Hop distances from every node to \p dest, never forwarding through a host.
+std::vector<uint32_t>
+BruteForceDistances(const FabricTopology& topo, uint32_t dest)
+{
+    auto ports = PortsFromLinks(topo);
+    std::vector<bool> isHost(topo.GetNNodes());
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        isHost[n] = topo.GetNode(n).kind == FabricNodeKind::Host;
+    }
+    std::vector<uint32_t> dist(topo.GetNNodes(), kInf);
+    std::deque<uint32_t> queue{dest};
+    dist[dest] = 0;
+    while (!queue.empty())
+    {
+        uint32_t u = queue.front();
+        queue.pop_front();
+        if (isHost[u] && u != dest)
+        {
+            continue; // reached, but a host does not relay
+        }
+        for (auto [v, link] : ports[u])
+        {
+            if (dist[v] == kInf)
+            {
+                dist[v] = dist[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    return dist;
+}
+
+/// Checks hop counts and next-hop port sets of every (node, host) pair
+/// against the brute-force BFS.
+void
+CheckAgainstBruteForce(const FabricTopology& topo)
+{
+    EcmpRoutes routes(topo);
+    auto ports = PortsFromLinks(topo);
+    ASSERT_EQ(routes.GetNHosts(), topo.GetNHosts());
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        const uint32_t dest = topo.GetHosts()[h];
+        std::vector<uint32_t> dist = BruteForceDistances(topo, dest);
+        for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+        {
+            ASSERT_EQ(routes.GetHopCount(n, h), dist[n])
+                << topo.GetNode(n).name << " -> " << topo.GetNode(dest).name;
+            if (topo.GetNode(n).kind == FabricNodeKind::Host)
+            {
+                continue;
+            }
+            std::vector<uint16_t> expected;
+            for (uint32_t p = 0; p < ports[n].size(); ++p)
+            {
+                uint32_t peer = ports[n][p].first;
+                bool relays = topo.GetNode(peer).kind == FabricNodeKind::Switch || peer == dest;
+                if (dist[n] != kInf && relays && dist[peer] != kInf && dist[peer] + 1 == dist[n])
+                {
+                    expected.push_back(p);
+                }
+            }
+            ASSERT_EQ(routes.GetNextHopPorts(n, h), expected)
+                << topo.GetNode(n).name << " -> " << topo.GetNode(dest).name;
+        }
+    }
+}
+
+/// Number of distinct shortest paths (as link sequences) from switch \p node
+/// to host \p h, following every next-hop port.
+uint64_t
+CountPaths(const FabricTopology& topo, const EcmpRoutes& routes, uint32_t node, uint32_t h)
+{
+    if (node == topo.GetHosts()[h])
+    {
+        return 1;
+    }
+    uint64_t paths = 0;
+    for (uint16_t port : routes.GetNextHopPorts(node, h))
+    {
+        uint32_t peer = topo.GetPeer(node, topo.AdjacentLinks(node)[port]);
+        EXPECT_EQ(routes.GetHopCount(peer, h) + 1, routes.GetHopCount(node, h));
+        paths += CountPaths(topo, routes, peer, h);
+    }
+    return paths;
+}
+
+/// The only neighbour of a single-homed host.
+uint32_t
+UplinkOf(const FabricTopology& topo, uint32_t host)
+{
+    return topo.GetPeer(host, topo.AdjacentLinks(host).at(0));
+}
+
+} // namespace
+
+TEST(EcmpRoutes, MatchesBruteForceOnGeneratedFabrics)
+{
+    for (uint32_t k : {2u, 4u, 6u})
+    {
+        FatTreeParams params;
+        params.k = k;
+        CheckAgainstBruteForce(MakeFatTree(params));
+    }
+    FatTreeParams oversubscribed;
+    oversubscribed.hostsPerEdge = 5;
+    CheckAgainstBruteForce(MakeFatTree(oversubscribed));
+    LeafSpineParams leafSpine;
+    leafSpine.leaves = 3;
+    leafSpine.spines = 2;
+    leafSpine.linksPerLeafSpine = 3;
+    CheckAgainstBruteForce(MakeLeafSpine(leafSpine));
+}
+
+TEST(EcmpRoutes, MatchesBruteForceOnIrregularGraphs)
+{
+    for (uint32_t seed = 1; seed <= 20; ++seed)
+    {
+        std::mt19937 rng(seed);
+        FabricTopology topo;
+        const uint32_t nSwitches = 2 + rng() % 9;
+        std::vector<uint32_t> switches;
+        for (uint32_t i = 0; i < nSwitches; ++i)
+        {
+            switches.push_back(topo.AddSwitch("s" + std::to_string(i), 1 + rng() % 3));
+        }
+        // A random spanning tree, then extra links (parallel ones included).
+        for (uint32_t i = 1; i < nSwitches; ++i)
+        {
+            topo.AddLink(switches[i], switches[rng() % i], 100, 1);
+        }
+        for (uint32_t extra = rng() % 8; extra > 0; --extra)
+        {
+            uint32_t a = rng() % nSwitches;
+            uint32_t b = rng() % nSwitches;
+            if (a != b)
+            {
+                topo.AddLink(switches[a], switches[b], 100, 1);
+            }
+        }
+        // Hosts: some multi-homed, an occasional host-to-host link.
+        const uint32_t nHosts = 2 + rng() % 8;
+        std::vector<uint32_t> hosts;
+        for (uint32_t i = 0; i < nHosts; ++i)
+        {
+            hosts.push_back(topo.AddHost("h" + std::to_string(i)));
+            for (uint32_t homes = 1 + rng() % 3; homes > 0; --homes)
+            {
+                topo.AddLink(hosts.back(), switches[rng() % nSwitches], 100, 1);
+            }
+        }
+        if (rng() % 2 == 0)
+        {
+            topo.AddLink(hosts[0], hosts[1], 100, 1);
+        }
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        CheckAgainstBruteForce(topo);
+    }
+}
+
+TEST(EcmpRoutes, FatTreeK4PortStructure)
+{
+    const uint32_t k = 4;
+    const uint32_t half = k / 2;
+    FatTreeParams params;
+    params.k = k;
+    FabricTopology topo = MakeFatTree(params);
+    EcmpRoutes routes(topo);
+
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        const FabricNode& sw = topo.GetNode(node);
+        if (sw.kind == FabricNodeKind::Host)
+        {
+            continue;
+        }
+        std::set<uint16_t> coreDownPorts;
+        for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+        {
+            const uint32_t host = topo.GetHosts()[h];
+            const FabricNode& dst = topo.GetNode(host);
+            const std::vector<uint16_t>& ports = routes.GetNextHopPorts(node, h);
+            std::vector<uint32_t> peers;
+            for (uint16_t port : ports)
+            {
+                peers.push_back(topo.GetPeer(node, topo.AdjacentLinks(node).at(port)));
+            }
+            if (sw.tier == 1 && sw.rack == dst.rack)
+            {
+                // Own host: exactly the one port facing it.
+                ASSERT_EQ(ports.size(), 1u);
+                EXPECT_EQ(peers[0], host);
+            }
+            else if (sw.tier == 1)
+            {
+                // Other racks, same pod or not: every aggregation uplink.
+                EXPECT_EQ(ports.size(), half);
+                for (uint32_t peer : peers)
+                {
+                    EXPECT_EQ(topo.GetNode(peer).tier, 2u);
+                }
+            }
+            else if (sw.tier == 2 && sw.pod == dst.pod)
+            {
+                ASSERT_EQ(ports.size(), 1u);
+                EXPECT_EQ(peers[0], UplinkOf(topo, host));
+            }
+            else if (sw.tier == 2)
+            {
+                EXPECT_EQ(ports.size(), half);
+                for (uint32_t peer : peers)
+                {
+                    EXPECT_EQ(topo.GetNode(peer).tier, 3u);
+                }
+            }
+            else
+            {
+                // Core: one port, down to the destination's pod.
+                ASSERT_EQ(ports.size(), 1u);
+                EXPECT_EQ(topo.GetNode(peers[0]).tier, 2u);
+                EXPECT_EQ(topo.GetNode(peers[0]).pod, dst.pod);
+                coreDownPorts.insert(ports[0]);
+            }
+        }
+        if (sw.tier == 3)
+        {
+            EXPECT_EQ(coreDownPorts.size(), k); // one port per pod
+        }
+    }
+
+    // Every host reaches every other, along (k/2)^2 paths across pods, k/2
+    // within a pod, 1 within a rack; hop counts 6, 4, 2.
+    for (uint32_t s = 0; s < topo.GetNHosts(); ++s)
+    {
+        const FabricNode& src = topo.GetNode(topo.GetHosts()[s]);
+        for (uint32_t d = 0; d < topo.GetNHosts(); ++d)
+        {
+            if (s == d)
+            {
+                EXPECT_EQ(routes.GetHopCount(topo.GetHosts()[s], d), 0u);
+                continue;
+            }
+            const FabricNode& dst = topo.GetNode(topo.GetHosts()[d]);
+            uint64_t paths = CountPaths(topo, routes, UplinkOf(topo, topo.GetHosts()[s]), d);
+            uint32_t hops = routes.GetHopCount(topo.GetHosts()[s], d);
+            if (src.rack == dst.rack)
+            {
+                EXPECT_EQ(paths, 1u);
+                EXPECT_EQ(hops, 2u);
+            }
+            else if (src.pod == dst.pod)
+            {
+                EXPECT_EQ(paths, half);
+                EXPECT_EQ(hops, 4u);
+            }
+            else
+            {
+                EXPECT_EQ(paths, half * half);
+                EXPECT_EQ(hops, 6u);
+            }
+        }
+    }
+}
+
+TEST(EcmpRoutes, LeafSpineParallelLinksAreSeparatePorts)
+{
+    LeafSpineParams params;
+    params.leaves = 4;
+    params.spines = 3;
+    params.hostsPerLeaf = 2;
+    params.linksPerLeafSpine = 2;
+    FabricTopology topo = MakeLeafSpine(params);
+    EcmpRoutes routes(topo);
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        const FabricNode& sw = topo.GetNode(node);
+        if (sw.kind == FabricNodeKind::Host)
+        {
+            continue;
+        }
+        for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+        {
+            const uint32_t host = topo.GetHosts()[h];
+            const std::vector<uint16_t>& ports = routes.GetNextHopPorts(node, h);
+            std::set<uint32_t> links;
+            std::set<uint32_t> peers;
+            for (uint16_t port : ports)
+            {
+                links.insert(topo.AdjacentLinks(node).at(port));
+                peers.insert(topo.GetPeer(node, topo.AdjacentLinks(node).at(port)));
+            }
+            EXPECT_EQ(links.size(), ports.size());
+            if (sw.tier == 1 && sw.rack == topo.GetNode(host).rack)
+            {
+                EXPECT_EQ(ports.size(), 1u);
+            }
+            else if (sw.tier == 1)
+            {
+                EXPECT_EQ(ports.size(), 2u * params.spines);
+                EXPECT_EQ(peers.size(), params.spines);
+            }
+            else
+            {
+                // Spine: both parallel links to the destination's leaf.
+                EXPECT_EQ(ports.size(), 2u);
+                EXPECT_EQ(peers.size(), 1u);
+                EXPECT_EQ(*peers.begin(), UplinkOf(topo, host));
+            }
+        }
+    }
+    // Host to a host on another leaf: spines x 2 up-links x 2 down-links.
+    uint32_t srcLeaf = UplinkOf(topo, topo.GetHosts()[0]);
+    uint32_t farHost = params.hostsPerLeaf * (params.leaves - 1);
+    EXPECT_EQ(CountPaths(topo, routes, srcLeaf, farHost), params.spines * 2u * 2u);
+}
+
+TEST(EcmpRoutes, HostsDoNotRelayTraffic)
+{
+    // tor0 and tor1 share a spine and a dual-homed host m. tor0 reaches h1 on
+    // tor1 through the spine only, although tor0-m-tor1 is as short.
+    FabricTopology topo;
+    uint32_t h0 = topo.AddHost("h0");
+    uint32_t h1 = topo.AddHost("h1");
+    uint32_t m = topo.AddHost("m");
+    uint32_t tor0 = topo.AddSwitch("tor0", 1);
+    uint32_t tor1 = topo.AddSwitch("tor1", 1);
+    uint32_t spine = topo.AddSwitch("spine", 2);
+    topo.AddLink(h0, tor0, 100, 1);
+    topo.AddLink(h1, tor1, 100, 1);
+    uint32_t mTor0 = topo.AddLink(m, tor0, 100, 1);
+    topo.AddLink(m, tor1, 100, 1);
+    uint32_t up0 = topo.AddLink(tor0, spine, 100, 1);
+    topo.AddLink(tor1, spine, 100, 1);
+    EcmpRoutes routes(topo);
+    const uint32_t h1Index = topo.GetHostIndex(h1);
+    EXPECT_EQ(routes.GetNextHopPorts(tor0, h1Index),
+              (std::vector<uint16_t>{static_cast<uint16_t>(topo.PortOf(tor0, up0))}));
+    EXPECT_EQ(routes.GetHopCount(tor0, h1Index), 3u);
+    // m itself is reached directly.
+    EXPECT_EQ(routes.GetNextHopPorts(tor0, topo.GetHostIndex(m)),
+              (std::vector<uint16_t>{static_cast<uint16_t>(topo.PortOf(tor0, mTor0))}));
+    EXPECT_EQ(routes.GetHopCount(m, h1Index), 2u);
+    EXPECT_EQ(routes.GetHopCount(h0, topo.GetHostIndex(m)), 2u);
+}
+
+TEST(EcmpRoutes, SwitchBehindAHostIsUnreachable)
+{
+    // island - m - tor - h: the island switch reaches m but not h.
+    FabricTopology topo;
+    uint32_t h = topo.AddHost("h");
+    uint32_t m = topo.AddHost("m");
+    uint32_t tor = topo.AddSwitch("tor", 1);
+    uint32_t island = topo.AddSwitch("island", 1);
+    topo.AddLink(h, tor, 100, 1);
+    topo.AddLink(m, tor, 100, 1);
+    topo.AddLink(m, island, 100, 1);
+    EcmpRoutes routes(topo);
+    const uint32_t hIndex = topo.GetHostIndex(h);
+    EXPECT_TRUE(routes.GetNextHopPorts(island, hIndex).empty());
+    EXPECT_EQ(routes.GetGroupId(island, hIndex), 0u);
+    EXPECT_EQ(routes.GetHopCount(island, hIndex), EcmpRoutes::kUnreachable);
+    EXPECT_EQ(routes.GetHopCount(island, topo.GetHostIndex(m)), 1u);
+    EXPECT_EQ(routes.GetHopCount(m, hIndex), 2u);
+    EXPECT_TRUE(routes.GetGroups(island).at(0).empty());
+}
+
+TEST(EcmpRoutes, RejectsNonSwitchesAndBadHostIndices)
+{
+    FabricTopology topo = MakeFatTree(FatTreeParams{});
+    EcmpRoutes routes(topo);
+    uint32_t host = topo.GetHosts()[0];
+    uint32_t tor = UplinkOf(topo, host);
+    EXPECT_THROW(routes.GetNextHopPorts(host, 1), std::out_of_range);
+    EXPECT_THROW(routes.GetNextHopPorts(topo.GetNNodes(), 1), std::out_of_range);
+    EXPECT_THROW(routes.GetNextHopPorts(tor, topo.GetNHosts()), std::out_of_range);
+    EXPECT_THROW(routes.GetHopCount(topo.GetNNodes(), 0), std::out_of_range);
+    EXPECT_THROW(routes.GetGroups(host), std::out_of_range);
+
+    FabricTopology invalid;
+    invalid.AddHost("alone");
+    EXPECT_THROW(EcmpRoutes{invalid}, std::runtime_error);
+}
+
+TEST(EcmpRoutes, FatTreeK16IsCompact)
+{
+    const uint32_t k = 16;
+    const uint32_t half = k / 2;
+    FatTreeParams params;
+    params.k = k;
+    FabricTopology topo = MakeFatTree(params);
+    ASSERT_EQ(topo.GetNHosts(), 1024u);
+    ASSERT_EQ(topo.GetNSwitches(), 320u);
+    EcmpRoutes routes(topo);
+    // The per-host tables alone take switches x hosts x 3 bytes.
+    EXPECT_GE(routes.MemoryBytes(), 320u * 1024u * 3u);
+    EXPECT_LT(routes.MemoryBytes(), 100u * 1000u * 1000u);
+
+    // Deduplication: an edge switch has one group per local host plus the
+    // uplink group, an aggregation switch one per local edge plus the uplink
+    // group, a core one per pod; all have the empty group 0.
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        const FabricNode& sw = topo.GetNode(node);
+        if (sw.kind == FabricNodeKind::Host)
+        {
+            continue;
+        }
+        const size_t groups = routes.GetGroups(node).size();
+        if (sw.tier == 1)
+        {
+            EXPECT_EQ(groups, 1u + half + 1u);
+        }
+        else if (sw.tier == 2)
+        {
+            EXPECT_EQ(groups, 1u + half + 1u);
+        }
+        else
+        {
+            EXPECT_EQ(groups, 1u + k);
+        }
+    }
+    // Hop counts by locality: same rack 2, same pod 4, elsewhere 6.
+    const std::vector<uint32_t>& hosts = topo.GetHosts();
+    for (uint32_t s = 0; s < hosts.size(); s += 37)
+    {
+        for (uint32_t d = 0; d < hosts.size(); ++d)
+        {
+            const FabricNode& a = topo.GetNode(hosts[s]);
+            const FabricNode& b = topo.GetNode(hosts[d]);
+            uint32_t expected = s == d ? 0 : a.rack == b.rack ? 2 : a.pod == b.pod ? 4 : 6;
+            ASSERT_EQ(routes.GetHopCount(hosts[s], d), expected);
+        }
+    }
+}

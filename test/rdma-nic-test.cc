@@ -1,0 +1,337 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The RDMA NIC end to end over one switch: flow completion time against
+ * the analytic value, ACK coalescing, go-back-N after a loss, the
+ * retransmission timeout for lost tails, NAKs and ACKs, PSN wrap, and job
+ * gates.
+ */
+
+#include "fabric-test-util.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+constexpr uint64_t kRate = 100000000000ull; // 100 Gb/s
+constexpr int64_t kDelayNs = 1000;
+
+class RdmaNicTest : public FabricTest
+{
+  protected:
+    /// Two hosts through one switch; flows from host 0 to host 1.
+    Ptr<RoceFabric> BuildPair(uint32_t ackInterval = 1, uint32_t mtu = 1000)
+    {
+        RoceFabricHelper helper;
+        helper.SetCongestionControl("none");
+        helper.SetNicAttribute("AckInterval", UintegerValue(ackInterval));
+        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
+        return helper.Install(MakeStar(2, kRate, kDelayNs));
+    }
+
+    /**
+     * Analytic FCT of one message over host-switch-host at line rate: each
+     * hop is a store-and-forward server, so packet i leaves hop h when it
+     * has fully arrived and packet i-1 has left (a tandem queue).
+     */
+    static double AnalyticFct(uint64_t bytes, uint32_t mtu)
+    {
+        uint64_t n = (bytes + mtu - 1) / mtu;
+        const double delay = kDelayNs * 1e-9;
+        std::vector<double> done(n, 0.0); // finish of serialization at the current hop
+        for (int hop = 0; hop < 2; ++hop)
+        {
+            double free = 0;
+            for (uint64_t i = 0; i < n; ++i)
+            {
+                double ready = hop == 0 ? 0.0 : done[i] + delay;
+                double start = std::max(ready, free);
+                free = start + WireOf(DataFrameBytes(bytes, mtu, i)) * 8.0 / kRate;
+                done[i] = free;
+            }
+        }
+        return done[n - 1] + delay;
+    }
+};
+
+TEST_F(RdmaNicTest, OneFlowMatchesAnalyticFct)
+{
+    for (uint64_t bytes : {1000ull, 1500ull, 100000ull, 1234567ull})
+    {
+        Ptr<RoceFabric> fabric = BuildPair();
+        RoceFlowMonitor monitor(fabric);
+        RdmaMessageInfo info;
+        info.bytes = bytes;
+        fabric->SendMessage(0, 1, info, MicroSeconds(3));
+        Simulator::Run();
+        ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+        const auto& f = monitor.GetFlows().begin()->second;
+        double fct = (f.delivered - f.info.start).GetSeconds();
+        double expected = AnalyticFct(bytes, 1000);
+        EXPECT_NEAR(fct, expected, 0.01 * expected) << bytes << " bytes";
+        // Goodput never exceeds the line rate.
+        EXPECT_LT(bytes * 8.0 / fct, static_cast<double>(kRate));
+        // The sender hears the last ACK one small frame and two hops later.
+        EXPECT_GT(f.acked, f.delivered);
+        EXPECT_EQ(f.retransmittedBytes, 0u);
+        EXPECT_EQ(fabric->GetChannel(0)->GetTxBytes(0) + fabric->GetChannel(0)->GetTxBytes(1),
+                  fabric->GetChannel(1)->GetTxBytes(0) + fabric->GetChannel(1)->GetTxBytes(1))
+            << "every frame crossing the switch is forwarded";
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(RdmaNicTest, AckEveryNPacketsForEveryN)
+{
+    for (uint32_t n : {1u, 2u, 3u, 7u, 16u, 64u})
+    {
+        for (uint64_t packets : {1ull, 5ull, 16ull, 100ull})
+        {
+            Ptr<RoceFabric> fabric = BuildPair(n);
+            RoceFlowMonitor monitor(fabric);
+            RdmaMessageInfo info;
+            info.bytes = packets * 1000;
+            fabric->SendMessage(0, 1, info, Seconds(0));
+            Simulator::Run();
+            ASSERT_EQ(monitor.GetCompletedFlows(), 1u) << "N=" << n << " packets=" << packets;
+            // ACK after every N-th in-order packet, and always after the last.
+            uint64_t expectedAcks = (packets - 1) / n + 1;
+            // Link 1 joins host 1 (end 0) and the switch: host 1 sends only ACKs.
+            EXPECT_EQ(fabric->GetChannel(1)->GetTxPackets(0), expectedAcks)
+                << "N=" << n << " packets=" << packets;
+            Simulator::Destroy();
+        }
+    }
+}
+
+TEST_F(RdmaNicTest, GoBackNAfterOneLostPacket)
+{
+    Ptr<RoceFabric> fabric = BuildPair();
+    RoceFlowMonitor monitor(fabric);
+    Ptr<RdmaNic> receiver = fabric->GetNic(1);
+    // Drop the 50th data frame once.
+    auto em = DropOnReceive(receiver->GetPort(), [](const RoceHeader& h, uint64_t seen) {
+        return h.IsData() && seen == 49;
+    });
+    RdmaMessageInfo info;
+    info.bytes = 200000;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(em->GetDropped(), 1u);
+    EXPECT_EQ(receiver->GetNaksSent(), 1u);
+    EXPECT_EQ(fabric->GetNic(0)->GetTimeouts(), 0u) << "a NAK, not the timeout, recovers";
+    const auto& f = monitor.GetFlows().begin()->second;
+    // Go-back-N resends the lost packet and everything sent after it.
+    EXPECT_GE(f.retransmittedBytes, 1000u);
+    EXPECT_LT(f.retransmittedBytes, 200000u);
+}
+
+TEST_F(RdmaNicTest, TimeoutRecoversLostTail)
+{
+    Ptr<RoceFabric> fabric = BuildPair();
+    RoceFlowMonitor monitor(fabric);
+    const Time rto = MilliSeconds(1);
+    fabric->GetNic(0)->SetAttribute("RetransmitTimeout", TimeValue(rto));
+    // Drop the last data packet (WRITE_LAST) the first time only: no later
+    // packet can reveal the gap, so no NAK comes.
+    bool dropped = false;
+    DropOnReceive(fabric->GetNic(1)->GetPort(), [&dropped](const RoceHeader& h, uint64_t) {
+        if (!dropped && h.GetOpcode() == RoceOpcode::WRITE_LAST)
+        {
+            dropped = true;
+            return true;
+        }
+        return false;
+    });
+    RdmaMessageInfo info;
+    info.bytes = 50000;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(fabric->GetNic(0)->GetTimeouts(), 1u);
+    EXPECT_EQ(fabric->GetNic(1)->GetNaksSent(), 0u);
+    const auto& f = monitor.GetFlows().begin()->second;
+    EXPECT_GE(f.delivered - f.info.start, rto);
+}
+
+TEST_F(RdmaNicTest, TimeoutRecoversLostNak)
+{
+    Ptr<RoceFabric> fabric = BuildPair();
+    RoceFlowMonitor monitor(fabric);
+    fabric->GetNic(0)->SetAttribute("RetransmitTimeout", TimeValue(MicroSeconds(500)));
+    DropOnReceive(fabric->GetNic(1)->GetPort(),
+                  [](const RoceHeader& h, uint64_t seen) { return h.IsData() && seen == 10; });
+    auto nakDrop = DropOnReceive(fabric->GetNic(0)->GetPort(), [](const RoceHeader& h, uint64_t) {
+        return h.GetOpcode() == RoceOpcode::ACKNOWLEDGE &&
+               h.GetSyndrome() == RoceHeader::kNakSequenceError;
+    });
+    RdmaMessageInfo info;
+    info.bytes = 100000;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(nakDrop->GetDropped(), 1u);
+    EXPECT_GE(fabric->GetNic(0)->GetTimeouts(), 1u);
+}
+
+TEST_F(RdmaNicTest, TimeoutRecoversLostFinalAck)
+{
+    Ptr<RoceFabric> fabric = BuildPair();
+    RoceFlowMonitor monitor(fabric);
+    fabric->GetNic(0)->SetAttribute("RetransmitTimeout", TimeValue(MicroSeconds(500)));
+    bool dropped = false;
+    // With ACK per packet, the 20th ACK of a 20-packet message is the final one.
+    auto em = DropOnReceive(fabric->GetNic(0)->GetPort(), [&dropped](const RoceHeader& h, uint64_t seen) {
+        if (!dropped && h.GetOpcode() == RoceOpcode::ACKNOWLEDGE && seen == 19)
+        {
+            dropped = true;
+            return true;
+        }
+        return false;
+    });
+    RdmaMessageInfo info;
+    info.bytes = 20000;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(em->GetDropped(), 1u);
+    EXPECT_EQ(fabric->GetNic(0)->GetTimeouts(), 1u);
+    const auto& f = monitor.GetFlows().begin()->second;
+    EXPECT_LT(f.delivered, MicroSeconds(100)) << "the data itself arrived on time";
+    EXPECT_GE(f.acked, MicroSeconds(500)) << "the sender learned it only after a timeout";
+}
+
+TEST_F(RdmaNicTest, FlowAcrossThePsnWrapCompletes)
+{
+    Ptr<RoceFabric> fabric = BuildPair();
+    // First PSN 20 below the 24-bit wrap; the 200 packets cross it.
+    fabric->GetNic(0)->SetAttribute(
+        "InitialPsn",
+        StringValue("ns3::ConstantRandomVariable[Constant=" + std::to_string((1u << 24) - 20) +
+                    "]"));
+    RoceFlowMonitor monitor(fabric);
+    // And lose one packet after the wrap, so recovery uses wrapped PSNs too.
+    std::vector<uint32_t> psns;
+    DropOnReceive(fabric->GetNic(1)->GetPort(), [&psns](const RoceHeader& h, uint64_t seen) {
+        if (h.IsData())
+        {
+            psns.push_back(h.GetPsn());
+        }
+        return h.IsData() && seen == 60;
+    });
+    RdmaMessageInfo info;
+    info.bytes = 200000;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(fabric->GetNic(1)->GetNaksSent(), 1u);
+    ASSERT_GE(psns.size(), 200u);
+    EXPECT_EQ(psns.front(), (1u << 24) - 20);
+    EXPECT_EQ(psns[20], 0u) << "the 21st packet carries PSN 0";
+}
+
+TEST(RocePsnTest, WrapArithmetic)
+{
+    const uint32_t top = (1u << 24) - 1;
+    EXPECT_EQ(RocePsn::ToWire(top, 0), top);
+    EXPECT_EQ(RocePsn::ToWire(top, 1), 0u);
+    EXPECT_EQ(RocePsn::ToWire(5, 1ull << 24), 5u);
+    // Brute force: every index near the reference round-trips, across wraps.
+    for (uint32_t initial : {0u, 12345u, top - 3, top})
+    {
+        for (uint64_t reference : {0ull, 7ull, (1ull << 24) - 2, (1ull << 24) + 9, 1ull << 40})
+        {
+            for (int64_t d = -1000; d <= 1000; d += 7)
+            {
+                int64_t index = static_cast<int64_t>(reference) + d;
+                if (index < 0)
+                {
+                    continue;
+                }
+                uint32_t wire = RocePsn::ToWire(initial, static_cast<uint64_t>(index));
+                EXPECT_LE(wire, top);
+                EXPECT_EQ(RocePsn::FromWire(initial, wire, reference), static_cast<uint64_t>(index));
+            }
+        }
+    }
+    // The farthest representable distances, +/- 2^23.
+    EXPECT_EQ(RocePsn::FromWire(0, RocePsn::ToWire(0, (1ull << 30) + (1u << 23) - 1), 1ull << 30),
+              (1ull << 30) + (1u << 23) - 1);
+    EXPECT_EQ(RocePsn::FromWire(0, RocePsn::ToWire(0, (1ull << 30) - (1u << 23)), 1ull << 30),
+              (1ull << 30) - (1u << 23));
+}
+
+TEST_F(RdmaNicTest, ClosedGateSendsNothingAndReopensAtPacketBoundary)
+{
+    // Host 0 sends job 1's message to host 1 and job 2's to host 2.
+    RoceFabricHelper helper;
+    helper.SetCongestionControl("none");
+    Ptr<RoceFabric> fabric = helper.Install(MakeStar(3, kRate, kDelayNs));
+    RoceFlowMonitor monitor(fabric);
+    Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetGate(1, false);
+    RdmaMessageInfo a;
+    a.bytes = 1000000;
+    a.jobId = 1;
+    RdmaMessageInfo b = a;
+    b.jobId = 2;
+    fabric->SendMessage(0, 1, a, Seconds(0));
+    fabric->SendMessage(0, 2, b, Seconds(0));
+    // When did each job-1 frame start leaving host 0? Its arrival at the
+    // switch, less propagation and its own serialization.
+    Ptr<RoceNetDevice> switchPort = fabric->GetChannel(0)->GetRoceDevice(1);
+    const uint32_t host1 = RoceHostAddress(1);
+    std::vector<Time> job1Starts;
+    DropOnReceive(switchPort, [&](const RoceHeader& h, uint64_t) {
+        if (h.IsData() && h.GetDestination() == host1)
+        {
+            Time tx = switchPort->GetTxTime(h.GetSerializedSize() + 1000 + 4);
+            job1Starts.push_back(Simulator::Now() - NanoSeconds(kDelayNs) - tx);
+        }
+        return false;
+    });
+    const Time open1 = MicroSeconds(100);
+    const Time close = MicroSeconds(130);
+    const Time open2 = MicroSeconds(400);
+    Simulator::Schedule(open1, [nic]() { nic->SetGate(1, true); });
+    Simulator::Schedule(close, [nic]() { nic->SetGate(1, false); });
+    Simulator::Schedule(open2, [nic]() { nic->SetGate(1, true); });
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 2u);
+    ASSERT_FALSE(job1Starts.empty());
+    // The gate takes effect at the next packet boundary: a frame that began
+    // before the gate closed finishes, and none begins while it is closed.
+    const Time frame = switchPort->GetTxTime(1058);
+    uint32_t beforeOpen = 0;
+    uint32_t whileClosed = 0;
+    uint32_t straddling = 0;
+    for (Time t : job1Starts)
+    {
+        beforeOpen += t < open1;
+        whileClosed += t >= close && t < open2;
+        straddling += t < close && t + frame > close;
+    }
+    EXPECT_EQ(beforeOpen, 0u) << "a closed gate sends nothing";
+    EXPECT_EQ(whileClosed, 0u) << "nothing starts while the gate is closed";
+    EXPECT_LE(straddling, 1u);
+    EXPECT_GE(job1Starts.back(), open2);
+    for (const auto& [id, f] : monitor.GetFlows())
+    {
+        if (f.info.jobId == 1)
+        {
+            EXPECT_GT(f.delivered, MicroSeconds(400));
+        }
+        else
+        {
+            // Job 2 ran alone for the first 100 us and shared the port after.
+            EXPECT_LT(f.delivered, MicroSeconds(400));
+        }
+    }
+}
+
+} // namespace

@@ -236,35 +236,34 @@ RoceNetDevice::DequeueDataClass(uint8_t& cls)
         }
         return false;
     }
-    // DWRR: visit classes in turn; a class sends while its deficit covers
-    // the head packet, and is credited one quantum per visit.
+    // DWRR: the class under the pointer is credited one quantum when the
+    // pointer arrives and sends while its deficit covers the head packet;
+    // then the pointer moves on. An empty class loses its deficit.
     for (uint32_t visits = 0; visits < 2u * kControlClass + 1; ++visits)
     {
-        uint8_t c = m_dwrrNext;
-        if (m_queues[c].empty() || now < m_pausedUntil[c])
+        const uint8_t c = m_dwrrNext;
+        const bool empty = m_queues[c].empty();
+        if (!empty && now >= m_pausedUntil[c])
         {
-            if (m_queues[c].empty())
+            if (!m_dwrrCredited)
             {
-                m_deficit[c] = 0;
+                m_deficit[c] += m_dwrrQuantum;
+                m_dwrrCredited = true;
             }
-            m_dwrrNext = static_cast<uint8_t>((c + 1) % kControlClass);
-            continue;
+            const uint32_t head = m_queues[c].front().packet->GetSize();
+            if (m_deficit[c] >= static_cast<int64_t>(head))
+            {
+                m_deficit[c] -= head;
+                cls = c;
+                return true;
+            }
         }
-        uint32_t head = m_queues[c].front().packet->GetSize();
-        if (m_deficit[c] >= static_cast<int64_t>(head))
+        else if (empty)
         {
-            m_deficit[c] -= head;
-            cls = c;
-            return true;
-        }
-        m_deficit[c] += m_dwrrQuantum;
-        if (m_deficit[c] >= static_cast<int64_t>(head))
-        {
-            m_deficit[c] -= head;
-            cls = c;
-            return true;
+            m_deficit[c] = 0;
         }
         m_dwrrNext = static_cast<uint8_t>((c + 1) % kControlClass);
+        m_dwrrCredited = false;
     }
     return false;
 }

@@ -195,6 +195,7 @@ class RoceNetDevice : public NetDevice
     std::array<uint64_t, kClasses> m_queueBytes{};
     std::array<int64_t, kClasses> m_deficit{};
     uint8_t m_dwrrNext{0};
+    bool m_dwrrCredited{false};
     std::array<Time, kClasses> m_pausedUntil{};
     uint64_t m_totalQueued{0};
     uint64_t m_maxQueueBytes{0};

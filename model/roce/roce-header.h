@@ -65,11 +65,12 @@ MessageWireBytes(uint64_t bytes, uint32_t payloadPerPacket)
 {
     const uint32_t headers = kEthernet + kIpv4 + kUdp + kBth + kIcrc;
     uint64_t packets = bytes == 0 ? 1 : (bytes + payloadPerPacket - 1) / payloadPerPacket;
-    uint64_t total = kReth; // the first packet carries the RETH
+    uint64_t total = 0;
     for (uint64_t i = 0; i < packets; ++i)
     {
         uint64_t payload = std::min<uint64_t>(payloadPerPacket, bytes - i * payloadPerPacket);
-        total += WireBytes(static_cast<uint32_t>(headers + payload));
+        uint32_t reth = i == 0 ? kReth : 0; // the first packet carries the RETH
+        total += WireBytes(static_cast<uint32_t>(headers + reth + payload));
     }
     return total;
 }

@@ -51,6 +51,7 @@ def build(bld):
         'model/fabric/ecmp-routes.h',
         'model/fabric/switch-mmu.h',
         'model/results/results-database.h',
+        'model/workload/job-spec.h',
         ]
 
     module.uselib = 'SQLITE3'

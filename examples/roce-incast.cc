@@ -60,6 +60,7 @@ main(int argc, char* argv[])
         RequireFlag(bytes > 0, "bytes", std::to_string(bytes), "must be positive");
         RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
         RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
+        RequireFlag(bufferBytes > 0, "bufferBytes", std::to_string(bufferBytes), "must be > 0");
         const DataRate rate = ParseRateFlag("linkRate", linkRate);
         const Time delay = ParseTimeFlag("linkDelay", linkDelay);
         const Time stop = ParseTimeFlag("stopTime", stopTime);
@@ -93,6 +94,11 @@ main(int argc, char* argv[])
         }
         catch (const std::exception& e)
         {
+            // The MMU rejects a buffer too small for the ports' reserves and headroom.
+            if (std::string(e.what()).find("BufferSize") == std::string::npos)
+            {
+                throw;
+            }
             throw FlagError("bufferBytes", std::to_string(bufferBytes), e.what());
         }
 

@@ -65,6 +65,17 @@ RoceFlowMonitor::GetLastDelivery() const
     return last;
 }
 
+Time
+RoceFlowMonitor::GetLastActivity() const
+{
+    Time last(0);
+    for (const auto& [id, f] : m_flows)
+    {
+        last = std::max({last, f.delivered, f.acked});
+    }
+    return last;
+}
+
 uint64_t
 RoceFlowMonitor::GetCnpsSent() const
 {

@@ -42,6 +42,8 @@ class RoceFlowMonitor
     uint64_t GetTimeouts() const;
     /// Latest delivery time of any flow.
     Time GetLastDelivery() const;
+    /// Latest delivery or final ACK of any flow.
+    Time GetLastActivity() const;
 
     /// Rows of the flows and links tables for run \p runId.
     std::vector<FlowRecord> GetFlowRecords(int64_t runId) const;

@@ -38,18 +38,22 @@ SimulationRun::PeakRssKb()
 }
 
 void
-SimulationRun::Finish(const RoceFlowMonitor& monitor)
+SimulationRun::Finish(const RoceFlowMonitor& monitor, bool flowRows)
 {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     const uint64_t hops = RoceChannel::GetTotalPacketHops() - m_hopsAtStart;
     const uint64_t events = Simulator::GetEventCount() - m_eventsAtStart;
-    const Time simEnd = Simulator::Now();
+    // The last activity, not the stop time a run may have been given.
+    const Time simEnd = monitor.GetLastActivity();
     if (m_db)
     {
-        for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
+        if (flowRows)
         {
-            m_db->AddFlow(f);
+            for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
+            {
+                m_db->AddFlow(f);
+            }
         }
         for (const LinkRecord& l : monitor.GetLinkRecords(m_runId))
         {

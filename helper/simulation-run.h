@@ -35,11 +35,12 @@ class SimulationRun
                   const std::string& dbPath);
 
     /**
-     * Record the results of \p monitor, mark the run complete and print
+     * Record the results of \p monitor (flow rows only if \p flowRows), mark
+     * the run complete and print
      * one machine-readable line:
      * `PERF name=... packet_hops=N events=N wall_s=X sim_s=X peak_rss_kb=N`.
      */
-    void Finish(const RoceFlowMonitor& monitor);
+    void Finish(const RoceFlowMonitor& monitor, bool flowRows = true);
     /// Mark the run failed with \p message.
     void Fail(const std::string& message);
 

@@ -171,8 +171,10 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
     qp->info = info;
     if (qp->info.srcPort == 0)
     {
-        // Spread queue pairs over ECMP paths as NICs do: a port per QP.
-        qp->info.srcPort = static_cast<uint16_t>(0xC000 | ((qpn * 2654435761u) >> 18));
+        // Spread queue pairs over ECMP paths as NICs do: a port per QP,
+        // hashed with the host address so hosts do not all start alike.
+        const uint32_t h = (qpn ^ (m_address * 0x9E3779B1u)) * 2654435761u;
+        qp->info.srcPort = static_cast<uint16_t>(0xC000 | (h >> 18));
     }
     qp->qpn = qpn;
     qp->dstQpn = dstQpn;

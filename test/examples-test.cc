@@ -1,0 +1,698 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * End-to-end tests of the example programs: each test runs roce-incast or
+ * fat-tree-permutation as a subprocess in a fresh temporary directory and
+ * checks what it left behind (exit code, stderr, the SQLite results file,
+ * a pcap read back with tshark) against expectations computed here.
+ */
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sqlite3.h>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace
+{
+
+namespace fs = std::filesystem;
+
+const std::string kBinaryDir = CS_BINARY_DIR;
+const std::string kLingjunTopo = std::string(CS_SHARED_DATA_DIR) + "/alibaba-lingjun-2023/topo.csv";
+const char* const kTshark = "/usr/bin/tshark";
+
+/// RoCEv2 frame bytes around the payload: Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4.
+constexpr uint64_t kFrameOverhead = 14 + 20 + 8 + 12 + 4;
+/// The RETH that only the first packet of an RDMA WRITE carries.
+constexpr uint64_t kReth = 16;
+
+/// Frame bytes of one RDMA WRITE of \p bytes in packets of \p mtu payload bytes.
+uint64_t
+WriteFrameBytes(uint64_t bytes, uint64_t mtu)
+{
+    const uint64_t packets = (bytes + mtu - 1) / mtu;
+    return bytes + packets * kFrameOverhead + kReth;
+}
+
+/// \p s quoted for /bin/sh.
+std::string
+ShellQuote(const std::string& s)
+{
+    std::string q = "'";
+    for (char c : s)
+    {
+        q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+    }
+    return q + "'";
+}
+
+std::string
+ReadFile(const fs::path& path)
+{
+    std::ifstream in(path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// What a finished subprocess left.
+struct Outcome
+{
+    int exitCode{-1}; ///< exit status, or -1 if it did not exit normally
+    std::string out;  ///< standard output
+    std::string err;  ///< standard error
+
+    /// For assertion messages.
+    std::string Describe() const
+    {
+        return "exit code " + std::to_string(exitCode) + "\n--- stdout:\n" + out + "--- stderr:\n" +
+               err;
+    }
+};
+
+/// One row of a query; NULL is nullopt.
+using Row = std::vector<std::optional<std::string>>;
+
+/**
+ * Run \p sql on the SQLite file \p path through a read-only connection of
+ * its own. Columns named in \p skip are left out of the rows.
+ */
+std::vector<Row>
+Query(const fs::path& path, const std::string& sql, const std::set<std::string>& skip = {})
+{
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+    {
+        const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+        sqlite3_close(db);
+        throw std::runtime_error("cannot open " + path.string() + ": " + msg);
+    }
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+    {
+        const std::string msg = sqlite3_errmsg(db);
+        sqlite3_close(db);
+        throw std::runtime_error(path.string() + ": " + sql + ": " + msg);
+    }
+    std::vector<Row> rows;
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+    {
+        Row row;
+        for (int c = 0; c < sqlite3_column_count(stmt); ++c)
+        {
+            if (skip.count(sqlite3_column_name(stmt, c)) != 0)
+            {
+                continue;
+            }
+            const unsigned char* text = sqlite3_column_text(stmt, c);
+            row.push_back(text ? std::optional<std::string>(reinterpret_cast<const char*>(text))
+                               : std::nullopt);
+        }
+        rows.push_back(std::move(row));
+    }
+    const std::string msg = sqlite3_errmsg(db);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    if (rc != SQLITE_DONE)
+    {
+        throw std::runtime_error(path.string() + ": " + sql + ": " + msg);
+    }
+    return rows;
+}
+
+/// The single integer a query returns.
+int64_t
+QueryInt(const fs::path& path, const std::string& sql)
+{
+    const std::vector<Row> rows = Query(path, sql);
+    if (rows.size() != 1 || rows[0].size() != 1 || !rows[0][0])
+    {
+        throw std::runtime_error(path.string() + ": " + sql + ": expected one non-NULL value");
+    }
+    return std::stoll(*rows[0][0]);
+}
+
+/// Number of runs marked 'complete' in \p path; 0 if there is no file or no runs table.
+int64_t
+CompleteRuns(const fs::path& path)
+{
+    if (!fs::exists(path) || fs::file_size(path) == 0 ||
+        QueryInt(path,
+                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'") == 0)
+    {
+        return 0;
+    }
+    return QueryInt(path, "SELECT count(*) FROM runs WHERE status = 'complete'");
+}
+
+/// Split \p line at \p sep (empty fields kept).
+std::vector<std::string>
+Split(const std::string& line, char sep)
+{
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream in(line);
+    while (std::getline(in, field, sep))
+    {
+        fields.push_back(field);
+    }
+    if (!line.empty() && line.back() == sep)
+    {
+        fields.emplace_back();
+    }
+    return fields;
+}
+
+/// Each test gets its own directory, removed afterwards unless the test failed.
+class ExamplesTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        const fs::path base = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+        std::string tmpl = (base / "cs-examples-test-XXXXXX").string();
+        ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << "mkdtemp " << tmpl;
+        m_dir = tmpl;
+    }
+
+    void TearDown() override
+    {
+        if (HasFailure())
+        {
+            std::cerr << "files of the failed test kept in " << m_dir << "\n";
+        }
+        else
+        {
+            fs::remove_all(m_dir);
+        }
+    }
+
+    /// \return \p name inside the test's directory
+    fs::path Path(const std::string& name) const
+    {
+        return m_dir / name;
+    }
+
+    /**
+     * Run \p command (already quoted) in the test's directory with stdout
+     * and stderr captured. A time limit turns a hang into a failure.
+     */
+    Outcome Shell(const std::string& command)
+    {
+        const std::string tag = std::to_string(m_commands++);
+        const fs::path out = Path("cmd" + tag + ".out");
+        const fs::path err = Path("cmd" + tag + ".err");
+        const std::string line = "cd " + ShellQuote(m_dir.string()) + " && timeout 300 " + command +
+                                 " >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
+        const int status = std::system(line.c_str());
+        Outcome o;
+        o.exitCode = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+        o.out = ReadFile(out);
+        o.err = ReadFile(err);
+        return o;
+    }
+
+    /// Run the example \p program with \p args (each one argument).
+    Outcome Example(const std::string& program, const std::vector<std::string>& args)
+    {
+        std::string command = ShellQuote(kBinaryDir + "/" + program);
+        for (const std::string& a : args)
+        {
+            command += " " + ShellQuote(a);
+        }
+        return Shell(command);
+    }
+
+    fs::path m_dir;
+    int m_commands{0};
+};
+
+// ------------------------------------------------------------ determinism
+
+/// The (src, dst) pairs of a run's flows, by flow id.
+std::vector<std::pair<std::string, std::string>>
+Pairs(const fs::path& db, int64_t runId)
+{
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const Row& r : Query(db,
+                              "SELECT src_node, dst_node FROM flows WHERE run_id = " +
+                                  std::to_string(runId) + " ORDER BY flow_id"))
+    {
+        pairs.emplace_back(r[0].value_or("NULL"), r[1].value_or("NULL"));
+    }
+    return pairs;
+}
+
+/// Every host sends exactly once and receives exactly once, never to itself.
+void
+ExpectDerangement(const std::vector<std::pair<std::string, std::string>>& pairs, size_t hosts)
+{
+    std::set<std::string> srcs;
+    std::set<std::string> dsts;
+    for (const auto& [src, dst] : pairs)
+    {
+        EXPECT_NE(src, dst) << "host " << src << " sends to itself";
+        srcs.insert(src);
+        dsts.insert(dst);
+    }
+    EXPECT_EQ(pairs.size(), hosts);
+    EXPECT_EQ(srcs.size(), hosts) << "a host sends twice";
+    EXPECT_EQ(srcs, dsts) << "senders and receivers are not the same hosts";
+}
+
+TEST_F(ExamplesTest, FatTreePermutationIsDeterministicPerSeed)
+{
+    const fs::path db = Path("A.db");
+    const std::string dbFlag = "--db=" + db.string();
+    for (const char* seed : {"--seed=7", "--seed=7", "--seed=8"})
+    {
+        const Outcome o =
+            Example("fat-tree-permutation", {"--k=4", "--bytes=200000", seed, dbFlag});
+        ASSERT_EQ(o.exitCode, 0) << seed << ": " << o.Describe();
+    }
+    ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM runs"), 3);
+    ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE status = 'complete'"), 3);
+    const auto runIds = Query(db, "SELECT run_id, seed FROM runs ORDER BY run_id");
+    const std::string a = *runIds[0][0];
+    const std::string b = *runIds[1][0];
+    const std::string c = *runIds[2][0];
+    EXPECT_EQ(runIds[0][1], "7");
+    EXPECT_EQ(runIds[1][1], "7");
+    EXPECT_EQ(runIds[2][1], "8");
+
+    // Same seed: the same rows, column for column, in flows and in links.
+    for (const char* table : {"flows", "links"})
+    {
+        const std::string order = std::string(table) == "flows" ? "flow_id" : "link_id";
+        auto rowsOf = [&](const std::string& run) {
+            return Query(db,
+                         "SELECT * FROM " + std::string(table) + " WHERE run_id = " + run +
+                             " ORDER BY " + order,
+                         {"run_id"});
+        };
+        const std::vector<Row> first = rowsOf(a);
+        const std::vector<Row> second = rowsOf(b);
+        ASSERT_FALSE(first.empty()) << table;
+        ASSERT_EQ(first.size(), second.size()) << table;
+        for (size_t i = 0; i < first.size(); ++i)
+        {
+            EXPECT_EQ(first[i], second[i]) << table << " row " << i << " differs";
+        }
+    }
+
+    // k=4: k^3/4 = 16 hosts, each sending once.
+    const auto pairs7 = Pairs(db, std::stoll(a));
+    const auto pairs8 = Pairs(db, std::stoll(c));
+    ExpectDerangement(pairs7, 16);
+    ExpectDerangement(pairs8, 16);
+    EXPECT_NE(pairs7, pairs8) << "seeds 7 and 8 gave the same permutation";
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM flows WHERE end_ns IS NULL"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT bytes) FROM flows"), 1);
+    EXPECT_EQ(QueryInt(db, "SELECT min(bytes) FROM flows"), 200000);
+}
+
+TEST_F(ExamplesTest, LingjunTopologyRunsAPermutationOverAllHosts)
+{
+    std::ifstream in(kLingjunTopo);
+    ASSERT_TRUE(in) << "shared data missing: " << kLingjunTopo;
+    size_t hosts = 0;
+    std::string line;
+    std::getline(in, line); // header
+    while (std::getline(in, line))
+    {
+        hosts += line.find_first_not_of(" \t\r") != std::string::npos;
+    }
+    ASSERT_GT(hosts, 0U);
+
+    const fs::path db = Path("L.db");
+    const Outcome o =
+        Example("fat-tree-permutation",
+                {"--lingjun=" + kLingjunTopo, "--bytes=10000", "--db=" + db.string()});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    ASSERT_EQ(CompleteRuns(db), 1);
+    ExpectDerangement(Pairs(db, 1), hosts);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM flows WHERE end_ns IS NULL"), 0);
+}
+
+// ------------------------------------------------------------- bad input
+
+struct BadFlag
+{
+    const char* name;    ///< test name suffix
+    const char* program; ///< example to run
+    const char* flag;    ///< the bad flag, as given and as the error must quote it
+};
+
+/// Names the case in test listings (instead of its bytes).
+void
+PrintTo(const BadFlag& p, std::ostream* os)
+{
+    *os << p.program << " " << p.flag;
+}
+
+class ExamplesBadFlagTest : public ExamplesTest, public ::testing::WithParamInterface<BadFlag>
+{
+};
+
+TEST_P(ExamplesBadFlagTest, FailsCleanlyNamingTheFlag)
+{
+    const BadFlag& p = GetParam();
+    const fs::path db = Path("bad.db");
+    const Outcome o = Example(p.program, {p.flag, "--db=" + db.string()});
+    // 2 is the examples' exit code for an impossible flag; a crash would be 128 + signal.
+    EXPECT_EQ(o.exitCode, 2) << o.Describe();
+    EXPECT_NE(o.err.find(std::string(p.program) + ": error: " + p.flag), std::string::npos)
+        << o.Describe();
+    EXPECT_EQ(CompleteRuns(db), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Flags,
+    ExamplesBadFlagTest,
+    ::testing::Values(BadFlag{"FatTreeOddK", "fat-tree-permutation", "--k=3"},
+                      BadFlag{"FatTreeRate", "fat-tree-permutation", "--linkRate=fast"},
+                      BadFlag{"FatTreeDelay", "fat-tree-permutation", "--linkDelay=soon"},
+                      BadFlag{"FatTreeMtu", "fat-tree-permutation", "--mtu=0"},
+                      BadFlag{"FatTreeCc", "fat-tree-permutation", "--cc=reno"},
+                      BadFlag{"IncastNoSenders", "roce-incast", "--senders=0"},
+                      BadFlag{"IncastTinyBuffer", "roce-incast", "--bufferBytes=1000"},
+                      BadFlag{"IncastZeroBuffer", "roce-incast", "--bufferBytes=0"}),
+    [](const ::testing::TestParamInfo<BadFlag>& info) { return std::string(info.param.name); });
+
+struct BadTopology
+{
+    const char* name;     ///< test name suffix
+    const char* contents; ///< the topo.csv
+    const char* where;    ///< ":line: field" the error must name after the path
+};
+
+void
+PrintTo(const BadTopology& p, std::ostream* os)
+{
+    *os << "topo.csv error at " << p.where;
+}
+
+class ExamplesBadTopologyTest : public ExamplesTest,
+                                public ::testing::WithParamInterface<BadTopology>
+{
+};
+
+TEST_P(ExamplesBadTopologyTest, FailsNamingFileAndLine)
+{
+    const BadTopology& p = GetParam();
+    const fs::path topo = Path("topo.csv");
+    std::ofstream(topo) << p.contents;
+    const fs::path db = Path("bad.db");
+    const Outcome o =
+        Example("fat-tree-permutation", {"--lingjun=" + topo.string(), "--db=" + db.string()});
+    EXPECT_NE(o.exitCode, 0) << o.Describe();
+    EXPECT_NE(o.exitCode, -1) << o.Describe();
+    EXPECT_NE(o.err.find(topo.string() + p.where), std::string::npos) << o.Describe();
+    EXPECT_EQ(CompleteRuns(db), 0);
+    if (fs::exists(db))
+    {
+        // A run begun before the file was read must say why it failed.
+        for (const Row& r : Query(db, "SELECT status, error FROM runs"))
+        {
+            EXPECT_EQ(r[0], "failed");
+            EXPECT_NE(r[1].value_or("").find(topo.string() + p.where), std::string::npos);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lingjun,
+    ExamplesBadTopologyTest,
+    ::testing::Values(
+        BadTopology{"BadHeader", "ip,DSW,PSW\naaaa,G1,P1\n", ":1: header"},
+        BadTopology{"MissingField",
+                    "ip,DSW,PSW,ASW\naaaa,G1,P1,S1\nbbbb,G1,P1\ncccc,G1,P1,S2\n",
+                    ":3:"},
+        BadTopology{"EmptyField", "ip,DSW,PSW,ASW\naaaa,G1,P1,S1\nbbbb,,P1,S1\n", ":3: DSW"}),
+    [](const ::testing::TestParamInfo<BadTopology>& info) { return std::string(info.param.name); });
+
+// ------------------------------------------------------------ conservation
+
+TEST_F(ExamplesTest, IncastBytesAreConservedInTheDatabase)
+{
+    const uint64_t senders = 8;
+    const uint64_t bytes = 1000000;
+    const uint64_t mtu = 1000; // the example's default payload per packet
+    const fs::path db = Path("X.db");
+    const Outcome o =
+        Example("roce-incast",
+                {"--senders=8", "--bytes=1000000", "--cc=none", "--db=" + db.string()});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM runs"), 1);
+    ASSERT_EQ(CompleteRuns(db), 1);
+
+    // Flows: one per sender, all delivered, all to the same receiver.
+    const std::vector<Row> flows =
+        Query(db, "SELECT src_node, dst_node, bytes, end_ns, retransmitted_bytes FROM flows");
+    ASSERT_EQ(flows.size(), senders);
+    std::set<std::string> srcs;
+    std::set<std::string> dsts;
+    uint64_t total = 0;
+    for (const Row& f : flows)
+    {
+        srcs.insert(*f[0]);
+        dsts.insert(*f[1]);
+        total += std::stoull(*f[2]);
+        EXPECT_TRUE(f[3].has_value()) << "flow from " << *f[0] << " never delivered";
+        EXPECT_EQ(f[4], "0") << "PFC is on: nothing should be retransmitted";
+    }
+    EXPECT_EQ(total, senders * bytes);
+    ASSERT_EQ(dsts.size(), 1U);
+    EXPECT_EQ(srcs.size(), senders);
+    const std::string receiver = *dsts.begin();
+    EXPECT_EQ(srcs.count(receiver), 0U);
+
+    // 1000 packets of 1000 B: 1000 * (58 + 1000) + 16 = 1,058,016 frame bytes per message.
+    const uint64_t messageWire = WriteFrameBytes(bytes, mtu);
+    ASSERT_EQ(messageWire, 1058016U);
+
+    // Links: bytes each way per host, as seen from the host.
+    const std::vector<Row> links =
+        Query(db,
+              "SELECT node_a, node_b, tx_bytes_ab, tx_bytes_ba, drops, pfc_pauses_sent FROM links");
+    ASSERT_EQ(links.size(), senders + 1) << "one link per host, all to the switch";
+    std::map<std::string, std::pair<uint64_t, uint64_t>> hostTxRx; // host -> (sent, received)
+    uint64_t drops = 0;
+    uint64_t pauses = 0;
+    for (const Row& l : links)
+    {
+        const uint64_t ab = std::stoull(*l[2]);
+        const uint64_t ba = std::stoull(*l[3]);
+        drops += std::stoull(*l[4]);
+        pauses += std::stoull(*l[5]);
+        if (srcs.count(*l[0]) || *l[0] == receiver)
+        {
+            hostTxRx[*l[0]] = {ab, ba};
+        }
+        else if (srcs.count(*l[1]) || *l[1] == receiver)
+        {
+            hostTxRx[*l[1]] = {ba, ab};
+        }
+    }
+    EXPECT_EQ(drops, 0U);
+    ASSERT_EQ(hostTxRx.size(), senders + 1) << "a host has no link";
+    uint64_t intoSwitch = 0;
+    uint64_t outOfSwitch = 0;
+    for (const auto& [host, txRx] : hostTxRx)
+    {
+        intoSwitch += txRx.first;
+        outOfSwitch += txRx.second;
+        if (host != receiver)
+        {
+            // A sender sends its one message and nothing else.
+            EXPECT_EQ(txRx.first, messageWire) << "sender " << host;
+        }
+    }
+    EXPECT_GE(hostTxRx[receiver].second, senders * messageWire)
+        << "the receiver's link carried less than the messages sent to it";
+    // The switch forwards what it receives; it adds only PAUSE frames of its own.
+    EXPECT_GE(outOfSwitch, intoSwitch);
+    if (pauses == 0)
+    {
+        EXPECT_EQ(outOfSwitch, intoSwitch);
+    }
+}
+
+// ------------------------------------------------------------------ tshark
+
+/// The fields of one frame, in the order asked from tshark.
+enum Field
+{
+    kOpcode,
+    kDestQp,
+    kPsn,
+    kUdpDstPort,
+    kAethSyndrome,
+    kIpChecksumStatus,
+    kIpSrc,
+    kIpDst,
+    kEcn,
+    kEthType,
+    kDmaLength,
+    kNFields
+};
+
+TEST_F(ExamplesTest, IncastPcapDecodesAsRoceV2InTshark)
+{
+    ASSERT_EQ(access(kTshark, X_OK), 0)
+        << kTshark << " not found: install Debian's tshark package to run this test";
+
+    // 4 senders of 200 KB give only 3-5 ECN marks and CNPs at the receiver,
+    // depending on the seed; 8 give about 60, a margin that does not depend on luck.
+    const uint64_t senders = 8;
+    const uint64_t bytes = 200000;
+    const uint64_t packets = bytes / 1000;
+    const Outcome run =
+        Example("roce-incast", {"--senders=8", "--bytes=200000", "--cc=dcqcn", "--pcap=trace"});
+    ASSERT_EQ(run.exitCode, 0) << run.Describe();
+    const fs::path pcap = Path("trace-1-0.pcap"); // the receiver, host 0, is ns-3 node 1
+    ASSERT_TRUE(fs::exists(pcap)) << "no " << pcap;
+
+    const Outcome ts = Shell(std::string(kTshark) + " -n -r " + ShellQuote(pcap.string()) +
+                             " -o ip.check_checksum:TRUE -T fields -E separator=,"
+                             " -e infiniband.bth.opcode -e infiniband.bth.destqp"
+                             " -e infiniband.bth.psn -e udp.dstport -e infiniband.aeth.syndrome"
+                             " -e ip.checksum.status -e ip.src -e ip.dst -e ip.dsfield.ecn"
+                             " -e eth.type -e infiniband.reth.dmalen");
+    ASSERT_EQ(ts.exitCode, 0) << ts.Describe();
+
+    std::map<std::string, uint64_t> byOpcode;
+    std::map<std::string, std::vector<uint64_t>> psnsFrom; // sender ip -> data PSNs in order
+    std::map<std::string, std::set<uint64_t>> ackedPsns;   // sender ip -> PSNs ACKed to it
+    std::map<std::string, std::set<std::string>> qpsFrom;  // sender ip -> destination QPs
+    std::map<std::string, uint64_t> ceFrom;                // sender ip -> CE-marked packets
+    std::map<std::string, uint64_t> cnpsTo;                // sender ip -> CNPs
+    std::map<std::string, std::string> firstOpcodeFrom;    // sender ip -> opcode of 1st
+    std::map<std::string, std::string> lastOpcodeFrom;     // sender ip -> opcode of last
+    // Per-frame checks are counted, so that a systematic fault is reported
+    // once with an example frame rather than once per frame.
+    std::map<std::string, std::pair<uint64_t, std::string>> faults; // what -> (count, 1st frame)
+    uint64_t frames = 0;
+    std::string current;
+    auto check = [&](bool ok, const std::string& what) {
+        if (!ok && faults[what].first++ == 0)
+        {
+            faults[what].second = current;
+        }
+    };
+    std::istringstream lines(ts.out);
+    std::string line;
+    while (std::getline(lines, line))
+    {
+        ++frames;
+        std::vector<std::string> f = Split(line, ',');
+        ASSERT_EQ(f.size(), static_cast<size_t>(kNFields)) << "frame " << frames << ": " << line;
+        if (f[kEthType] == "0x8808")
+        {
+            continue; // MAC control: PFC PAUSE, not RoCE
+        }
+        current = "frame " + std::to_string(frames) + ": " + line;
+        check(!f[kOpcode].empty(), "neither RoCE nor PFC");
+        check(f[kUdpDstPort] == "4791", "UDP destination port is not 4791");
+        // Wireshark's checksum status: 0 Bad, 1 Good, 2 Unverified (2 only without the check).
+        check(f[kIpChecksumStatus] == "1", "IPv4 header checksum not Good");
+        const std::string& op = f[kOpcode];
+        ++byOpcode[op];
+        if (op == "6" || op == "7" || op == "8" || op == "10")
+        {
+            const std::string& sender = f[kIpSrc];
+            psnsFrom[sender].push_back(std::stoull(f[kPsn]));
+            qpsFrom[sender].insert(f[kDestQp]);
+            ceFrom[sender] += f[kEcn] == "3";
+            check(f[kEcn] != "0", "data packet not ECN-capable");
+            if (!firstOpcodeFrom.count(sender))
+            {
+                firstOpcodeFrom[sender] = op;
+                check(f[kDmaLength] == std::to_string(bytes), "RETH DMA length != message");
+            }
+            else
+            {
+                check(f[kDmaLength].empty(), "RETH on a packet other than the first");
+            }
+            lastOpcodeFrom[sender] = op;
+        }
+        else if (op == "17")
+        {
+            check(!f[kAethSyndrome].empty(), "ACK without an AETH");
+            // Syndrome bits 7-5 are 0 for an ACK (3 for a NAK).
+            check(!f[kAethSyndrome].empty() && (std::stoul(f[kAethSyndrome]) >> 5) == 0,
+                  "AETH syndrome is not an ACK");
+            ackedPsns[f[kIpDst]].insert(std::stoull(f[kPsn]));
+        }
+        else if (op == "129")
+        {
+            ++cnpsTo[f[kIpDst]];
+        }
+        else
+        {
+            check(false, "unexpected opcode");
+        }
+    }
+    ASSERT_GT(frames, 0U) << ts.Describe();
+    for (const auto& [what, fault] : faults)
+    {
+        ADD_FAILURE() << what << ": " << fault.first << " of " << frames << " frames, first "
+                      << fault.second;
+    }
+
+    const uint64_t data = byOpcode["6"] + byOpcode["7"] + byOpcode["8"] + byOpcode["10"];
+    EXPECT_EQ(data, senders * packets) << "data packets (WRITE first/middle/last/only)";
+    EXPECT_GT(byOpcode["17"], 0U) << "no ACKs";
+    EXPECT_GT(byOpcode["129"], 0U) << "no CNPs";
+    ASSERT_EQ(psnsFrom.size(), senders);
+    for (const auto& [sender, psns] : psnsFrom)
+    {
+        SCOPED_TRACE("sender " + sender);
+        // One WRITE in consecutive PSNs (24-bit, wrapping), without retransmission.
+        ASSERT_EQ(psns.size(), packets);
+        for (size_t i = 1; i < psns.size(); ++i)
+        {
+            EXPECT_EQ(psns[i], (psns[0] + i) & 0xFFFFFF) << "packet " << i;
+        }
+        EXPECT_EQ(firstOpcodeFrom[sender], "6");
+        EXPECT_EQ(lastOpcodeFrom[sender], "8");
+        EXPECT_EQ(qpsFrom[sender].size(), 1U) << "one queue pair per message";
+        // Every ACK names a PSN that was sent, and the last packet is ACKed.
+        for (uint64_t psn : ackedPsns[sender])
+        {
+            EXPECT_LT((psn - psns[0]) & 0xFFFFFF, packets) << "ACK of PSN " << psn << " never sent";
+        }
+        EXPECT_EQ(ackedPsns[sender].count(psns.back()), 1U) << "last packet not ACKed";
+        // A CNP answers a CE mark.
+        EXPECT_LE(cnpsTo[sender], ceFrom[sender]) << "more CNPs than CE-marked packets";
+    }
+    std::set<std::string> queuePairs;
+    for (const auto& [sender, qps] : qpsFrom)
+    {
+        queuePairs.insert(qps.begin(), qps.end());
+    }
+    EXPECT_EQ(queuePairs.size(), senders) << "each sender writes to its own receive queue pair";
+    for (const auto& [ip, n] : cnpsTo)
+    {
+        EXPECT_EQ(psnsFrom.count(ip), 1U) << "CNP to " << ip << ", which sent nothing";
+    }
+    for (const auto& [ip, psns] : ackedPsns)
+    {
+        EXPECT_EQ(psnsFrom.count(ip), 1U) << "ACK to " << ip << ", which sent nothing";
+    }
+}
+
+} // namespace

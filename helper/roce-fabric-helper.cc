@@ -39,6 +39,7 @@ RoceFabric::GetTypeId()
 void
 RoceFabric::DoDispose()
 {
+    m_onDelivered.clear();
     m_nics.clear();
     m_switches.clear();
     m_channels.clear();
@@ -72,6 +73,31 @@ RoceFabric::SendMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info, Time a
     NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "SendMessage: start time is in the past");
     Simulator::Schedule(delay, &RoceFabric::StartMessage, this, src, dst, info);
     return info.flowId;
+}
+
+uint64_t
+RoceFabric::SendMessage(uint32_t src,
+                        uint32_t dst,
+                        RdmaMessageInfo info,
+                        Time at,
+                        std::function<void()> onDelivered)
+{
+    uint64_t id = SendMessage(src, dst, info, at);
+    m_onDelivered.emplace(id, std::move(onDelivered));
+    return id;
+}
+
+void
+RoceFabric::OnDelivered(const RdmaMessageInfo& info, Time /* when */)
+{
+    auto it = m_onDelivered.find(info.flowId);
+    if (it == m_onDelivered.end())
+    {
+        return;
+    }
+    std::function<void()> done = std::move(it->second);
+    m_onDelivered.erase(it);
+    done();
 }
 
 void
@@ -234,6 +260,9 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
         Ptr<Node> n = fabric->m_nodes.Get(node);
         n->AggregateObject(fabric->m_nics[h]);
         fabric->m_nics[h]->SetPort(ports[node][0], RoceHostAddress(h));
+        fabric->m_nics[h]->TraceConnectWithoutContext(
+            "Delivered",
+            MakeCallback(&RoceFabric::OnDelivered, PeekPointer(fabric)));
         fabric->m_hostOfNode[n->GetId()] = static_cast<int32_t>(h);
     }
     for (uint32_t node = 0; node < nNodes; ++node)

@@ -12,7 +12,9 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-switch.h"
 
+#include <functional>
 #include <memory>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,16 @@ class RoceFabric : public Object
      */
     uint64_t SendMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info, Time at);
 
+    /**
+     * As SendMessage, and call \p onDelivered when the message's last byte
+     * has arrived at \p dst (the receiver's view, as a collective needs).
+     */
+    uint64_t SendMessage(uint32_t src,
+                         uint32_t dst,
+                         RdmaMessageInfo info,
+                         Time at,
+                         std::function<void()> onDelivered);
+
     /// Write pcap traces (Ethernet link type) of the ports of host \p hostIndex.
     void EnablePcap(const std::string& prefix, uint32_t hostIndex);
 
@@ -65,6 +77,7 @@ class RoceFabric : public Object
   private:
     friend class RoceFabricHelper;
     void StartMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info);
+    void OnDelivered(const RdmaMessageInfo& info, Time when);
 
     FabricTopology m_topology;
     std::shared_ptr<const EcmpRoutes> m_routes;
@@ -74,6 +87,7 @@ class RoceFabric : public Object
     std::vector<Ptr<RoceChannel>> m_channels; ///< by link id
     std::vector<int32_t> m_hostOfNode;        ///< ns-3 node id -> host index
     uint64_t m_nextFlowId{0};
+    std::unordered_map<uint64_t, std::function<void()>> m_onDelivered; ///< by flow id
 };
 
 /**

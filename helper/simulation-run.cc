@@ -40,6 +40,14 @@ SimulationRun::PeakRssKb()
 void
 SimulationRun::Finish(const RoceFlowMonitor& monitor, bool flowRows)
 {
+    Finish(monitor, flowRows, nullptr);
+}
+
+void
+SimulationRun::Finish(const RoceFlowMonitor& monitor,
+                      bool flowRows,
+                      const std::function<void(ResultsDatabase&, int64_t)>& extra)
+{
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     const uint64_t hops = RoceChannel::GetTotalPacketHops() - m_hopsAtStart;
@@ -48,18 +56,24 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor, bool flowRows)
     const Time simEnd = monitor.GetLastActivity();
     if (m_db)
     {
-        if (flowRows)
-        {
-            for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
+        m_db->Transaction([&]() {
+            if (extra)
             {
-                m_db->AddFlow(f);
+                extra(*m_db, m_runId);
             }
-        }
-        for (const LinkRecord& l : monitor.GetLinkRecords(m_runId))
-        {
-            m_db->AddLink(l);
-        }
-        m_db->FinishRun(m_runId, simEnd.GetNanoSeconds(), wall, events, hops);
+            if (flowRows)
+            {
+                for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
+                {
+                    m_db->AddFlow(f);
+                }
+            }
+            for (const LinkRecord& l : monitor.GetLinkRecords(m_runId))
+            {
+                m_db->AddLink(l);
+            }
+            m_db->FinishRun(m_runId, simEnd.GetNanoSeconds(), wall, events, hops);
+        });
         std::cout << "results:          run " << m_runId << " in " << m_db->GetPath() << "\n";
     }
     std::cout << "PERF name=" << m_example << " packet_hops=" << hops << " events=" << events

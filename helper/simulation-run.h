@@ -9,6 +9,7 @@
 #include "ns3/results-database.h"
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace ns3
@@ -41,6 +42,14 @@ class SimulationRun
      * `PERF name=... packet_hops=N events=N wall_s=X sim_s=X peak_rss_kb=N`.
      */
     void Finish(const RoceFlowMonitor& monitor, bool flowRows = true);
+
+    /**
+     * As above, and write more rows with \p extra (database, run id) in the
+     * same transaction, so the run is complete only with all of them.
+     */
+    void Finish(const RoceFlowMonitor& monitor,
+                bool flowRows,
+                const std::function<void(ResultsDatabase&, int64_t)>& extra);
     /// Mark the run failed with \p message.
     void Fail(const std::string& message);
 

@@ -1,0 +1,46 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fabric-collective-transport.h"
+
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+FabricCollectiveTransport::FabricCollectiveTransport(Ptr<RoceFabric> fabric,
+                                                     std::vector<uint32_t> rankHosts,
+                                                     uint32_t jobId,
+                                                     uint8_t priority,
+                                                     DataRate nvlinkRate,
+                                                     Time nvlinkLatency)
+    : m_fabric(fabric),
+      m_rankHosts(std::move(rankHosts)),
+      m_jobId(jobId),
+      m_priority(priority),
+      m_nvlinkRate(nvlinkRate),
+      m_nvlinkLatency(nvlinkLatency)
+{
+}
+
+void
+FabricCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
+{
+    const uint32_t src = m_rankHosts.at(m.srcRank);
+    const uint32_t dst = m_rankHosts.at(m.dstRank);
+    if (src == dst)
+    {
+        ++m_nvlinkMessages;
+        Simulator::Schedule(m_nvlinkLatency + m_nvlinkRate.CalculateBytesTxTime(m.bytes),
+                            std::move(onDelivered));
+        return;
+    }
+    ++m_fabricMessages;
+    RdmaMessageInfo info;
+    info.bytes = m.bytes;
+    info.jobId = m_jobId;
+    info.priority = m_priority;
+    m_fabric->SendMessage(src, dst, info, Simulator::Now(), std::move(onDelivered));
+}
+
+} // namespace ns3

@@ -1,0 +1,56 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FABRIC_COLLECTIVE_TRANSPORT_H
+#define FABRIC_COLLECTIVE_TRANSPORT_H
+
+#include "roce-fabric-helper.h"
+
+#include "ns3/collective-transport.h"
+#include "ns3/data-rate.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Carries one job's collective messages: between ranks on different
+ * hosts as RDMA WRITEs over the RoCE fabric (one queue pair per message,
+ * tagged with the job), between ranks on the same host over NVLink, modelled
+ * as a fixed rate and latency that never touches the fabric.
+ */
+class FabricCollectiveTransport : public CollectiveTransport
+{
+  public:
+    /**
+     * \param rankHosts host index of every rank
+     * \param jobId tag of the job's messages (gates, priorities, accounting)
+     */
+    FabricCollectiveTransport(Ptr<RoceFabric> fabric,
+                              std::vector<uint32_t> rankHosts,
+                              uint32_t jobId,
+                              uint8_t priority,
+                              DataRate nvlinkRate,
+                              Time nvlinkLatency);
+
+    void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
+
+    uint64_t GetFabricMessages() const { return m_fabricMessages; }
+    uint64_t GetNvlinkMessages() const { return m_nvlinkMessages; }
+
+  private:
+    Ptr<RoceFabric> m_fabric;
+    std::vector<uint32_t> m_rankHosts;
+    uint32_t m_jobId;
+    uint8_t m_priority;
+    DataRate m_nvlinkRate;
+    Time m_nvlinkLatency;
+    uint64_t m_fabricMessages{0};
+    uint64_t m_nvlinkMessages{0};
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_COLLECTIVE_TRANSPORT_H */

@@ -1,0 +1,180 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "training-cluster.h"
+
+#include "ns3/log.h"
+#include "ns3/model-catalog.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingCluster");
+NS_OBJECT_ENSURE_REGISTERED(TrainingCluster);
+
+TypeId
+TrainingCluster::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TrainingCluster")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<TrainingCluster>()
+            .AddAttribute("NvlinkRate",
+                          "Rate of a transfer between two GPUs of one host (NVLink, one "
+                          "direction; A100 NVLink3: 300 GB/s).",
+                          DataRateValue(DataRate("2400Gbps")),
+                          MakeDataRateAccessor(&TrainingCluster::m_nvlinkRate),
+                          MakeDataRateChecker())
+            .AddAttribute("NvlinkLatency",
+                          "Fixed latency of a transfer between two GPUs of one host.",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&TrainingCluster::m_nvlinkLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PlacementSeed",
+                          "Seed of random placement.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingCluster::m_placementSeed),
+                          MakeUintegerChecker<uint64_t>())
+            .AddTraceSource("JobArrived",
+                            "A job arrived (args: job id).",
+                            MakeTraceSourceAccessor(&TrainingCluster::m_arrivedTrace),
+                            "ns3::TrainingCluster::JobCallback")
+            .AddTraceSource("JobStarted",
+                            "A job was placed and started (its TrainingJob now exists).",
+                            MakeTraceSourceAccessor(&TrainingCluster::m_startedTrace),
+                            "ns3::TrainingCluster::JobCallback")
+            .AddTraceSource("JobDone",
+                            "A job finished its last iteration and freed its GPUs.",
+                            MakeTraceSourceAccessor(&TrainingCluster::m_doneTrace),
+                            "ns3::TrainingCluster::JobCallback");
+    return tid;
+}
+
+TrainingCluster::TrainingCluster() = default;
+
+TrainingCluster::~TrainingCluster() = default;
+
+void
+TrainingCluster::DoDispose()
+{
+    for (auto& e : m_jobs)
+    {
+        if (e->job)
+        {
+            e->job->Dispose();
+        }
+    }
+    m_jobs.clear();
+    m_fabric = nullptr;
+    Object::DoDispose();
+}
+
+void
+TrainingCluster::Setup(Ptr<RoceFabric> fabric, uint32_t gpusPerHost)
+{
+    m_fabric = fabric;
+    m_gpusPerHost = gpusPerHost;
+    m_slots = std::make_unique<ClusterSlots>(fabric->GetTopology(), gpusPerHost);
+}
+
+void
+TrainingCluster::AddJob(const JobSpec& spec)
+{
+    NS_ABORT_MSG_UNLESS(m_slots, "TrainingCluster::Setup first");
+    ModelCatalog::Validate(spec);
+    const uint64_t perHost = std::min(spec.gpusPerHost, m_gpusPerHost);
+    if (spec.workers > perHost * m_slots->GetNHosts())
+    {
+        throw std::invalid_argument("job " + std::to_string(spec.id) + ": " +
+                                    std::to_string(spec.workers) +
+                                    " workers can never fit: the cluster has " +
+                                    std::to_string(m_slots->GetNHosts()) + " hosts x " +
+                                    std::to_string(perHost) + " GPUs usable");
+    }
+    for (const auto& e : m_jobs)
+    {
+        if (e->spec.id == spec.id)
+        {
+            throw std::invalid_argument("job id " + std::to_string(spec.id) + " used twice");
+        }
+    }
+    auto entry = std::make_unique<JobEntry>();
+    entry->spec = spec;
+    entry->computeTime = ModelCatalog::ComputeTime(spec);
+    entry->gradientBytes = ModelCatalog::GradientBytes(spec);
+    m_jobs.push_back(std::move(entry));
+    const std::size_t index = m_jobs.size() - 1;
+    Simulator::Schedule(NanoSeconds(spec.arrivalNs) - Simulator::Now(),
+                        &TrainingCluster::Arrive,
+                        this,
+                        index);
+}
+
+void
+TrainingCluster::Arrive(std::size_t index)
+{
+    m_arrivedTrace(m_jobs[index]->spec.id);
+    m_waiting.push_back(index);
+    TryStartWaiting();
+}
+
+void
+TrainingCluster::TryStartWaiting()
+{
+    // First come, first served: the head waits until it fits.
+    while (!m_waiting.empty())
+    {
+        JobEntry& e = *m_jobs[m_waiting.front()];
+        try
+        {
+            e.placement = Place(e.spec, *m_slots, m_placementSeed);
+        }
+        catch (const std::runtime_error& err)
+        {
+            NS_LOG_INFO("job " << e.spec.id << " waits: " << err.what());
+            return;
+        }
+        std::size_t index = m_waiting.front();
+        m_waiting.pop_front();
+        StartJob(index);
+    }
+}
+
+void
+TrainingCluster::StartJob(std::size_t index)
+{
+    JobEntry& e = *m_jobs[index];
+    e.transport = std::make_unique<FabricCollectiveTransport>(m_fabric,
+                                                              e.placement.workerHost,
+                                                              e.spec.id,
+                                                              3,
+                                                              m_nvlinkRate,
+                                                              m_nvlinkLatency);
+    e.job = CreateObject<TrainingJob>();
+    e.job->Setup(e.spec, e.computeTime, e.gradientBytes, e.transport.get());
+    e.job->TraceConnectWithoutContext("JobDone",
+                                      MakeBoundCallback(&TrainingCluster::JobDoneThunk, this, index));
+    m_startedTrace(e.spec.id);
+    e.job->Start();
+}
+
+void
+TrainingCluster::JobDoneThunk(TrainingCluster* self, std::size_t index, uint32_t /* job */)
+{
+    self->JobFinished(index);
+}
+
+void
+TrainingCluster::JobFinished(std::size_t index)
+{
+    Release(m_jobs[index]->placement, *m_slots);
+    ++m_finished;
+    m_doneTrace(m_jobs[index]->spec.id);
+    TryStartWaiting();
+}
+
+} // namespace ns3

@@ -1,0 +1,91 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef TRAINING_CLUSTER_H
+#define TRAINING_CLUSTER_H
+
+#include "fabric-collective-transport.h"
+#include "roce-fabric-helper.h"
+
+#include "ns3/job-placement.h"
+#include "ns3/training-job.h"
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A multi-tenant GPU cluster on a RoCE fabric: jobs arrive, are
+ * placed on free GPUs (first come, first served; a job that does not fit
+ * waits for GPUs to free up), run their iterations and leave.
+ */
+class TrainingCluster : public Object
+{
+  public:
+    /// One job's life in the cluster.
+    struct JobEntry
+    {
+        JobSpec spec;
+        Ptr<TrainingJob> job;   ///< null until the job starts
+        Placement placement;
+        Time computeTime;
+        uint64_t gradientBytes{0};
+        std::unique_ptr<FabricCollectiveTransport> transport;
+    };
+
+    static TypeId GetTypeId();
+    TrainingCluster();
+    ~TrainingCluster() override;
+
+    /**
+     * \param fabric the fabric the jobs share
+     * \param gpusPerHost GPUs of every host
+     */
+    void Setup(Ptr<RoceFabric> fabric, uint32_t gpusPerHost);
+
+    /**
+     * Add a job; it arrives at spec.arrivalNs.
+     * \throw std::invalid_argument if the spec is invalid or the job can never fit
+     */
+    void AddJob(const JobSpec& spec);
+
+    const std::vector<std::unique_ptr<JobEntry>>& GetJobs() const { return m_jobs; }
+    std::size_t GetFinishedJobs() const { return m_finished; }
+    Ptr<RoceFabric> GetFabric() const { return m_fabric; }
+    uint32_t GetGpusPerHost() const { return m_gpusPerHost; }
+
+    /// Trace signature: job id.
+    typedef void (*JobCallback)(uint32_t job);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Arrive(std::size_t index);
+    void TryStartWaiting();
+    void StartJob(std::size_t index);
+    void JobFinished(std::size_t index);
+    static void JobDoneThunk(TrainingCluster* self, std::size_t index, uint32_t job);
+
+    Ptr<RoceFabric> m_fabric;
+    uint32_t m_gpusPerHost{1};
+    std::unique_ptr<ClusterSlots> m_slots;
+    std::vector<std::unique_ptr<JobEntry>> m_jobs;
+    std::deque<std::size_t> m_waiting;
+    std::size_t m_finished{0};
+    DataRate m_nvlinkRate;
+    Time m_nvlinkLatency;
+    uint64_t m_placementSeed{1};
+
+    TracedCallback<uint32_t> m_arrivedTrace;
+    TracedCallback<uint32_t> m_startedTrace;
+    TracedCallback<uint32_t> m_doneTrace;
+};
+
+} // namespace ns3
+
+#endif /* TRAINING_CLUSTER_H */

@@ -1,0 +1,32 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef COLLECTIVE_FACTORY_H
+#define COLLECTIVE_FACTORY_H
+
+#include "collective.h"
+
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \return a new collective of algorithm \p name (one of GetCollectiveNames())
+ * with the Channels attribute set to \p channels
+ * \throws std::invalid_argument for an unknown name (the message lists the
+ *         known ones) or \p channels == 0
+ */
+Ptr<Collective> CreateCollective(const std::string& name, uint32_t channels);
+
+/// \return the names CreateCollective() accepts
+std::vector<std::string> GetCollectiveNames();
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_FACTORY_H */

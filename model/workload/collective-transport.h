@@ -1,0 +1,51 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef COLLECTIVE_TRANSPORT_H
+#define COLLECTIVE_TRANSPORT_H
+
+#include <cstdint>
+#include <functional>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief One point-to-point message of a collective, as NCCL would post it.
+ */
+struct CollectiveMessage
+{
+    uint32_t srcRank{0}; ///< sending rank, 0..N-1
+    uint32_t dstRank{0}; ///< receiving rank, 0..N-1
+    uint64_t bytes{0};   ///< payload; can be 0 when the buffer is smaller than N x channels
+    uint32_t channel{0}; ///< parallel ring / queue pair index, 0..channels-1
+    uint32_t step{0};    ///< algorithm step, 0-based (0 for every all-to-all message)
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief What a collective needs from a network model: move bytes between
+ * two ranks and say when they arrived.
+ *
+ * Collectives are written against this interface only, so the same
+ * decomposition runs over the packet-level RoCE fabric, a flow-level model or
+ * a test double. Ranks are the collective's own indices; mapping them to
+ * hosts and queue pairs is the transport's business.
+ */
+class CollectiveTransport
+{
+  public:
+    virtual ~CollectiveTransport() = default;
+
+    /**
+     * Move \p m.bytes from rank \p m.srcRank to rank \p m.dstRank and call
+     * \p onDelivered once, when the last byte arrived. Calling it from inside
+     * Send() (a zero-delay transport) is allowed.
+     */
+    virtual void Send(const CollectiveMessage& m, std::function<void()> onDelivered) = 0;
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_TRANSPORT_H */

@@ -1,0 +1,316 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective.h"
+
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Collective");
+NS_OBJECT_ENSURE_REGISTERED(Collective);
+NS_OBJECT_ENSURE_REGISTERED(SteppedCollective);
+
+TypeId
+Collective::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::Collective")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddAttribute("Channels",
+                          "Parallel rings / queue pairs per peer (NCCL channels); bytes are split "
+                          "evenly over them. Takes effect at the next Start.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&Collective::m_channels),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("MessageSent",
+                            "A message was handed to the transport.",
+                            MakeTraceSourceAccessor(&Collective::m_sendTrace),
+                            "ns3::Collective::MessageTracedCallback")
+            .AddTraceSource("MessageDelivered",
+                            "The last byte of a message arrived.",
+                            MakeTraceSourceAccessor(&Collective::m_deliverTrace),
+                            "ns3::Collective::MessageTracedCallback")
+            .AddTraceSource("Finished",
+                            "Every rank finished the run (fired just before done is called).",
+                            MakeTraceSourceAccessor(&Collective::m_finishTrace),
+                            "ns3::TracedCallback::Void");
+    return tid;
+}
+
+Collective::Collective()
+    : m_channels(1)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+Collective::~Collective()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+Collective::DoDispose()
+{
+    m_done = nullptr;
+    m_transport = nullptr;
+    Object::DoDispose();
+}
+
+void
+Collective::Configure(uint32_t nRanks, uint64_t bytes, CollectiveTransport* transport)
+{
+    NS_LOG_FUNCTION(this << nRanks << bytes << transport);
+    if (m_running)
+    {
+        throw std::invalid_argument(GetName() + ": Configure called during a run");
+    }
+    if (nRanks == 0)
+    {
+        throw std::invalid_argument(GetName() + ": rank count N = 0; need at least one rank");
+    }
+    if (transport == nullptr)
+    {
+        throw std::invalid_argument(GetName() + ": transport is null");
+    }
+    uint32_t oldRanks = m_nRanks;
+    uint64_t oldBytes = m_bytes;
+    CollectiveTransport* oldTransport = m_transport;
+    m_nRanks = nRanks;
+    m_bytes = bytes;
+    m_transport = transport;
+    try
+    {
+        DoConfigure();
+    }
+    catch (...)
+    {
+        // A rejected configuration leaves the previous one in place.
+        m_nRanks = oldRanks;
+        m_bytes = oldBytes;
+        m_transport = oldTransport;
+        throw;
+    }
+}
+
+void
+Collective::DoConfigure()
+{
+}
+
+void
+Collective::Start(std::function<void()> done)
+{
+    NS_LOG_FUNCTION(this);
+    if (!IsConfigured())
+    {
+        throw std::logic_error(GetName() + ": Start called before Configure");
+    }
+    if (m_running)
+    {
+        throw std::logic_error(GetName() + ": Start called while a run is in progress");
+    }
+    m_running = true;
+    m_done = std::move(done);
+    m_messagesSent = 0;
+    m_bytesSent = 0;
+    m_messagesDelivered = 0;
+    DoStart();
+}
+
+void
+Collective::SendMessage(const CollectiveMessage& m)
+{
+    NS_LOG_FUNCTION(this << m.srcRank << m.dstRank << m.bytes << m.channel << m.step);
+    NS_ASSERT(m_running);
+    NS_ASSERT(m.srcRank < m_nRanks && m.dstRank < m_nRanks && m.srcRank != m.dstRank);
+    ++m_messagesSent;
+    m_bytesSent += m.bytes;
+    m_sendTrace(m);
+    // The reference keeps the collective alive while its messages are in flight.
+    Ptr<Collective> self(this);
+    m_transport->Send(m, [self, m]() {
+        ++self->m_messagesDelivered;
+        self->m_deliverTrace(m);
+        self->HandleDelivery(m);
+    });
+}
+
+void
+Collective::Finish()
+{
+    NS_LOG_FUNCTION(this);
+    NS_ASSERT_MSG(m_running, "Finish called twice");
+    m_running = false;
+    // Moved out first: done may start the next run.
+    std::function<void()> done = std::move(m_done);
+    m_done = nullptr;
+    m_finishTrace();
+    if (done)
+    {
+        done();
+    }
+}
+
+uint64_t
+Collective::GetMessagesSent() const
+{
+    return m_messagesSent;
+}
+
+uint64_t
+Collective::GetBytesSent() const
+{
+    return m_bytesSent;
+}
+
+uint64_t
+Collective::GetMessagesDelivered() const
+{
+    return m_messagesDelivered;
+}
+
+uint32_t
+Collective::GetRankCount() const
+{
+    return m_nRanks;
+}
+
+uint64_t
+Collective::GetBytes() const
+{
+    return m_bytes;
+}
+
+uint32_t
+Collective::GetChannels() const
+{
+    return m_channels;
+}
+
+bool
+Collective::IsConfigured() const
+{
+    return m_nRanks > 0 && m_transport != nullptr;
+}
+
+bool
+Collective::IsRunning() const
+{
+    return m_running;
+}
+
+uint64_t
+Collective::SplitEvenly(uint64_t total, uint64_t parts, uint64_t index)
+{
+    NS_ASSERT(parts > 0 && index < parts);
+    return total / parts + (index < total % parts ? 1 : 0);
+}
+
+uint64_t
+Collective::ChannelBytes(uint32_t channel) const
+{
+    return SplitEvenly(m_bytes, m_channels, channel);
+}
+
+uint64_t
+Collective::ChunkBytes(uint32_t channel, uint32_t chunk) const
+{
+    return SplitEvenly(ChannelBytes(channel), m_nRanks, chunk);
+}
+
+// ----------------------------------------------------------- SteppedCollective
+
+TypeId
+SteppedCollective::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::SteppedCollective")
+                            .SetParent<Collective>()
+                            .SetGroupName("CollectiveScheduling");
+    return tid;
+}
+
+std::size_t
+SteppedCollective::Slot(uint32_t rank, uint32_t channel) const
+{
+    return static_cast<std::size_t>(rank) * m_runChannels + channel;
+}
+
+void
+SteppedCollective::DoStart()
+{
+    NS_LOG_FUNCTION(this);
+    uint32_t n = GetRankCount();
+    uint64_t run = ++m_run;
+    m_steps = GetStepCount();
+    m_runChannels = GetChannels();
+    m_posted.assign(static_cast<std::size_t>(n) * m_runChannels, 0);
+    m_received.assign(static_cast<std::size_t>(n) * m_runChannels * m_steps, false);
+    m_expected = static_cast<uint64_t>(n) * m_runChannels * m_steps;
+    m_delivered = 0;
+    if (m_expected == 0)
+    {
+        Finish();
+        return;
+    }
+    // Advance() reads the state afresh, so a transport that delivers from
+    // inside Send() (and makes later ranks post early) is harmless here.
+    for (uint32_t rank = 0; rank < n; ++rank)
+    {
+        for (uint32_t channel = 0; channel < m_runChannels; ++channel)
+        {
+            if (!IsRunning() || run != m_run)
+            {
+                return;
+            }
+            Advance(rank, channel);
+        }
+    }
+}
+
+void
+SteppedCollective::Advance(uint32_t rank, uint32_t channel)
+{
+    std::size_t slot = Slot(rank, channel);
+    uint64_t run = m_run;
+    while (m_posted[slot] < m_steps &&
+           (m_posted[slot] == 0 || m_received[slot * m_steps + m_posted[slot] - 1]))
+    {
+        uint32_t step = m_posted[slot]++;
+        CollectiveMessage m;
+        m.srcRank = rank;
+        m.dstRank = GetSendPeer(rank, step);
+        m.bytes = GetStepBytes(rank, channel, step);
+        m.channel = channel;
+        m.step = step;
+        SendMessage(m);
+        if (!IsRunning() || run != m_run)
+        {
+            return; // a delivery from inside Send() finished (or restarted) the run
+        }
+    }
+}
+
+void
+SteppedCollective::HandleDelivery(const CollectiveMessage& m)
+{
+    NS_LOG_FUNCTION(this << m.srcRank << m.dstRank << m.channel << m.step);
+    std::size_t slot = Slot(m.dstRank, m.channel);
+    NS_ASSERT_MSG(!m_received[slot * m_steps + m.step], "step delivered twice");
+    m_received[slot * m_steps + m.step] = true;
+    ++m_delivered;
+    if (m_delivered == m_expected)
+    {
+        Finish();
+        return;
+    }
+    Advance(m.dstRank, m.channel);
+}
+
+} // namespace ns3

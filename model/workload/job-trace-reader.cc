@@ -1,0 +1,320 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "job-trace-reader.h"
+
+#include "scenario-reader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+namespace ns3
+{
+
+namespace
+{
+
+[[noreturn]] void
+Fail(const std::string& source, uint32_t line, const std::string& column, const std::string& what)
+{
+    throw std::runtime_error(source + ":" + std::to_string(line) + ": " + column + ": " + what);
+}
+
+std::string
+Trim(const std::string& s)
+{
+    size_t b = 0;
+    size_t e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
+    {
+        ++b;
+    }
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
+    {
+        --e;
+    }
+    return s.substr(b, e - b);
+}
+
+std::vector<std::string>
+SplitFields(const std::string& line)
+{
+    std::vector<std::string> fields;
+    size_t start = 0;
+    while (true)
+    {
+        size_t comma = line.find(',', start);
+        fields.push_back(Trim(line.substr(start, comma - start)));
+        if (comma == std::string::npos)
+        {
+            return fields;
+        }
+        start = comma + 1;
+    }
+}
+
+/// Where a cell is, for messages.
+struct Cell
+{
+    const std::string& source;
+    uint32_t line;
+    const std::string& column;
+    const std::string& text;
+
+    [[noreturn]] void Fail(const std::string& what) const
+    {
+        ns3::Fail(source, line, column, what + ", got \"" + text + "\"");
+    }
+};
+
+uint32_t
+CountOf(const Cell& c, uint32_t min)
+{
+    static const std::regex digits("^[0-9]+$");
+    if (!std::regex_match(c.text, digits))
+    {
+        c.Fail("expected an integer >= " + std::to_string(min));
+    }
+    errno = 0;
+    unsigned long long v = std::strtoull(c.text.c_str(), nullptr, 10);
+    if (errno == ERANGE || v > std::numeric_limits<uint32_t>::max())
+    {
+        c.Fail("too large");
+    }
+    if (v < min)
+    {
+        c.Fail("must be at least " + std::to_string(min));
+    }
+    return static_cast<uint32_t>(v);
+}
+
+double
+RealOf(const Cell& c)
+{
+    const char* begin = c.text.c_str();
+    char* end = nullptr;
+    errno = 0;
+    double v = std::strtod(begin, &end);
+    if (c.text.empty() || end != begin + c.text.size() || errno == ERANGE || !std::isfinite(v))
+    {
+        c.Fail("expected a number");
+    }
+    return v;
+}
+
+/// Seconds as a bare decimal number, or a time string with a unit.
+int64_t
+TimeOf(const Cell& c)
+{
+    static const std::regex bare(R"(^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$)");
+    try
+    {
+        return ParseTimeNs(std::regex_match(c.text, bare) ? c.text + "s" : c.text);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        c.Fail(std::string("bad time (seconds, or a value with a unit such as 1500ms): ") +
+               e.what());
+    }
+}
+
+using Setter = std::function<void(const Cell&, JobSpec&)>;
+
+/// Every column: whether a row must fill it, and how it sets the job.
+const std::vector<std::tuple<std::string, bool, Setter>>&
+Columns()
+{
+    static const std::vector<std::tuple<std::string, bool, Setter>> columns{
+        {"arrival", true, [](const Cell& c, JobSpec& j) { j.arrivalNs = TimeOf(c); }},
+        {"model", true, [](const Cell& c, JobSpec& j) { j.model = c.text; }},
+        {"workers", true, [](const Cell& c, JobSpec& j) { j.workers = CountOf(c, 1); }},
+        {"iterations", true, [](const Cell& c, JobSpec& j) { j.iterations = CountOf(c, 1); }},
+        {"gpus_per_host", false, [](const Cell& c, JobSpec& j) { j.gpusPerHost = CountOf(c, 1); }},
+        {"placement", false, [](const Cell& c, JobSpec& j) { j.placement = c.text; }},
+        {"weight",
+         false,
+         [](const Cell& c, JobSpec& j) {
+             j.weight = RealOf(c);
+             if (j.weight < 0)
+             {
+                 c.Fail("must not be negative");
+             }
+         }},
+        {"collective", false, [](const Cell& c, JobSpec& j) { j.collective = c.text; }},
+        {"buckets", false, [](const Cell& c, JobSpec& j) { j.buckets = CountOf(c, 1); }},
+        {"channels", false, [](const Cell& c, JobSpec& j) { j.channels = CountOf(c, 1); }},
+        {"compute_time", false, [](const Cell& c, JobSpec& j) { j.computeTimeNs = TimeOf(c); }},
+        {"dtype", false, [](const Cell& c, JobSpec& j) { j.dtype = c.text; }},
+        {"gpu", false, [](const Cell& c, JobSpec& j) { j.gpu = c.text; }},
+        {"mfu",
+         false,
+         [](const Cell& c, JobSpec& j) {
+             j.mfu = RealOf(c);
+             if (!(j.mfu > 0 && j.mfu <= 1))
+             {
+                 c.Fail("must be in (0, 1]");
+             }
+         }},
+        {"batch_per_gpu", false, [](const Cell& c, JobSpec& j) { j.batchPerGpu = CountOf(c, 1); }},
+        {"sequence_length",
+         false,
+         [](const Cell& c, JobSpec& j) { j.sequenceLength = CountOf(c, 1); }},
+        {"scale",
+         false,
+         [](const Cell& c, JobSpec& j) {
+             j.scale = RealOf(c);
+             if (!(j.scale > 0))
+             {
+                 c.Fail("must be positive");
+             }
+         }},
+    };
+    return columns;
+}
+
+} // namespace
+
+std::vector<JobSpec>
+ReadJobTrace(const std::string& path, const JobSpec& defaults, uint32_t firstId)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw std::runtime_error(path + ": cannot open");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return ReadJobTraceText(text.str(), path, defaults, firstId);
+}
+
+std::vector<JobSpec>
+ReadJobTraceText(const std::string& text,
+                 const std::string& sourceName,
+                 const JobSpec& defaults,
+                 uint32_t firstId)
+{
+    const auto& columns = Columns();
+    std::vector<size_t> layout; // field index -> index in columns
+    uint32_t headerLine = 0;
+    std::vector<JobSpec> jobs;
+    uint32_t previousLine = 0;
+    std::string previousArrival;
+
+    std::istringstream in(text);
+    std::string raw;
+    uint32_t lineNo = 0;
+    while (std::getline(in, raw))
+    {
+        ++lineNo;
+        const std::string line = Trim(raw);
+        if (line.empty() || line[0] == '#')
+        {
+            continue;
+        }
+        const std::vector<std::string> fields = SplitFields(line);
+        if (headerLine == 0)
+        {
+            headerLine = lineNo;
+            std::string known;
+            for (const auto& col : columns)
+            {
+                known += (known.empty() ? "" : ", ") + std::get<0>(col);
+            }
+            for (const std::string& name : fields)
+            {
+                auto it = std::find_if(columns.begin(), columns.end(), [&](const auto& col) {
+                    return std::get<0>(col) == name;
+                });
+                if (it == columns.end())
+                {
+                    Fail(sourceName,
+                         lineNo,
+                         name.empty() ? "header" : name,
+                         name.empty() ? "empty column name" : "unknown column (known: " + known + ")");
+                }
+                const size_t index = static_cast<size_t>(it - columns.begin());
+                if (std::find(layout.begin(), layout.end(), index) != layout.end())
+                {
+                    Fail(sourceName, lineNo, name, "duplicate column");
+                }
+                layout.push_back(index);
+            }
+            for (size_t i = 0; i < columns.size(); ++i)
+            {
+                if (std::get<1>(columns[i]) &&
+                    std::find(layout.begin(), layout.end(), i) == layout.end())
+                {
+                    Fail(sourceName, lineNo, std::get<0>(columns[i]), "missing required column");
+                }
+            }
+            continue;
+        }
+
+        if (fields.size() != layout.size())
+        {
+            Fail(sourceName,
+                 lineNo,
+                 "row",
+                 "expected " + std::to_string(layout.size()) + " fields as in the header, got " +
+                     std::to_string(fields.size()));
+        }
+        JobSpec job = defaults;
+        job.id = firstId + static_cast<uint32_t>(jobs.size());
+        job.hosts.clear();
+        for (size_t f = 0; f < fields.size(); ++f)
+        {
+            const auto& [name, required, set] = columns[layout[f]];
+            if (fields[f].empty())
+            {
+                if (required)
+                {
+                    Fail(sourceName, lineNo, name, "empty value in a required column");
+                }
+                continue;
+            }
+            set(Cell{sourceName, lineNo, name, fields[f]}, job);
+        }
+        if (job.placement == "explicit")
+        {
+            Fail(sourceName,
+                 lineNo,
+                 "placement",
+                 "explicit placement needs host lists, which a trace cannot give");
+        }
+        const std::string& arrivalText =
+            fields[std::find(layout.begin(), layout.end(), 0) - layout.begin()];
+        if (!jobs.empty() && job.arrivalNs < jobs.back().arrivalNs)
+        {
+            Fail(sourceName,
+                 lineNo,
+                 "arrival",
+                 "rows must be sorted by arrival: \"" + arrivalText + "\" is earlier than \"" +
+                     previousArrival + "\" on line " + std::to_string(previousLine));
+        }
+        previousLine = lineNo;
+        previousArrival = arrivalText;
+        jobs.push_back(job);
+    }
+    if (headerLine == 0)
+    {
+        Fail(sourceName, std::max<uint32_t>(lineNo, 1), "header", "no header row");
+    }
+    if (jobs.empty())
+    {
+        Fail(sourceName, headerLine, "row", "the trace has no job rows");
+    }
+    return jobs;
+}
+
+} // namespace ns3

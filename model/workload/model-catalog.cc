@@ -1,0 +1,320 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "model-catalog.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// The catalog, nominal parameter counts (see the class description).
+const std::vector<ModelProfile>&
+Catalog()
+{
+    static const std::vector<ModelProfile> models{
+        {"gpt2-124m", 124000000ULL, "gpt2", 0},
+        {"gpt2-355m", 355000000ULL, "gpt2", 0},
+        {"gpt2-774m", 774000000ULL, "gpt2", 0},
+        {"gpt2-1.5b", 1500000000ULL, "gpt2", 0},
+        {"pythia-70m", 70000000ULL, "pythia", 0},
+        {"pythia-160m", 160000000ULL, "pythia", 0},
+        {"pythia-410m", 410000000ULL, "pythia", 0},
+        {"pythia-1b", 1000000000ULL, "pythia", 0},
+        {"pythia-1.4b", 1400000000ULL, "pythia", 0},
+        {"pythia-2.8b", 2800000000ULL, "pythia", 0},
+        {"pythia-6.9b", 6900000000ULL, "pythia", 0},
+        {"pythia-12b", 12000000000ULL, "pythia", 0},
+        {"bert-large", 340000000ULL, "bert", 0},
+        // Vision: 3 x forward FLOPs per 224x224 image (4.1e9 and 15.5e9 forward).
+        {"resnet-50", 25600000ULL, "resnet", 12.3e9},
+        {"vgg-16", 138000000ULL, "vgg", 46.5e9},
+    };
+    return models;
+}
+
+std::string
+Join(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (const auto& n : names)
+    {
+        out += (out.empty() ? "" : ", ") + n;
+    }
+    return out;
+}
+
+/// Throws "job <id>: <field>: <problem>".
+[[noreturn]] void
+Fail(const JobSpec& spec, const std::string& field, const std::string& problem)
+{
+    throw std::invalid_argument("job " + std::to_string(spec.id) + ": " + field + ": " + problem);
+}
+
+/// Re-throws an unknown-name error of the catalog with the job and field in front.
+template <typename Fn>
+void
+CheckName(const JobSpec& spec, const std::string& field, Fn fn)
+{
+    try
+    {
+        fn();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        Fail(spec, field, e.what());
+    }
+}
+
+bool
+Contains(const std::vector<std::string>& names, const std::string& name)
+{
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+} // namespace
+
+const ModelProfile&
+ModelCatalog::Get(const std::string& name)
+{
+    for (const auto& m : Catalog())
+    {
+        if (m.name == name)
+        {
+            return m;
+        }
+    }
+    throw std::invalid_argument("unknown model '" + name + "' (known: " + Join(Names()) + ")");
+}
+
+std::vector<std::string>
+ModelCatalog::Names()
+{
+    std::vector<std::string> names;
+    for (const auto& m : Catalog())
+    {
+        names.push_back(m.name);
+    }
+    return names;
+}
+
+uint32_t
+ModelCatalog::BytesPerElement(const std::string& dtype)
+{
+    if (dtype == "fp16" || dtype == "bf16")
+    {
+        return 2;
+    }
+    if (dtype == "fp32")
+    {
+        return 4;
+    }
+    throw std::invalid_argument("unknown dtype '" + dtype + "' (known: fp16, bf16, fp32)");
+}
+
+uint64_t
+ModelCatalog::GradientBytes(const ModelProfile& model, const std::string& dtype)
+{
+    return model.parameters * BytesPerElement(dtype);
+}
+
+double
+ModelCatalog::PeakFlops(const std::string& gpu, const std::string& dtype)
+{
+    // Dense (no sparsity) datasheet figures; H100 is the SXM part.
+    static const std::map<std::string, std::pair<double, double>> peaks{
+        // gpu: {fp16/bf16 tensor core, plain fp32}
+        {"a100", {312e12, 19.5e12}},
+        {"h100", {989e12, 67e12}},
+    };
+    auto it = peaks.find(gpu);
+    if (it == peaks.end())
+    {
+        throw std::invalid_argument("unknown gpu '" + gpu + "' (known: a100, h100)");
+    }
+    return BytesPerElement(dtype) == 2 ? it->second.first : it->second.second;
+}
+
+int64_t
+ModelCatalog::ComputeTimeNs(const JobSpec& spec)
+{
+    if (!(spec.scale > 0))
+    {
+        Fail(spec, "scale", "must be > 0 (got " + std::to_string(spec.scale) + ")");
+    }
+    if (spec.computeTimeNs < 0)
+    {
+        Fail(spec,
+             "computeTimeNs",
+             "must be >= 0 (got " + std::to_string(spec.computeTimeNs) + ")");
+    }
+    double ns;
+    if (spec.computeTimeNs > 0)
+    {
+        ns = static_cast<double>(spec.computeTimeNs) * spec.scale;
+    }
+    else
+    {
+        if (!(spec.mfu > 0 && spec.mfu <= 1))
+        {
+            Fail(spec, "mfu", "must be in (0, 1] (got " + std::to_string(spec.mfu) + ")");
+        }
+        const ModelProfile* model = nullptr;
+        double peak = 0;
+        CheckName(spec, "model", [&] { model = &Get(spec.model); });
+        CheckName(spec, "dtype", [&] { BytesPerElement(spec.dtype); });
+        CheckName(spec, "gpu", [&] { peak = PeakFlops(spec.gpu, spec.dtype); });
+        double flops;
+        if (model->flopsPerSample > 0)
+        {
+            flops = model->flopsPerSample * spec.batchPerGpu;
+        }
+        else
+        {
+            double tokens = static_cast<double>(spec.batchPerGpu) * spec.sequenceLength;
+            flops = 6.0 * static_cast<double>(model->parameters) * tokens;
+        }
+        ns = flops / (peak * spec.mfu) * 1e9 * spec.scale;
+    }
+    return std::max<int64_t>(1, std::llround(ns));
+}
+
+Time
+ModelCatalog::ComputeTime(const JobSpec& spec)
+{
+    return NanoSeconds(ComputeTimeNs(spec));
+}
+
+uint64_t
+ModelCatalog::GradientBytes(const JobSpec& spec)
+{
+    if (!(spec.scale > 0))
+    {
+        Fail(spec, "scale", "must be > 0 (got " + std::to_string(spec.scale) + ")");
+    }
+    uint64_t bytes = 0;
+    CheckName(spec, "model", [&] { Get(spec.model); });
+    CheckName(spec, "dtype", [&] { bytes = GradientBytes(Get(spec.model), spec.dtype); });
+    double scaled = static_cast<double>(bytes) * spec.scale;
+    return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(scaled)));
+}
+
+const std::vector<std::string>&
+ModelCatalog::CollectiveNames()
+{
+    static const std::vector<std::string> names{"ring-all-reduce",
+                                                "halving-doubling-all-reduce",
+                                                "reduce-scatter",
+                                                "all-gather",
+                                                "all-to-all"};
+    return names;
+}
+
+const std::vector<std::string>&
+ModelCatalog::PlacementNames()
+{
+    static const std::vector<std::string> names{"packed", "spread", "random", "explicit"};
+    return names;
+}
+
+void
+ModelCatalog::Validate(const JobSpec& spec)
+{
+    auto atLeastOne = [&spec](const std::string& field, uint32_t value) {
+        if (value < 1)
+        {
+            Fail(spec, field, "must be >= 1 (got " + std::to_string(value) + ")");
+        }
+    };
+    atLeastOne("workers", spec.workers);
+    atLeastOne("gpusPerHost", spec.gpusPerHost);
+    atLeastOne("iterations", spec.iterations);
+    atLeastOne("channels", spec.channels);
+    atLeastOne("buckets", spec.buckets);
+    if (!(spec.mfu > 0 && spec.mfu <= 1))
+    {
+        Fail(spec, "mfu", "must be in (0, 1] (got " + std::to_string(spec.mfu) + ")");
+    }
+    if (!(spec.scale > 0))
+    {
+        Fail(spec, "scale", "must be > 0 (got " + std::to_string(spec.scale) + ")");
+    }
+    if (!(spec.weight >= 0))
+    {
+        Fail(spec,
+             "weight",
+             "must be >= 0, 0 meaning the number of workers (got " + std::to_string(spec.weight) +
+                 ")");
+    }
+    if (spec.arrivalNs < 0)
+    {
+        Fail(spec, "arrivalNs", "must be >= 0 (got " + std::to_string(spec.arrivalNs) + ")");
+    }
+    if (spec.computeTimeNs < 0)
+    {
+        Fail(spec,
+             "computeTimeNs",
+             "must be >= 0 (got " + std::to_string(spec.computeTimeNs) + ")");
+    }
+
+    const ModelProfile* model = nullptr;
+    CheckName(spec, "model", [&] { model = &Get(spec.model); });
+    CheckName(spec, "dtype", [&] { BytesPerElement(spec.dtype); });
+    CheckName(spec, "gpu", [&] { PeakFlops(spec.gpu, spec.dtype); });
+    if (spec.computeTimeNs == 0)
+    {
+        atLeastOne("batchPerGpu", spec.batchPerGpu);
+        if (model->flopsPerSample == 0)
+        {
+            atLeastOne("sequenceLength", spec.sequenceLength);
+        }
+    }
+    if (!Contains(CollectiveNames(), spec.collective))
+    {
+        Fail(spec,
+             "collective",
+             "unknown collective '" + spec.collective + "' (known: " + Join(CollectiveNames()) +
+                 ")");
+    }
+    if (!Contains(PlacementNames(), spec.placement))
+    {
+        Fail(spec,
+             "placement",
+             "unknown placement '" + spec.placement + "' (known: " + Join(PlacementNames()) + ")");
+    }
+
+    if (spec.placement != "explicit")
+    {
+        if (!spec.hosts.empty())
+        {
+            Fail(spec, "hosts", "given, but placement is '" + spec.placement + "', not 'explicit'");
+        }
+        return;
+    }
+    if (spec.hosts.size() != spec.workers)
+    {
+        Fail(spec,
+             "hosts",
+             "explicit placement needs one host per worker: " + std::to_string(spec.workers) +
+                 " workers, " + std::to_string(spec.hosts.size()) + " hosts");
+    }
+    std::map<uint32_t, uint32_t> perHost;
+    for (uint32_t h : spec.hosts)
+    {
+        if (++perHost[h] > spec.gpusPerHost)
+        {
+            Fail(spec,
+                 "hosts",
+                 "host " + std::to_string(h) + " listed more than gpusPerHost (" +
+                     std::to_string(spec.gpusPerHost) + ") times");
+        }
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,135 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCENARIO_SPEC_H
+#define SCENARIO_SPEC_H
+
+#include "job-spec.h"
+
+#include "ns3/fat-tree-topology.h"
+#include "ns3/leaf-spine-topology.h"
+#include "ns3/lingjun-topology-reader.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief One simulation scenario as plain data: fabric, jobs, scheduler and
+ * output, as read from a scenario file (see ReadScenarioFile and
+ * doc/scenario-format.md, which gives the JSON key of every field).
+ *
+ * The reader checks the shape of the file and every range it can check on
+ * its own; names that only other components know (models, congestion
+ * control, scheduler, placement, collective, dtype, gpu) are checked where
+ * they are used. Those checks can still point at the file: lines maps every
+ * field path to its line, and Where() formats it.
+ */
+struct ScenarioSpec
+{
+    /// The fabric to build. Only the block named by kind is used; the
+    /// others keep their defaults unless given (and are checked if given).
+    struct Topology
+    {
+        std::string kind{"fat-tree"}; ///< fat-tree | leaf-spine | lingjun | star
+        uint32_t gpusPerHost{8};      ///< GPUs (and RDMA NICs) per host
+        FatTreeParams fatTree;        ///< used when kind is fat-tree
+        LeafSpineParams leafSpine;    ///< used when kind is leaf-spine
+        LingjunParams lingjun;        ///< used when kind is lingjun
+        /// Topology file, required when kind is lingjun (the Lingjun topo.csv).
+        /// A relative path is resolved against the scenario file's directory.
+        std::string path;
+
+        /// One switch with every host attached to it.
+        struct Star
+        {
+            uint32_t hosts{0};              ///< hosts on the switch; >= 1 when kind is star
+            uint64_t rateBps{100000000000}; ///< host - switch links
+            int64_t delayNs{1000};          ///< host - switch propagation delay
+        } star;
+    } topology;
+
+    /// RoCE settings shared by every NIC and switch.
+    struct Fabric
+    {
+        uint32_t mtu{1000};                 ///< payload bytes per packet, >= 1
+        std::string cc{"dcqcn"};            ///< congestion control name
+        bool pfc{true};                     ///< lossless classes (PFC) on
+        uint64_t bufferBytes{32ull << 20};  ///< shared buffer per switch, >= 1
+        uint32_t ackInterval{1};            ///< packets per ACK, >= 1
+        int64_t rtoNs{4000000};             ///< retransmission timeout, > 0
+    } fabric;
+
+    /// ns-3 attribute defaults ("ns3::Dcqcn::G" -> "0.00390625"), in file
+    /// order, for Config::SetDefault before the fabric is built.
+    std::vector<std::pair<std::string, std::string>> attributes;
+
+    /// Field values every job starts from: jobs in the file, trace rows and
+    /// synthetic jobs override them. Its id and hosts are never used.
+    JobSpec jobDefaults;
+
+    /// Jobs given in the file; id defaults to the position in the list.
+    std::vector<JobSpec> jobs;
+
+    /// CSV job trace (see ReadJobTrace); empty for none. A relative path is
+    /// resolved against the scenario file's directory.
+    std::string jobTrace;
+
+    /// A synthetic job mix (see GenerateSyntheticJobs).
+    struct Synthetic
+    {
+        bool enabled{false};     ///< true when the file has a synthetic block
+        uint32_t jobs{0};        ///< number of jobs, >= 1
+        double arrivalRatePerS{0}; ///< Poisson arrival rate (jobs per second), > 0
+        /// Model name -> relative weight (>= 0, positive total), in file order.
+        std::vector<std::pair<std::string, double>> modelMix;
+        /// Worker count -> relative weight (>= 0, positive total), in file order.
+        std::vector<std::pair<uint32_t, double>> workerSizes;
+        uint32_t iterations{0};  ///< iterations of every job; 0: take jobDefaults.iterations
+        uint64_t seed{1};        ///< generator seed; the file's top-level seed unless given
+    } synthetic;
+
+    std::string scheduler{"fair"};    ///< scheduler name
+    std::string schedulerParams{"{}"}; ///< scheduler parameters: a JSON object, as text
+
+    /// Where results go.
+    struct Output
+    {
+        std::string db;      ///< SQLite file; empty for none. Relative to the working directory.
+        bool flowRows{true}; ///< store one row per flow (large for big runs)
+    } output;
+
+    std::string name;        ///< run name (results database); default: source base name, no extension
+    std::string description; ///< free text, stored with the run
+    uint64_t seed{1};        ///< ns-3 RNG seed, 1 .. 2^32-1
+    int64_t stopTimeNs{0};   ///< simulation end; 0: run until every job has finished
+    double scale{1.0};       ///< multiplies every job's scale (gradient bytes, compute time)
+
+    std::string source;                     ///< the file (or source name) read
+    std::map<std::string, uint32_t> lines;  ///< field path ("jobs[2].model") -> 1-based line
+
+    /**
+     * Locate a field for an error message.
+     * \param field a field path as in lines, e.g. "jobs[2].model"
+     * \return "source:line: field", or "source: field" when the field has no line
+     */
+    std::string Where(const std::string& field) const
+    {
+        auto it = lines.find(field);
+        if (it == lines.end())
+        {
+            return source + ": " + field;
+        }
+        return source + ":" + std::to_string(it->second) + ": " + field;
+    }
+};
+
+} // namespace ns3
+
+#endif /* SCENARIO_SPEC_H */

@@ -1,0 +1,4 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include <gtest/gtest.h>

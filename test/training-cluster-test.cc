@@ -1,0 +1,217 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Training jobs on the fabric: iteration and communication times against
+ * the analytic values of a ring all-reduce, NVLink inside a host, bucket
+ * overlap, first-come-first-served placement, and the result rows.
+ */
+
+#include "fabric-test-util.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+constexpr uint64_t kRate = 100000000000ull;
+constexpr int64_t kDelayNs = 1000;
+
+/// FCT of one message host-switch-host at line rate: a two-server tandem queue.
+double
+MessageFct(uint64_t bytes)
+{
+    const uint32_t mtu = 1000;
+    const uint64_t n = (bytes + mtu - 1) / mtu;
+    std::vector<double> done(n, 0.0);
+    for (int hop = 0; hop < 2; ++hop)
+    {
+        double free = 0;
+        for (uint64_t i = 0; i < n; ++i)
+        {
+            double ready = hop == 0 ? 0.0 : done[i] + kDelayNs * 1e-9;
+            free = std::max(ready, free) + WireOf(DataFrameBytes(bytes, mtu, i)) * 8.0 / kRate;
+            done[i] = free;
+        }
+    }
+    return done[n - 1] + kDelayNs * 1e-9;
+}
+
+class TrainingClusterTest : public FabricTest
+{
+  protected:
+    Ptr<TrainingCluster> Build(uint32_t hosts, uint32_t gpusPerHost)
+    {
+        RoceFabricHelper helper;
+        helper.SetCongestionControl("none");
+        m_fabric = helper.Install(MakeStar(hosts, kRate, kDelayNs));
+        Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
+        cluster->Setup(m_fabric, gpusPerHost);
+        return cluster;
+    }
+
+    static JobSpec Job(uint32_t id, uint32_t workers, uint64_t gradientBytes, Time compute)
+    {
+        JobSpec s;
+        s.id = id;
+        s.model = "gpt2-124m";
+        s.dtype = "bf16";
+        s.workers = workers;
+        s.iterations = 3;
+        // Gradient bytes = 124e6 x 2 x scale; scale multiplies compute too.
+        s.scale = static_cast<double>(gradientBytes) / 248e6;
+        s.computeTimeNs = std::llround(compute.GetNanoSeconds() / s.scale);
+        return s;
+    }
+
+    Ptr<RoceFabric> m_fabric;
+};
+
+TEST_F(TrainingClusterTest, RingAllReduceIterationMatchesAnalyticTime)
+{
+    for (uint32_t n : {2u, 4u, 8u})
+    {
+        Ptr<TrainingCluster> cluster = Build(n, 1);
+        const uint64_t bytes = 800000 * n; // chunks of 800 KB
+        const Time compute = MicroSeconds(200);
+        cluster->AddJob(Job(0, n, bytes, compute));
+        Simulator::Run();
+        ASSERT_EQ(cluster->GetFinishedJobs(), 1u);
+        Ptr<TrainingJob> job = cluster->GetJobs()[0]->job;
+        ASSERT_EQ(job->GetGradientBytes(), bytes);
+        // Each step every rank sends a chunk to its successor over its own
+        // pair of links, so a step lasts one message FCT, stretched by the
+        // ACKs (one 62-byte frame per packet, served first) that the host's
+        // uplink also carries for the chunk it receives.
+        const uint64_t packets = bytes / n / 1000;
+        const double acks = packets * WireOf(62) * 8.0 / kRate;
+        const double comm = 2.0 * (n - 1) * (MessageFct(bytes / n) + acks);
+        const Time computeTime = job->GetComputeTime();
+        EXPECT_NEAR(computeTime.GetSeconds(), compute.GetSeconds(), 1e-9);
+        for (const auto& r : job->GetIterations())
+        {
+            EXPECT_EQ(r.commReady - r.computeStart, computeTime);
+            EXPECT_EQ(r.commStart, r.commReady) << "nothing delays the collective";
+            EXPECT_NEAR((r.commEnd - r.commReady).GetSeconds(), comm, 0.01 * comm) << n;
+        }
+        const double jct = 3 * (computeTime.GetSeconds() + comm);
+        EXPECT_NEAR((job->GetEndTime() - job->GetStartTime()).GetSeconds(), jct, 0.01 * jct);
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(TrainingClusterTest, RanksOnOneHostUseNvlinkNotTheFabric)
+{
+    Ptr<TrainingCluster> cluster = Build(2, 4);
+    const DataRate nvlink("2400Gbps");
+    const Time latency = MicroSeconds(1);
+    cluster->SetAttribute("NvlinkRate", DataRateValue(nvlink));
+    cluster->SetAttribute("NvlinkLatency", TimeValue(latency));
+    JobSpec s = Job(0, 4, 4000000, MicroSeconds(100));
+    s.gpusPerHost = 4;
+    s.placement = "packed";
+    cluster->AddJob(s);
+    RoceFlowMonitor monitor(m_fabric);
+    Simulator::Run();
+    ASSERT_EQ(cluster->GetFinishedJobs(), 1u);
+    EXPECT_EQ(monitor.GetFlows().size(), 0u) << "no message crossed the fabric";
+    const double step = latency.GetSeconds() + 1000000 * 8.0 / nvlink.GetBitRate();
+    for (const auto& r : cluster->GetJobs()[0]->job->GetIterations())
+    {
+        EXPECT_NEAR((r.commEnd - r.commReady).GetSeconds(), 6 * step, 1e-9);
+    }
+}
+
+TEST_F(TrainingClusterTest, BucketsOverlapCommunicationWithBackward)
+{
+    const Time compute = MicroSeconds(600);
+    double iteration[2];
+    for (uint32_t b : {1u, 4u})
+    {
+        Ptr<TrainingCluster> cluster = Build(4, 1);
+        JobSpec s = Job(0, 4, 4000000, compute);
+        s.buckets = b;
+        cluster->AddJob(s);
+        Simulator::Run();
+        ASSERT_EQ(cluster->GetFinishedJobs(), 1u);
+        Ptr<TrainingJob> job = cluster->GetJobs()[0]->job;
+        const auto& r = job->GetIterations().at(1);
+        iteration[b == 1 ? 0 : 1] = (r.commEnd - r.computeStart).GetSeconds();
+        // The first bucket is ready after the forward pass (C/3) and a
+        // quarter of the backward pass (2C/3 / B).
+        const Time c = job->GetComputeTime();
+        Time firstReady = b == 1 ? c : c / 3 + c * 2 / 3 / b;
+        EXPECT_EQ(r.commReady - r.computeStart, firstReady);
+        Simulator::Destroy();
+    }
+    EXPECT_LT(iteration[1], iteration[0]) << "overlap shortens the iteration";
+}
+
+TEST_F(TrainingClusterTest, JobsThatDoNotFitWaitForGpus)
+{
+    Ptr<TrainingCluster> cluster = Build(4, 1);
+    cluster->AddJob(Job(0, 4, 400000, MicroSeconds(100)));
+    JobSpec second = Job(1, 2, 400000, MicroSeconds(100));
+    second.arrivalNs = 10000; // arrives while job 0 holds every GPU
+    cluster->AddJob(second);
+    Simulator::Run();
+    ASSERT_EQ(cluster->GetFinishedJobs(), 2u);
+    Ptr<TrainingJob> a = cluster->GetJobs()[0]->job;
+    Ptr<TrainingJob> b = cluster->GetJobs()[1]->job;
+    EXPECT_EQ(b->GetStartTime(), a->GetEndTime());
+    EXPECT_THROW(cluster->AddJob(Job(2, 5, 1000, MicroSeconds(1))), std::invalid_argument)
+        << "5 workers can never fit on 4 GPUs";
+    EXPECT_THROW(cluster->AddJob(Job(0, 1, 1000, MicroSeconds(1))), std::invalid_argument)
+        << "duplicate id";
+}
+
+TEST_F(TrainingClusterTest, ResultRowsAreConsistent)
+{
+    Ptr<TrainingCluster> cluster = Build(4, 1);
+    cluster->AddJob(Job(0, 2, 400000, MicroSeconds(50)));
+    JobSpec later = Job(1, 2, 400000, MicroSeconds(50));
+    later.arrivalNs = 20000;
+    cluster->AddJob(later);
+    RoceFlowMonitor monitor(m_fabric);
+    const std::string path = ::testing::TempDir() + "training-results.db";
+    std::remove(path.c_str());
+    SimulationRun run("test", "fair", 1, "{}", path);
+    Simulator::Run();
+    run.Finish(monitor, true, [&](ResultsDatabase& db, int64_t id) {
+        WriteTrainingResults(db, id, *cluster);
+    });
+    run.GetDatabase()->Close();
+
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    auto scalar = [db](const std::string& sql) {
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        EXPECT_EQ(sqlite3_step(st), SQLITE_ROW) << sql;
+        int64_t v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return v;
+    };
+    EXPECT_EQ(scalar("SELECT count(*) FROM runs WHERE status='complete'"), 1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM jobs"), 2);
+    EXPECT_EQ(scalar("SELECT count(*) FROM iterations"), 6);
+    EXPECT_EQ(scalar("SELECT count(*) FROM iterations WHERE NOT (compute_start_ns <= "
+                     "comm_ready_ns AND comm_ready_ns <= comm_start_ns AND comm_start_ns < "
+                     "comm_end_ns)"),
+              0);
+    EXPECT_EQ(scalar("SELECT arrival_ns FROM jobs WHERE job_id=1"), 20000);
+    EXPECT_EQ(scalar("SELECT count(*) FROM jobs WHERE end_ns IS NULL"), 0);
+    // Every collective message is a flow tagged with its job: 2 ranks x
+    // 2 steps x 3 iterations per job.
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE job_id = 0"), 12);
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE job_id = 1"), 12);
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE job_id IS NULL"), 0);
+    // Job 1's iterations: the first starts at arrival (GPUs are free).
+    EXPECT_EQ(scalar("SELECT min(compute_start_ns) FROM iterations WHERE job_id=1"), 20000);
+    sqlite3_close(db);
+}
+
+} // namespace

@@ -204,6 +204,8 @@ RoceFlowMonitor::PrintSummary(std::ostream& os) const
         pauses += l.pfcPausesSent;
         marks += l.ecnMarked;
     }
+    const std::ios_base::fmtflags flags = os.flags();
+    const std::streamsize precision = os.precision();
     os << std::fixed << std::setprecision(2);
     os << "flows:            " << m_flows.size() << " (" << GetCompletedFlows() << " complete), "
        << bytes << " bytes\n";
@@ -214,6 +216,8 @@ RoceFlowMonitor::PrintSummary(std::ostream& os) const
        << "   timeouts: " << GetTimeouts() << "\n";
     os << "PFC pauses sent:  " << pauses << "   ECN marked: " << marks
        << "   CNPs sent: " << GetCnpsSent() << "\n";
+    os.flags(flags);
+    os.precision(precision);
 }
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 
 #include "ns3/simulator.h"
 
+#include <iomanip>
 #include <iostream>
 #include <sys/resource.h>
 
@@ -76,7 +77,7 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
         });
         std::cout << "results:          run " << m_runId << " in " << m_db->GetPath() << "\n";
     }
-    std::cout << "PERF name=" << m_example << " packet_hops=" << hops << " events=" << events
+    std::cout << std::defaultfloat << std::setprecision(6) << "PERF name=" << m_example << " packet_hops=" << hops << " events=" << events
               << " wall_s=" << wall << " sim_s=" << simEnd.GetSeconds()
               << " peak_rss_kb=" << PeakRssKb() << std::endl;
 }

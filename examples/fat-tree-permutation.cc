@@ -12,9 +12,8 @@
 #include "ns3/collective-scheduling-module.h"
 #include "ns3/core-module.h"
 
-#include <nlohmann/json.hpp>
-
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 using namespace ns3;
 
@@ -96,11 +95,7 @@ main(int argc, char* argv[])
                                  {"lingjun", lingjun}};
         const std::string name =
             lingjun.empty() ? "fat-tree-permutation-k" + std::to_string(k) : "lingjun-permutation";
-        run = std::make_unique<SimulationRun>(name,
-                                              "none",
-                                              seed,
-                                              params.dump(),
-                                              db);
+        run = std::make_unique<SimulationRun>(name, "none", seed, params.dump(), db);
 
         FatTreeParams ft;
         ft.k = k;
@@ -145,9 +140,9 @@ main(int argc, char* argv[])
         }
 
         std::cout << (lingjun.empty() ? "fat-tree k=" + std::to_string(k) : "Lingjun topology")
-                  << ": " << n << " hosts, "
-                  << fabric->GetTopology().GetNSwitches() << " switches, " << linkRate << ", "
-                  << cc << ", PFC " << (pfc ? "on" : "off") << "\n";
+                  << ": " << n << " hosts, " << fabric->GetTopology().GetNSwitches()
+                  << " switches, " << linkRate << ", " << cc << ", PFC " << (pfc ? "on" : "off")
+                  << "\n";
         Simulator::Stop(stop);
         Simulator::Run();
         monitor.PrintSummary(std::cout);

@@ -12,9 +12,8 @@
 #include "ns3/collective-scheduling-module.h"
 #include "ns3/core-module.h"
 
-#include <nlohmann/json.hpp>
-
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 using namespace ns3;
 
@@ -134,8 +133,8 @@ main(int argc, char* argv[])
             senders * RoceWire::MessageWireBytes(bytes, mtu) * 8.0 / rate.GetBitRate();
         const double makespan = monitor.GetLastDelivery().GetSeconds();
         std::cout << "incast: " << senders << " x " << bytes << " B -> 1 receiver, " << linkRate
-                  << ", " << cc << ", PFC " << (pfc ? "on" : "off") << ", buffer "
-                  << bufferBytes << " B\n";
+                  << ", " << cc << ", PFC " << (pfc ? "on" : "off") << ", buffer " << bufferBytes
+                  << " B\n";
         monitor.PrintSummary(std::cout);
         std::cout << "makespan:         " << makespan * 1e6 << " us = " << makespan / bound
                   << " x the bottleneck bound (" << bound * 1e6 << " us)\n";

@@ -14,10 +14,9 @@
 #include "ns3/collective-scheduling-module.h"
 #include "ns3/core-module.h"
 
-#include <nlohmann/json.hpp>
-
 #include <iomanip>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 using namespace ns3;
 
@@ -52,9 +51,8 @@ PrintJobs(const TrainingCluster& cluster, std::ostream& os)
         const double n = static_cast<double>(its.size());
         const Time end = e->job->IsDone() ? e->job->GetEndTime() : Simulator::Now();
         os << std::setw(7) << its.size() << std::setw(11)
-           << (end - NanoSeconds(s.arrivalNs)).GetSeconds() * 1e6 << std::setw(11)
-           << iter / n * 1e6 << std::setw(11) << comm / n * 1e6 << std::setw(15)
-           << transfer / n * 1e6 << "\n";
+           << (end - NanoSeconds(s.arrivalNs)).GetSeconds() * 1e6 << std::setw(11) << iter / n * 1e6
+           << std::setw(11) << comm / n * 1e6 << std::setw(15) << transfer / n * 1e6 << "\n";
     }
 }
 
@@ -204,9 +202,9 @@ main(int argc, char* argv[])
             }
         }
         RoceFlowMonitor monitor(fabric);
-        std::cout << "fat-tree k=" << k << ": " << fabric->GetNHosts() << " hosts x "
-                  << gpusPerHost << " GPUs, " << linkRate << ", " << cc << "; " << specs.size()
-                  << " jobs, scale " << scale << "\n";
+        std::cout << "fat-tree k=" << k << ": " << fabric->GetNHosts() << " hosts x " << gpusPerHost
+                  << " GPUs, " << linkRate << ", " << cc << "; " << specs.size() << " jobs, scale "
+                  << scale << "\n";
         Simulator::Stop(stop);
         Simulator::Run();
         PrintJobs(*cluster, std::cout);

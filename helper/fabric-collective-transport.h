@@ -37,8 +37,15 @@ class FabricCollectiveTransport : public CollectiveTransport
 
     void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
 
-    uint64_t GetFabricMessages() const { return m_fabricMessages; }
-    uint64_t GetNvlinkMessages() const { return m_nvlinkMessages; }
+    uint64_t GetFabricMessages() const
+    {
+        return m_fabricMessages;
+    }
+
+    uint64_t GetNvlinkMessages() const
+    {
+        return m_nvlinkMessages;
+    }
 
   private:
     Ptr<RoceFabric> m_fabric;

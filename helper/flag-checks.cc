@@ -31,7 +31,8 @@ Time
 ParseTimeFlag(const std::string& flag, const std::string& value)
 {
     // ns-3's Time parser aborts on garbage, so check the form first.
-    static const std::regex form(R"(^\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d)?\s*$)");
+    static const std::regex form(
+        R"(^\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d)?\s*$)");
     if (!std::regex_match(value, form))
     {
         throw FlagError(flag, value, "expected a non-negative time such as 1us");

@@ -29,7 +29,10 @@ DataRate ParseRateFlag(const std::string& flag, const std::string& value);
 /// Parse an ns-3 time string ("1us") given to --\p flag; throws FlagError.
 Time ParseTimeFlag(const std::string& flag, const std::string& value);
 /// Throw FlagError(flag, value, why) unless \p ok.
-void RequireFlag(bool ok, const std::string& flag, const std::string& value, const std::string& why);
+void RequireFlag(bool ok,
+                 const std::string& flag,
+                 const std::string& value,
+                 const std::string& why);
 
 } // namespace ns3
 

@@ -14,8 +14,8 @@
 
 #include <functional>
 #include <memory>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -31,17 +31,50 @@ class RoceFabric : public Object
   public:
     static TypeId GetTypeId();
 
-    const FabricTopology& GetTopology() const { return m_topology; }
-    std::shared_ptr<const EcmpRoutes> GetRoutes() const { return m_routes; }
-    uint32_t GetNHosts() const { return m_topology.GetNHosts(); }
+    const FabricTopology& GetTopology() const
+    {
+        return m_topology;
+    }
+
+    std::shared_ptr<const EcmpRoutes> GetRoutes() const
+    {
+        return m_routes;
+    }
+
+    uint32_t GetNHosts() const
+    {
+        return m_topology.GetNHosts();
+    }
+
     /// The ns-3 node of topology node \p topologyNode.
-    Ptr<Node> GetNode(uint32_t topologyNode) const { return m_nodes.Get(topologyNode); }
+    Ptr<Node> GetNode(uint32_t topologyNode) const
+    {
+        return m_nodes.Get(topologyNode);
+    }
+
     Ptr<Node> GetHost(uint32_t hostIndex) const;
-    Ptr<RdmaNic> GetNic(uint32_t hostIndex) const { return m_nics[hostIndex]; }
+
+    Ptr<RdmaNic> GetNic(uint32_t hostIndex) const
+    {
+        return m_nics[hostIndex];
+    }
+
     /// The switch engine of topology node \p topologyNode (null for a host).
-    Ptr<RoceSwitch> GetSwitch(uint32_t topologyNode) const { return m_switches[topologyNode]; }
-    Ptr<RoceChannel> GetChannel(uint32_t linkId) const { return m_channels[linkId]; }
-    NodeContainer GetNodes() const { return m_nodes; }
+    Ptr<RoceSwitch> GetSwitch(uint32_t topologyNode) const
+    {
+        return m_switches[topologyNode];
+    }
+
+    Ptr<RoceChannel> GetChannel(uint32_t linkId) const
+    {
+        return m_channels[linkId];
+    }
+
+    NodeContainer GetNodes() const
+    {
+        return m_nodes;
+    }
+
     /// Host index of an ns-3 node id, -1 for a switch.
     int32_t GetHostIndexOfNode(uint32_t nodeId) const;
 
@@ -114,8 +147,12 @@ class RoceFabricHelper
      * an RdmaCongestionOps TypeId. \throw std::invalid_argument if unknown.
      */
     void SetCongestionControl(const std::string& name);
+
     /// Seed mixed into every switch's ECMP hash seed.
-    void SetEcmpSeed(uint32_t seed) { m_ecmpSeed = seed; }
+    void SetEcmpSeed(uint32_t seed)
+    {
+        m_ecmpSeed = seed;
+    }
 
     /**
      * Build the fabric. Hosts must have exactly one link (one NIC port).

@@ -156,8 +156,7 @@ RoceFlowMonitor::GetLinkRecords(int64_t runId) const
         for (uint32_t end = 0; end < 2; ++end)
         {
             const uint32_t node = end == 0 ? link.a : link.b;
-            r.maxQueueBytes =
-                std::max(r.maxQueueBytes, ch->GetRoceDevice(end)->GetMaxQueueBytes());
+            r.maxQueueBytes = std::max(r.maxQueueBytes, ch->GetRoceDevice(end)->GetMaxQueueBytes());
             if (Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node))
             {
                 const uint32_t port = topo.PortOf(node, l);

@@ -35,7 +35,11 @@ class RoceFlowMonitor
     /// Connects to every NIC of \p fabric; must outlive the simulation run.
     explicit RoceFlowMonitor(Ptr<RoceFabric> fabric);
 
-    const std::map<uint64_t, Flow>& GetFlows() const { return m_flows; }
+    const std::map<uint64_t, Flow>& GetFlows() const
+    {
+        return m_flows;
+    }
+
     std::size_t GetCompletedFlows() const;
     uint64_t GetCnpsSent() const;
     uint64_t GetEcnMarked() const;

@@ -77,9 +77,9 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
         });
         std::cout << "results:          run " << m_runId << " in " << m_db->GetPath() << "\n";
     }
-    std::cout << std::defaultfloat << std::setprecision(6) << "PERF name=" << m_example << " packet_hops=" << hops << " events=" << events
-              << " wall_s=" << wall << " sim_s=" << simEnd.GetSeconds()
-              << " peak_rss_kb=" << PeakRssKb() << std::endl;
+    std::cout << std::defaultfloat << std::setprecision(6) << "PERF name=" << m_example
+              << " packet_hops=" << hops << " events=" << events << " wall_s=" << wall
+              << " sim_s=" << simEnd.GetSeconds() << " peak_rss_kb=" << PeakRssKb() << std::endl;
 }
 
 void

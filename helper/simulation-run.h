@@ -53,8 +53,15 @@ class SimulationRun
     /// Mark the run failed with \p message.
     void Fail(const std::string& message);
 
-    int64_t GetRunId() const { return m_runId; }
-    Ptr<ResultsDatabase> GetDatabase() const { return m_db; }
+    int64_t GetRunId() const
+    {
+        return m_runId;
+    }
+
+    Ptr<ResultsDatabase> GetDatabase() const
+    {
+        return m_db;
+    }
 
     /// Peak resident memory of this process, in KiB.
     static uint64_t PeakRssKb();

@@ -89,11 +89,10 @@ TrainingCluster::AddJob(const JobSpec& spec)
     const uint64_t perHost = std::min(spec.gpusPerHost, m_gpusPerHost);
     if (spec.workers > perHost * m_slots->GetNHosts())
     {
-        throw std::invalid_argument("job " + std::to_string(spec.id) + ": " +
-                                    std::to_string(spec.workers) +
-                                    " workers can never fit: the cluster has " +
-                                    std::to_string(m_slots->GetNHosts()) + " hosts x " +
-                                    std::to_string(perHost) + " GPUs usable");
+        throw std::invalid_argument(
+            "job " + std::to_string(spec.id) + ": " + std::to_string(spec.workers) +
+            " workers can never fit: the cluster has " + std::to_string(m_slots->GetNHosts()) +
+            " hosts x " + std::to_string(perHost) + " GPUs usable");
     }
     for (const auto& e : m_jobs)
     {
@@ -156,8 +155,9 @@ TrainingCluster::StartJob(std::size_t index)
                                                               m_nvlinkLatency);
     e.job = CreateObject<TrainingJob>();
     e.job->Setup(e.spec, e.computeTime, e.gradientBytes, e.transport.get());
-    e.job->TraceConnectWithoutContext("JobDone",
-                                      MakeBoundCallback(&TrainingCluster::JobDoneThunk, this, index));
+    e.job->TraceConnectWithoutContext(
+        "JobDone",
+        MakeBoundCallback(&TrainingCluster::JobDoneThunk, this, index));
     m_startedTrace(e.spec.id);
     e.job->Start();
 }

@@ -30,7 +30,7 @@ class TrainingCluster : public Object
     struct JobEntry
     {
         JobSpec spec;
-        Ptr<TrainingJob> job;   ///< null until the job starts
+        Ptr<TrainingJob> job; ///< null until the job starts
         Placement placement;
         Time computeTime;
         uint64_t gradientBytes{0};
@@ -53,10 +53,25 @@ class TrainingCluster : public Object
      */
     void AddJob(const JobSpec& spec);
 
-    const std::vector<std::unique_ptr<JobEntry>>& GetJobs() const { return m_jobs; }
-    std::size_t GetFinishedJobs() const { return m_finished; }
-    Ptr<RoceFabric> GetFabric() const { return m_fabric; }
-    uint32_t GetGpusPerHost() const { return m_gpusPerHost; }
+    const std::vector<std::unique_ptr<JobEntry>>& GetJobs() const
+    {
+        return m_jobs;
+    }
+
+    std::size_t GetFinishedJobs() const
+    {
+        return m_finished;
+    }
+
+    Ptr<RoceFabric> GetFabric() const
+    {
+        return m_fabric;
+    }
+
+    uint32_t GetGpusPerHost() const
+    {
+        return m_gpusPerHost;
+    }
 
     /// Trace signature: job id.
     typedef void (*JobCallback)(uint32_t job);

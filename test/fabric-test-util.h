@@ -9,9 +9,8 @@
 #include "ns3/collective-scheduling-module.h"
 #include "ns3/core-module.h"
 
-#include <gtest/gtest.h>
-
 #include <functional>
+#include <gtest/gtest.h>
 
 namespace ns3
 {
@@ -63,8 +62,15 @@ class DropFramesErrorModel : public ErrorModel
         return tid;
     }
 
-    void SetPredicate(Predicate p) { m_predicate = std::move(p); }
-    uint64_t GetDropped() const { return m_dropped; }
+    void SetPredicate(Predicate p)
+    {
+        m_predicate = std::move(p);
+    }
+
+    uint64_t GetDropped() const
+    {
+        return m_dropped;
+    }
 
   private:
     bool DoCorrupt(Ptr<Packet> p) override

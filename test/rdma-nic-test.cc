@@ -186,14 +186,15 @@ TEST_F(RdmaNicTest, TimeoutRecoversLostFinalAck)
     fabric->GetNic(0)->SetAttribute("RetransmitTimeout", TimeValue(MicroSeconds(500)));
     bool dropped = false;
     // With ACK per packet, the 20th ACK of a 20-packet message is the final one.
-    auto em = DropOnReceive(fabric->GetNic(0)->GetPort(), [&dropped](const RoceHeader& h, uint64_t seen) {
-        if (!dropped && h.GetOpcode() == RoceOpcode::ACKNOWLEDGE && seen == 19)
-        {
-            dropped = true;
-            return true;
-        }
-        return false;
-    });
+    auto em =
+        DropOnReceive(fabric->GetNic(0)->GetPort(), [&dropped](const RoceHeader& h, uint64_t seen) {
+            if (!dropped && h.GetOpcode() == RoceOpcode::ACKNOWLEDGE && seen == 19)
+            {
+                dropped = true;
+                return true;
+            }
+            return false;
+        });
     RdmaMessageInfo info;
     info.bytes = 20000;
     fabric->SendMessage(0, 1, info, Seconds(0));
@@ -210,10 +211,9 @@ TEST_F(RdmaNicTest, FlowAcrossThePsnWrapCompletes)
 {
     Ptr<RoceFabric> fabric = BuildPair();
     // First PSN 20 below the 24-bit wrap; the 200 packets cross it.
-    fabric->GetNic(0)->SetAttribute(
-        "InitialPsn",
-        StringValue("ns3::ConstantRandomVariable[Constant=" + std::to_string((1u << 24) - 20) +
-                    "]"));
+    fabric->GetNic(0)->SetAttribute("InitialPsn",
+                                    StringValue("ns3::ConstantRandomVariable[Constant=" +
+                                                std::to_string((1u << 24) - 20) + "]"));
     RoceFlowMonitor monitor(fabric);
     // And lose one packet after the wrap, so recovery uses wrapped PSNs too.
     std::vector<uint32_t> psns;
@@ -255,7 +255,8 @@ TEST(RocePsnTest, WrapArithmetic)
                 }
                 uint32_t wire = RocePsn::ToWire(initial, static_cast<uint64_t>(index));
                 EXPECT_LE(wire, top);
-                EXPECT_EQ(RocePsn::FromWire(initial, wire, reference), static_cast<uint64_t>(index));
+                EXPECT_EQ(RocePsn::FromWire(initial, wire, reference),
+                          static_cast<uint64_t>(index));
             }
         }
     }

@@ -7,19 +7,18 @@
 #include "ns3/results-database.h"
 #include "ns3/uinteger.h"
 
-#include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <limits>
 #include <optional>
 #include <set>
+#include <sqlite3.h>
 #include <stdexcept>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -47,16 +46,12 @@ class Reader
     /// \return the first column of the first row (nullopt if NULL or no row)
     std::optional<int64_t> Int(const std::string& sql)
     {
-        return Query<int64_t>(sql, [](sqlite3_stmt* s) {
-            return sqlite3_column_int64(s, 0);
-        });
+        return Query<int64_t>(sql, [](sqlite3_stmt* s) { return sqlite3_column_int64(s, 0); });
     }
 
     std::optional<double> Real(const std::string& sql)
     {
-        return Query<double>(sql, [](sqlite3_stmt* s) {
-            return sqlite3_column_double(s, 0);
-        });
+        return Query<double>(sql, [](sqlite3_stmt* s) { return sqlite3_column_double(s, 0); });
     }
 
     std::optional<std::string> Text(const std::string& sql)
@@ -290,9 +285,7 @@ TEST_F(ResultsDatabaseTest, TwoRunsGetDistinctIdsAndSeparateRows)
     db->FinishRun(a, 1, 1.0, 1, 1);
     db->FinishRun(b, 2, 2.0, 2, 2);
     Reader r(m_path);
-    const auto where = [](int64_t id) {
-        return " WHERE run_id = " + std::to_string(id);
-    };
+    const auto where = [](int64_t id) { return " WHERE run_id = " + std::to_string(id); };
     EXPECT_EQ(r.Int("SELECT count(*) FROM flows" + where(a)), 5);
     EXPECT_EQ(r.Int("SELECT sum(bytes) FROM flows" + where(a)), 500);
     EXPECT_EQ(r.Int("SELECT count(*) FROM flows" + where(b)), 3);

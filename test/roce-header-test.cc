@@ -77,23 +77,23 @@ TEST(RoceHeaderTest, WireLayoutOfAnRdmaWriteFirst)
     Ptr<Packet> p = Frame(RoceOpcode::WRITE_FIRST, 1000);
     std::vector<uint8_t> b = Bytes(p);
     ASSERT_EQ(b.size(), 14u + 20 + 8 + 12 + 16 + 1000 + 4);
-    EXPECT_EQ(Be(b, 12, 2), 0x0800u);                 // EtherType IPv4
-    EXPECT_EQ(b[14], 0x45);                           // IPv4, IHL 5
-    EXPECT_EQ(b[15], 5 << 2 | 2);                     // DSCP 5, ECT(0)
-    EXPECT_EQ(Be(b, 16, 2), b.size() - 14);           // total length
-    EXPECT_EQ(b[23], 17);                             // UDP
-    EXPECT_EQ(Be(b, 26, 4), RoceHostAddress(3));      // source
-    EXPECT_EQ(Be(b, 30, 4), RoceHostAddress(700));    // destination
+    EXPECT_EQ(Be(b, 12, 2), 0x0800u);              // EtherType IPv4
+    EXPECT_EQ(b[14], 0x45);                        // IPv4, IHL 5
+    EXPECT_EQ(b[15], 5 << 2 | 2);                  // DSCP 5, ECT(0)
+    EXPECT_EQ(Be(b, 16, 2), b.size() - 14);        // total length
+    EXPECT_EQ(b[23], 17);                          // UDP
+    EXPECT_EQ(Be(b, 26, 4), RoceHostAddress(3));   // source
+    EXPECT_EQ(Be(b, 30, 4), RoceHostAddress(700)); // destination
     EXPECT_TRUE(Ipv4ChecksumValid(b));
-    EXPECT_EQ(Be(b, 34, 2), 0xC123u);                 // UDP source port
-    EXPECT_EQ(Be(b, 36, 2), 4791u);                   // RoCEv2
-    EXPECT_EQ(Be(b, 38, 2), b.size() - 34);           // UDP length
-    EXPECT_EQ(b[42], 0x06);                           // BTH opcode RC WRITE FIRST
-    EXPECT_EQ(Be(b, 44, 2), 0xFFFFu);                 // partition key
-    EXPECT_EQ(Be(b, 47, 3), 0xABCDEFu);               // destination QP
-    EXPECT_EQ(b[50] & 0x80, 0x80);                    // AckReq
-    EXPECT_EQ(Be(b, 51, 3), 0xFFFFFEu);               // PSN
-    EXPECT_EQ(Be(b, 66, 4), 123456u);                 // RETH DMA length
+    EXPECT_EQ(Be(b, 34, 2), 0xC123u);       // UDP source port
+    EXPECT_EQ(Be(b, 36, 2), 4791u);         // RoCEv2
+    EXPECT_EQ(Be(b, 38, 2), b.size() - 34); // UDP length
+    EXPECT_EQ(b[42], 0x06);                 // BTH opcode RC WRITE FIRST
+    EXPECT_EQ(Be(b, 44, 2), 0xFFFFu);       // partition key
+    EXPECT_EQ(Be(b, 47, 3), 0xABCDEFu);     // destination QP
+    EXPECT_EQ(b[50] & 0x80, 0x80);          // AckReq
+    EXPECT_EQ(Be(b, 51, 3), 0xFFFFFEu);     // PSN
+    EXPECT_EQ(Be(b, 66, 4), 123456u);       // RETH DMA length
 }
 
 TEST(RoceHeaderTest, RoundTripOfEveryOpcode)
@@ -109,9 +109,9 @@ TEST(RoceHeaderTest, RoundTripOfEveryOpcode)
         Ptr<Packet> p = Frame(op, payload);
         RoceHeader h;
         const uint32_t extra = op == RoceOpcode::WRITE_FIRST || op == RoceOpcode::WRITE_ONLY ? 16
-                               : op == RoceOpcode::ACKNOWLEDGE                                ? 4
-                               : op == RoceOpcode::CNP                                        ? 16
-                                                                                              : 0;
+                               : op == RoceOpcode::ACKNOWLEDGE                               ? 4
+                               : op == RoceOpcode::CNP                                       ? 16
+                                                                                             : 0;
         EXPECT_EQ(p->RemoveHeader(h), 54u + extra);
         EXPECT_EQ(p->GetSize(), payload + 4u);
         EXPECT_EQ(h.GetOpcode(), op);
@@ -169,8 +169,8 @@ TEST(RoceHeaderTest, PfcFrameIsAnIeee8021QbbMacControlFrame)
     ASSERT_EQ(b.size(), 60u) << "padded to the Ethernet minimum";
     EXPECT_EQ(Be(b, 0, 4), 0x0180C200u);
     EXPECT_EQ(Be(b, 4, 2), 0x0001u);
-    EXPECT_EQ(Be(b, 12, 2), 0x8808u);              // MAC control
-    EXPECT_EQ(Be(b, 14, 2), 0x0101u);              // PFC opcode
+    EXPECT_EQ(Be(b, 12, 2), 0x8808u);               // MAC control
+    EXPECT_EQ(Be(b, 14, 2), 0x0101u);               // PFC opcode
     EXPECT_EQ(Be(b, 16, 2), (1u << 3) | (1u << 5)); // class-enable vector
     EXPECT_EQ(Be(b, 18 + 2 * 3, 2), 0xFFFFu);
     EXPECT_EQ(Be(b, 18 + 2 * 5, 2), 0u);

@@ -9,7 +9,6 @@
 #include "fabric-test-util.h"
 
 #include <gtest/gtest.h>
-
 #include <set>
 
 using namespace ns3;
@@ -90,9 +89,8 @@ class RoceSwitchTest : public FabricTest
 TEST_F(RoceSwitchTest, LosslessIncastWithPfcReachesTheBottleneckBound)
 {
     // Bytes per sender chosen so the backlog passes the PFC threshold.
-    for (auto [senders, bytes] : {std::pair<uint32_t, uint64_t>{8, 4000000},
-                                  {16, 2000000},
-                                  {32, 1000000}})
+    for (auto [senders, bytes] :
+         {std::pair<uint32_t, uint64_t>{8, 4000000}, {16, 2000000}, {32, 1000000}})
     {
         IncastResult r = RunIncast(senders, bytes, "none", true);
         EXPECT_EQ(r.drops, 0u) << senders;
@@ -218,9 +216,9 @@ TEST_F(RoceSwitchTest, StrictPriorityAndDwrrBetweenClasses)
     {
         RoceFabricHelper helper;
         helper.SetCongestionControl("none");
-        helper.SetDeviceAttribute("DataScheduling",
-                                  EnumValue(dwrr ? RoceNetDevice::DWRR
-                                                 : RoceNetDevice::STRICT_PRIORITY));
+        helper.SetDeviceAttribute(
+            "DataScheduling",
+            EnumValue(dwrr ? RoceNetDevice::DWRR : RoceNetDevice::STRICT_PRIORITY));
         Ptr<RoceFabric> fabric = helper.Install(MakeStar(3, kRate, 1000));
         RoceFlowMonitor monitor(fabric);
         RdmaMessageInfo lo;

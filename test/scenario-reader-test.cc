@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -90,10 +91,12 @@ LineOf(const std::string& text, const std::string& marker)
         const std::string t_ = (text);                                                             \
         const std::string msg_ = ErrorOf(t_);                                                      \
         const std::string field_ = (field);                                                        \
-        const std::string head_ = ScenarioPath() + ":" + std::to_string(LineOf(t_, marker)) +     \
-                                  ": " + (field_.empty() ? "" : field_ + ": ");                  \
-        EXPECT_EQ(msg_.rfind(head_, 0), 0u) << "message: " << msg_ << "\nexpected head: " << head_; \
-        EXPECT_NE(msg_.find(part), std::string::npos) << "message: " << msg_ << "\nmissing: " << part; \
+        const std::string head_ = ScenarioPath() + ":" + std::to_string(LineOf(t_, marker)) +      \
+                                  ": " + (field_.empty() ? "" : field_ + ": ");                    \
+        EXPECT_EQ(msg_.rfind(head_, 0), 0u)                                                        \
+            << "message: " << msg_ << "\nexpected head: " << head_;                                \
+        EXPECT_NE(msg_.find(part), std::string::npos)                                              \
+            << "message: " << msg_ << "\nmissing: " << part;                                       \
     } while (false)
 
 // A scenario with every field set to a value other than its default.
@@ -142,7 +145,7 @@ const char* const kFull = R"({
   "jobs": [
     {
       "id": 7, "model": "gpt2-355m", "workers": 4, "gpusPerHost": 4,
-      "hosts": [3, 1, 2],
+      "hosts": [3, 1, 2, 1],
       "iterations": 12, "arrival": "1.5s", "weight": 9, "collective": "all-to-all",
       "channels": 4, "buckets": 5, "dtype": "fp32", "gpu": "a100", "mfu": 0.3,
       "batchPerGpu": 2, "sequenceLength": 512, "computeTime": "3ms", "scale": 2
@@ -245,7 +248,7 @@ TEST_F(ScenarioFiles, EveryFieldIsReadBack)
     EXPECT_EQ(a.workers, 4u);
     EXPECT_EQ(a.gpusPerHost, 4u);
     EXPECT_EQ(a.placement, "explicit"); // implied by hosts
-    EXPECT_EQ(a.hosts, (std::vector<uint32_t>{3, 1, 2}));
+    EXPECT_EQ(a.hosts, (std::vector<uint32_t>{3, 1, 2, 1}));
     EXPECT_EQ(a.iterations, 12u);
     EXPECT_EQ(a.arrivalNs, 1500000000);
     EXPECT_DOUBLE_EQ(a.weight, 9);
@@ -295,7 +298,7 @@ TEST_F(ScenarioFiles, EveryFieldIsReadBack)
     // Lines of fields, for checks made later by other components.
     const std::string text = kFull;
     EXPECT_EQ(s.lines.at("jobs[1].model"), LineOf(text, "JOB-ONE-MODEL"));
-    EXPECT_EQ(s.lines.at("jobs[0].hosts[2]"), LineOf(text, "\"hosts\": [3, 1, 2]"));
+    EXPECT_EQ(s.lines.at("jobs[0].hosts[2]"), LineOf(text, "\"hosts\": [3, 1, 2, 1]"));
     EXPECT_EQ(s.lines.at("schedulerParams.solver.gap"), LineOf(text, "\"gap\""));
     EXPECT_EQ(s.lines.at("fabric.cc"), LineOf(text, "mltcp-dcqcn"));
     EXPECT_EQ(s.Where("jobs[1].model"),
@@ -337,6 +340,14 @@ TEST_F(ScenarioFiles, AbsentFieldsKeepTheirDefaults)
     EXPECT_EQ(s.jobs[0].workers, job.workers);
     EXPECT_EQ(s.jobs[0].placement, job.placement);
     EXPECT_EQ(s.jobs[0].iterations, job.iterations);
+}
+
+TEST_F(ScenarioFiles, HostsImplyExplicitPlacementAndTheWorkerCount)
+{
+    const ScenarioSpec s = ReadScenarioFile(Write("h.json", R"({"jobs": [{"hosts": [4, 4, 9]}]})"));
+    ASSERT_EQ(s.jobs.size(), 1u);
+    EXPECT_EQ(s.jobs[0].placement, "explicit");
+    EXPECT_EQ(s.jobs[0].workers, 3u);
 }
 
 TEST_F(ScenarioFiles, SyntheticBlockEnablesItselfAndTakesTheTopLevelSeed)
@@ -387,6 +398,27 @@ TEST_F(ScenarioFiles, ExampleScenarioParsesAndItsJobsShareEdgeUplinks)
                           edges[1].end(),
                           std::back_inserter(shared));
     EXPECT_GE(shared.size(), 2u);
+}
+
+TEST_F(ScenarioFiles, DocumentedCompleteExampleParses)
+{
+    // The first ```json block of doc/scenario-format.md.
+    std::ifstream in(std::string(CS_SOURCE_DIR) + "/doc/scenario-format.md");
+    ASSERT_TRUE(in) << "doc/scenario-format.md";
+    const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t begin = doc.find("```json\n");
+    ASSERT_NE(begin, std::string::npos);
+    const size_t end = doc.find("```", begin + 8);
+    ASSERT_NE(end, std::string::npos);
+    const ScenarioSpec s =
+        ReadScenarioFile(Write("doc-example.json", doc.substr(begin + 8, end - begin - 8)));
+    EXPECT_EQ(s.topology.kind, "leaf-spine");
+    ASSERT_EQ(s.jobs.size(), 2u);
+    EXPECT_EQ(s.jobs[1].placement, "explicit");
+    EXPECT_EQ(s.jobs[1].arrivalNs, 2000000);
+    EXPECT_EQ(s.jobs[0].iterations, 20u); // from jobDefaults
+    EXPECT_FALSE(s.synthetic.enabled);
+    EXPECT_EQ(s.attributes.size(), 1u);
 }
 
 // ------------------------------------------------------------------ errors
@@ -652,8 +684,8 @@ TEST_F(ScenarioFiles, SyntaxErrorsReportTheirLine)
                    " }",
                    "topology.fatTree",
                    "syntax error");
-    // A bad literal.
-    EXPECT_LOCATED("{\n\"fabric\": {\n\"pfc\": ture\n}}", "ture", "fabric", "syntax error");
+    // A bad literal: the path names the member whose value it is.
+    EXPECT_LOCATED("{\n\"fabric\": {\n\"pfc\": ture\n}}", "ture", "fabric.pfc", "syntax error");
     // An unterminated document: blamed on its last line with content.
     EXPECT_LOCATED("{\n  \"jobs\": [{}],\n  \"seed\": 3\n\n\n", "\"seed\"", "", "syntax error");
     // A raw newline inside a string.
@@ -700,6 +732,13 @@ TEST_F(ScenarioFiles, DuplicatesAndInconsistentJobs)
                    "explicit",
                    "jobs[0].hosts",
                    "missing (explicit placement needs host indices)");
+    EXPECT_LOCATED(R"({"jobs": [
+  { "workers": 3,
+    "hosts": [0, 1] }
+]})",
+                   "[0, 1]",
+                   "jobs[0].hosts",
+                   "lists 2 hosts for 3 workers");
     EXPECT_LOCATED(R"({"jobs": [ { "hosts":
   [] } ]})",
                    "[] }",

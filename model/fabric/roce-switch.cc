@@ -25,9 +25,7 @@ uint32_t
 FlowHash(const RoceForwardingInfo& info, uint32_t seed)
 {
     uint64_t h = seed;
-    auto mix = [&h](uint64_t v) {
-        h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    };
+    auto mix = [&h](uint64_t v) { h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
     mix(info.srcIp);
     mix(info.dstIp);
     mix(static_cast<uint64_t>(info.srcPort) << 16 | info.dstPort);
@@ -134,8 +132,8 @@ RoceSwitch::Setup(const std::vector<Ptr<RoceNetDevice>>& ports,
     for (uint32_t i = 0; i < ports.size(); ++i)
     {
         Ptr<RoceNetDevice> port = ports[i];
-        NS_ABORT_MSG_UNLESS(port->GetIfIndex() == i, "switch port " << i << " has ifIndex "
-                                                                    << port->GetIfIndex());
+        NS_ABORT_MSG_UNLESS(port->GetIfIndex() == i,
+                            "switch port " << i << " has ifIndex " << port->GetIfIndex());
         port->SetOwner(this, false);
         m_mmu->ConfigurePort(i,
                              port->GetDataRate(),
@@ -149,8 +147,9 @@ RoceSwitch::SelectPort(const RoceForwardingInfo& info) const
 {
     const std::vector<uint16_t>& group =
         m_routes->GetNextHopPorts(m_topologyNode, RoceHostIndex(info.dstIp));
-    NS_ABORT_MSG_IF(group.empty(), "switch node " << m_topologyNode << " has no route to host "
-                                                  << RoceHostIndex(info.dstIp));
+    NS_ABORT_MSG_IF(group.empty(),
+                    "switch node " << m_topologyNode << " has no route to host "
+                                   << RoceHostIndex(info.dstIp));
     if (group.size() == 1)
     {
         return group[0];

@@ -42,14 +42,38 @@ class RoceSwitch : public Object, public RocePortOwner
     void Setup(const std::vector<Ptr<RoceNetDevice>>& ports,
                std::shared_ptr<const EcmpRoutes> routes,
                uint32_t topologyNode);
-    Ptr<SwitchMmu> GetMmu() const { return m_mmu; }
-    uint32_t GetNPorts() const { return static_cast<uint32_t>(m_ports.size()); }
-    Ptr<RoceNetDevice> GetPort(uint32_t i) const { return m_ports[i]; }
+
+    Ptr<SwitchMmu> GetMmu() const
+    {
+        return m_mmu;
+    }
+
+    uint32_t GetNPorts() const
+    {
+        return static_cast<uint32_t>(m_ports.size());
+    }
+
+    Ptr<RoceNetDevice> GetPort(uint32_t i) const
+    {
+        return m_ports[i];
+    }
 
     /// Per-port counters (port = index in Setup).
-    uint64_t GetDrops(uint32_t port) const { return m_stats[port].drops; }
-    uint64_t GetPausesSent(uint32_t port) const { return m_stats[port].pausesSent; }
-    uint64_t GetEcnMarked(uint32_t port) const { return m_stats[port].ecnMarked; }
+    uint64_t GetDrops(uint32_t port) const
+    {
+        return m_stats[port].drops;
+    }
+
+    uint64_t GetPausesSent(uint32_t port) const
+    {
+        return m_stats[port].pausesSent;
+    }
+
+    uint64_t GetEcnMarked(uint32_t port) const
+    {
+        return m_stats[port].ecnMarked;
+    }
+
     uint64_t GetTotalDrops() const;
     uint64_t GetTotalPausesSent() const;
 

@@ -7,13 +7,12 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <exception>
 #include <limits>
+#include <sqlite3.h>
 #include <stdexcept>
 #include <thread>
 
@@ -351,9 +350,7 @@ ResultsDatabase::Open(const std::string& path)
             Exec("PRAGMA synchronous = NORMAL");
         }
         Exec("PRAGMA foreign_keys = ON");
-        Transaction([this]() {
-            Exec(kSchema);
-        });
+        Transaction([this]() { Exec(kSchema); });
         m_insertFlow = Prepare(kInsertFlow);
         m_insertLink = Prepare(kInsertLink);
     }
@@ -675,9 +672,7 @@ ResultsDatabase::Flush()
     {
         return;
     }
-    Transaction([this]() {
-        WritePending();
-    });
+    Transaction([this]() { WritePending(); });
 }
 
 void
@@ -724,8 +719,11 @@ ResultsDatabase::WritePending()
 }
 
 void
-ResultsDatabase::FinishRun(
-    int64_t runId, int64_t simEndNs, double wallS, uint64_t events, uint64_t packetHops)
+ResultsDatabase::FinishRun(int64_t runId,
+                           int64_t simEndNs,
+                           double wallS,
+                           uint64_t events,
+                           uint64_t packetHops)
 {
     NS_LOG_FUNCTION(this << runId << simEndNs << wallS << events << packetHops);
     RequireOpenRun(runId, "FinishRun");

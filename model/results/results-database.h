@@ -198,8 +198,11 @@ class ResultsDatabase : public Object
      * \param events simulator events executed
      * \param packetHops packets forwarded over links
      */
-    void FinishRun(
-        int64_t runId, int64_t simEndNs, double wallS, uint64_t events, uint64_t packetHops);
+    void FinishRun(int64_t runId,
+                   int64_t simEndNs,
+                   double wallS,
+                   uint64_t events,
+                   uint64_t packetHops);
 
     /**
      * Write all pending rows and mark the run 'failed' with a message.

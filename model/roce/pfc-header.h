@@ -33,12 +33,28 @@ class PfcHeader : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
 
     /// Source MAC of the frame, as the sending port's 48-bit address.
-    void SetSourceMac(uint64_t mac) { m_srcMac = mac; }
+    void SetSourceMac(uint64_t mac)
+    {
+        m_srcMac = mac;
+    }
+
     /// Enable class \p cls with pause time \p quanta (0 = resume).
     void SetQuanta(uint8_t cls, uint16_t quanta);
-    bool IsEnabled(uint8_t cls) const { return (m_classEnable >> cls) & 1; }
-    uint16_t GetQuanta(uint8_t cls) const { return m_quanta[cls]; }
-    uint16_t GetClassEnableVector() const { return m_classEnable; }
+
+    bool IsEnabled(uint8_t cls) const
+    {
+        return (m_classEnable >> cls) & 1;
+    }
+
+    uint16_t GetQuanta(uint8_t cls) const
+    {
+        return m_quanta[cls];
+    }
+
+    uint16_t GetClassEnableVector() const
+    {
+        return m_classEnable;
+    }
 
   private:
     uint64_t m_srcMac{0};

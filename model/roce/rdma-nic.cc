@@ -181,7 +181,8 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
     qp->dstIp = dstIp;
     qp->initialPsn = initialPsn;
     qp->payloadPerPacket = m_payloadPerPacket;
-    qp->nPackets = std::max<uint64_t>(1, (info.bytes + m_payloadPerPacket - 1) / m_payloadPerPacket);
+    qp->nPackets =
+        std::max<uint64_t>(1, (info.bytes + m_payloadPerPacket - 1) / m_payloadPerPacket);
     qp->nextSend = now;
     qp->lastProgress = now;
     if (!m_ccPrototype)
@@ -418,9 +419,7 @@ RdmaNic::BuildData(RdmaSendQueuePair* qp)
 }
 
 void
-RdmaNic::HandleReceive(RoceNetDevice* /* port */,
-                       Ptr<Packet> p,
-                       const RoceForwardingInfo& info)
+RdmaNic::HandleReceive(RoceNetDevice* /* port */, Ptr<Packet> p, const RoceForwardingInfo& info)
 {
     RoceHeader h;
     p->PeekHeader(h);
@@ -591,7 +590,8 @@ RdmaNic::ArmTimeout(RdmaSendQueuePair* qp)
     qp->rtoArmed = true;
     Time at = qp->lastProgress + m_rto;
     Time now = Simulator::Now();
-    qp->rto = Simulator::Schedule(at > now ? at - now : Time(0), &RdmaNic::OnTimeout, this, qp->qpn);
+    qp->rto =
+        Simulator::Schedule(at > now ? at - now : Time(0), &RdmaNic::OnTimeout, this, qp->qpn);
 }
 
 void

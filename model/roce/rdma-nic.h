@@ -42,8 +42,16 @@ class RdmaNic : public Object, public RocePortOwner
 
     /// Attach the NIC to its port; \p address is the host's IPv4 address (host order).
     void SetPort(Ptr<RoceNetDevice> port, uint32_t address);
-    Ptr<RoceNetDevice> GetPort() const { return m_port; }
-    uint32_t GetAddress() const { return m_address; }
+
+    Ptr<RoceNetDevice> GetPort() const
+    {
+        return m_port;
+    }
+
+    uint32_t GetAddress() const
+    {
+        return m_address;
+    }
 
     /// A fresh queue pair number on this NIC.
     uint32_t AllocateQpn();
@@ -71,11 +79,30 @@ class RdmaNic : public Object, public RocePortOwner
     bool IsGateOpen(int64_t jobId) const;
 
     /// Queue pairs still sending or waiting for ACKs.
-    std::size_t GetActiveSendQueuePairs() const { return m_sendQps.size(); }
-    uint64_t GetCnpsSent() const { return m_cnpsSent; }
-    uint64_t GetCnpsReceived() const { return m_cnpsReceived; }
-    uint64_t GetTimeouts() const { return m_timeouts; }
-    uint64_t GetNaksSent() const { return m_naksSent; }
+    std::size_t GetActiveSendQueuePairs() const
+    {
+        return m_sendQps.size();
+    }
+
+    uint64_t GetCnpsSent() const
+    {
+        return m_cnpsSent;
+    }
+
+    uint64_t GetCnpsReceived() const
+    {
+        return m_cnpsReceived;
+    }
+
+    uint64_t GetTimeouts() const
+    {
+        return m_timeouts;
+    }
+
+    uint64_t GetNaksSent() const
+    {
+        return m_naksSent;
+    }
 
     // RocePortOwner
     void HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info) override;

@@ -23,14 +23,14 @@ namespace ns3
  */
 struct RdmaMessageInfo
 {
-    uint64_t flowId{0};      ///< unique id of the message in the simulation
-    int64_t jobId{-1};       ///< owning job, -1 for none (never gated)
-    uint32_t srcNode{0};     ///< ns-3 node id of the sender
-    uint32_t dstNode{0};     ///< ns-3 node id of the receiver
-    uint64_t bytes{0};       ///< payload bytes
-    uint8_t priority{3};     ///< traffic class 0-6 (DSCP and PFC priority)
-    uint16_t srcPort{0};     ///< UDP source port (ECMP entropy); 0 = derived from the QPN
-    Time start;              ///< when the message was posted
+    uint64_t flowId{0};  ///< unique id of the message in the simulation
+    int64_t jobId{-1};   ///< owning job, -1 for none (never gated)
+    uint32_t srcNode{0}; ///< ns-3 node id of the sender
+    uint32_t dstNode{0}; ///< ns-3 node id of the receiver
+    uint64_t bytes{0};   ///< payload bytes
+    uint8_t priority{3}; ///< traffic class 0-6 (DSCP and PFC priority)
+    uint16_t srcPort{0}; ///< UDP source port (ECMP entropy); 0 = derived from the QPN
+    Time start;          ///< when the message was posted
 };
 
 /**
@@ -60,8 +60,8 @@ struct RdmaSendQueuePair
     uint64_t sndUna{0};  ///< first packet index not acknowledged
     uint64_t maxSent{0}; ///< one past the highest index ever sent
     uint64_t retransmittedBytes{0};
-    Time nextSend;       ///< pacing: earliest time of the next packet
-    Time lastProgress;   ///< last time the acknowledged index advanced or a NAK arrived
+    Time nextSend;     ///< pacing: earliest time of the next packet
+    Time lastProgress; ///< last time the acknowledged index advanced or a NAK arrived
     Ptr<RdmaCongestionOps> cc;
     struct JobGate* gate{nullptr};
     Where where{Where::IDLE};

@@ -41,11 +41,22 @@ class RoceChannel : public Channel
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
     Ptr<RoceNetDevice> GetRoceDevice(std::size_t i) const;
-    Time GetDelay() const { return m_delay; }
+
+    Time GetDelay() const
+    {
+        return m_delay;
+    }
 
     /// Frames carried from end \p i to the other end, and their bytes (frame bytes, no preamble).
-    uint64_t GetTxPackets(std::size_t i) const { return m_txPackets[i]; }
-    uint64_t GetTxBytes(std::size_t i) const { return m_txBytes[i]; }
+    uint64_t GetTxPackets(std::size_t i) const
+    {
+        return m_txPackets[i];
+    }
+
+    uint64_t GetTxBytes(std::size_t i) const
+    {
+        return m_txBytes[i];
+    }
 
     /// Frames that crossed any RoceChannel since the simulation started (packet-hops).
     static uint64_t GetTotalPacketHops();

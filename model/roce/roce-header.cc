@@ -133,8 +133,8 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     {
     case RoceOpcode::WRITE_FIRST:
     case RoceOpcode::WRITE_ONLY:
-        i.WriteHtonU64(0);       // virtual address
-        i.WriteHtonU32(0x1000);  // rkey
+        i.WriteHtonU64(0);      // virtual address
+        i.WriteHtonU32(0x1000); // rkey
         i.WriteHtonU32(m_dmaLength);
         break;
     case RoceOpcode::ACKNOWLEDGE:

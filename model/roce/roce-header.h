@@ -53,12 +53,14 @@ constexpr uint32_t kMinFrame = 60;
 constexpr uint16_t kUdpPort = 4791;
 constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 constexpr uint16_t kEtherTypeMacControl = 0x8808;
+
 /// Bytes a frame of \p packetBytes occupies on the wire.
 inline uint32_t
 WireBytes(uint32_t packetBytes)
 {
     return (packetBytes < kMinFrame ? kMinFrame : packetBytes) + kFrameOverhead;
 }
+
 /// Wire bytes of a whole RDMA WRITE of \p bytes split into \p payloadPerPacket packets.
 inline uint64_t
 MessageWireBytes(uint64_t bytes, uint32_t payloadPerPacket)
@@ -99,39 +101,141 @@ class RoceHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
 
-    void SetSource(uint32_t ip) { m_srcIp = ip; }
-    void SetDestination(uint32_t ip) { m_dstIp = ip; }
-    uint32_t GetSource() const { return m_srcIp; }
-    uint32_t GetDestination() const { return m_dstIp; }
+    void SetSource(uint32_t ip)
+    {
+        m_srcIp = ip;
+    }
+
+    void SetDestination(uint32_t ip)
+    {
+        m_dstIp = ip;
+    }
+
+    uint32_t GetSource() const
+    {
+        return m_srcIp;
+    }
+
+    uint32_t GetDestination() const
+    {
+        return m_dstIp;
+    }
+
     /// The IPv4 DSCP; the model maps it to the priority class (DSCP = class).
-    void SetDscp(uint8_t dscp) { m_dscp = dscp; }
-    uint8_t GetDscp() const { return m_dscp; }
-    void SetEcn(RoceEcn ecn) { m_ecn = ecn; }
-    RoceEcn GetEcn() const { return m_ecn; }
-    void SetIpId(uint16_t id) { m_ipId = id; }
-    void SetSourcePort(uint16_t port) { m_srcPort = port; }
-    uint16_t GetSourcePort() const { return m_srcPort; }
-    void SetOpcode(RoceOpcode op) { m_opcode = op; }
-    RoceOpcode GetOpcode() const { return m_opcode; }
-    void SetDestQp(uint32_t qpn) { m_destQp = qpn & 0xFFFFFF; }
-    uint32_t GetDestQp() const { return m_destQp; }
-    void SetPsn(uint32_t psn) { m_psn = psn & 0xFFFFFF; }
-    uint32_t GetPsn() const { return m_psn; }
-    void SetAckRequest(bool ack) { m_ackReq = ack; }
-    bool GetAckRequest() const { return m_ackReq; }
+    void SetDscp(uint8_t dscp)
+    {
+        m_dscp = dscp;
+    }
+
+    uint8_t GetDscp() const
+    {
+        return m_dscp;
+    }
+
+    void SetEcn(RoceEcn ecn)
+    {
+        m_ecn = ecn;
+    }
+
+    RoceEcn GetEcn() const
+    {
+        return m_ecn;
+    }
+
+    void SetIpId(uint16_t id)
+    {
+        m_ipId = id;
+    }
+
+    void SetSourcePort(uint16_t port)
+    {
+        m_srcPort = port;
+    }
+
+    uint16_t GetSourcePort() const
+    {
+        return m_srcPort;
+    }
+
+    void SetOpcode(RoceOpcode op)
+    {
+        m_opcode = op;
+    }
+
+    RoceOpcode GetOpcode() const
+    {
+        return m_opcode;
+    }
+
+    void SetDestQp(uint32_t qpn)
+    {
+        m_destQp = qpn & 0xFFFFFF;
+    }
+
+    uint32_t GetDestQp() const
+    {
+        return m_destQp;
+    }
+
+    void SetPsn(uint32_t psn)
+    {
+        m_psn = psn & 0xFFFFFF;
+    }
+
+    uint32_t GetPsn() const
+    {
+        return m_psn;
+    }
+
+    void SetAckRequest(bool ack)
+    {
+        m_ackReq = ack;
+    }
+
+    bool GetAckRequest() const
+    {
+        return m_ackReq;
+    }
+
     /// RETH DMA length: the message size, on WRITE_FIRST / WRITE_ONLY.
-    void SetDmaLength(uint32_t len) { m_dmaLength = len; }
-    uint32_t GetDmaLength() const { return m_dmaLength; }
+    void SetDmaLength(uint32_t len)
+    {
+        m_dmaLength = len;
+    }
+
+    uint32_t GetDmaLength() const
+    {
+        return m_dmaLength;
+    }
+
     /// AETH syndrome: kAck or kNakSequenceError.
-    void SetSyndrome(uint8_t s) { m_syndrome = s; }
-    uint8_t GetSyndrome() const { return m_syndrome; }
-    void SetMsn(uint32_t msn) { m_msn = msn & 0xFFFFFF; }
+    void SetSyndrome(uint8_t s)
+    {
+        m_syndrome = s;
+    }
+
+    uint8_t GetSyndrome() const
+    {
+        return m_syndrome;
+    }
+
+    void SetMsn(uint32_t msn)
+    {
+        m_msn = msn & 0xFFFFFF;
+    }
+
     /// Bytes after the headers, ICRC included.
-    void SetPayloadSize(uint32_t bytes) { m_payloadSize = bytes; }
+    void SetPayloadSize(uint32_t bytes)
+    {
+        m_payloadSize = bytes;
+    }
 
-    bool IsData() const { return static_cast<uint8_t>(m_opcode) <= 0x0A; }
+    bool IsData() const
+    {
+        return static_cast<uint8_t>(m_opcode) <= 0x0A;
+    }
 
-    static constexpr uint8_t kAck = 0x1F;            ///< ACK, credits field "invalid"
+    static constexpr uint8_t kAck = 0x1F;              ///< ACK, credits field "invalid"
     static constexpr uint8_t kNakSequenceError = 0x60; ///< NAK, PSN sequence error
 
   private:

@@ -43,12 +43,12 @@ RoceNetDevice::GetTypeId()
             .SetParent<NetDevice>()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<RoceNetDevice>()
-            .AddAttribute("DataRate",
-                          "Line rate of the port.",
-                          DataRateValue(DataRate("100Gbps")),
-                          MakeDataRateAccessor(&RoceNetDevice::SetDataRate,
-                                               &RoceNetDevice::GetDataRate),
-                          MakeDataRateChecker())
+            .AddAttribute(
+                "DataRate",
+                "Line rate of the port.",
+                DataRateValue(DataRate("100Gbps")),
+                MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
+                MakeDataRateChecker())
             .AddAttribute("Mtu",
                           "Largest frame the port carries, in bytes (Ethernet header included).",
                           UintegerValue(9000),
@@ -59,10 +59,7 @@ RoceNetDevice::GetTypeId()
                           "first) or deficit weighted round robin.",
                           EnumValue(STRICT_PRIORITY),
                           MakeEnumAccessor(&RoceNetDevice::m_scheduling),
-                          MakeEnumChecker(STRICT_PRIORITY,
-                                          "StrictPriority",
-                                          DWRR,
-                                          "Dwrr"))
+                          MakeEnumChecker(STRICT_PRIORITY, "StrictPriority", DWRR, "Dwrr"))
             .AddAttribute("DwrrQuantum",
                           "Bytes credited to a data class per DWRR round.",
                           UintegerValue(9000),

@@ -93,9 +93,19 @@ class RoceNetDevice : public NetDevice
         m_owner = owner;
         m_ownerPullsData = pullsData;
     }
+
     bool Attach(Ptr<RoceChannel> channel);
-    Ptr<RoceChannel> GetRoceChannel() const { return m_channel; }
-    DataRate GetDataRate() const { return m_rate; }
+
+    Ptr<RoceChannel> GetRoceChannel() const
+    {
+        return m_channel;
+    }
+
+    DataRate GetDataRate() const
+    {
+        return m_rate;
+    }
+
     void SetDataRate(DataRate rate);
 
     /**
@@ -114,15 +124,37 @@ class RoceNetDevice : public NetDevice
     void Receive(Ptr<Packet> p);
 
     /// Frames the receive error model dropped.
-    uint64_t GetReceiveErrors() const { return m_receiveErrors; }
+    uint64_t GetReceiveErrors() const
+    {
+        return m_receiveErrors;
+    }
+
     /// Bytes queued in class \p cls.
-    uint64_t GetQueueBytes(uint8_t cls) const { return m_queueBytes[cls]; }
+    uint64_t GetQueueBytes(uint8_t cls) const
+    {
+        return m_queueBytes[cls];
+    }
+
     uint64_t GetTotalQueueBytes() const;
+
     /// Largest total bytes this port ever held queued.
-    uint64_t GetMaxQueueBytes() const { return m_maxQueueBytes; }
+    uint64_t GetMaxQueueBytes() const
+    {
+        return m_maxQueueBytes;
+    }
+
     bool IsPaused(uint8_t cls) const;
-    uint64_t GetPfcFramesReceived() const { return m_pfcReceived; }
-    uint64_t GetPfcFramesSent() const { return m_pfcSent; }
+
+    uint64_t GetPfcFramesReceived() const
+    {
+        return m_pfcReceived;
+    }
+
+    uint64_t GetPfcFramesSent() const
+    {
+        return m_pfcSent;
+    }
+
     /// Time needed to put a frame of \p packetBytes on the wire.
     Time GetTxTime(uint32_t packetBytes) const;
 

@@ -22,26 +22,26 @@ namespace ns3
 struct JobSpec
 {
     uint32_t id{0};
-    std::string model{"gpt2-124m"};      ///< a ModelCatalog name
-    uint32_t workers{2};                 ///< data-parallel workers (GPUs)
-    uint32_t gpusPerHost{1};             ///< workers placed on one host at most
-    std::string placement{"packed"};     ///< packed | spread | random | explicit
-    std::vector<uint32_t> hosts;         ///< host indices, for explicit placement
+    std::string model{"gpt2-124m"};  ///< a ModelCatalog name
+    uint32_t workers{2};             ///< data-parallel workers (GPUs)
+    uint32_t gpusPerHost{1};         ///< workers placed on one host at most
+    std::string placement{"packed"}; ///< packed | spread | random | explicit
+    std::vector<uint32_t> hosts;     ///< host indices, for explicit placement
     uint32_t iterations{10};
     int64_t arrivalNs{0};
-    double weight{0};                    ///< 0 means: the number of workers
+    double weight{0};                          ///< 0 means: the number of workers
     std::string collective{"ring-all-reduce"}; ///< ring-all-reduce | halving-doubling-all-reduce
                                                ///< | reduce-scatter | all-gather | all-to-all
-    uint32_t channels{1};                ///< parallel rings / queue pairs per peer
-    uint32_t buckets{1};                 ///< gradient buckets (1 = no overlap)
-    std::string dtype{"bf16"};           ///< fp16 | bf16 | fp32
+    uint32_t channels{1};                      ///< parallel rings / queue pairs per peer
+    uint32_t buckets{1};                       ///< gradient buckets (1 = no overlap)
+    std::string dtype{"bf16"};                 ///< fp16 | bf16 | fp32
     // Compute cost model (ignored when computeTimeNs > 0).
-    std::string gpu{"a100"};             ///< a100 | h100
-    double mfu{0.4};                     ///< model FLOP utilization
-    uint32_t batchPerGpu{8};             ///< sequences per GPU per iteration
-    uint32_t sequenceLength{1024};       ///< tokens per sequence
-    int64_t computeTimeNs{0};            ///< > 0: given directly
-    double scale{1.0};                   ///< multiplies gradient bytes and compute time
+    std::string gpu{"a100"};       ///< a100 | h100
+    double mfu{0.4};               ///< model FLOP utilization
+    uint32_t batchPerGpu{8};       ///< sequences per GPU per iteration
+    uint32_t sequenceLength{1024}; ///< tokens per sequence
+    int64_t computeTimeNs{0};      ///< > 0: given directly
+    double scale{1.0};             ///< multiplies gradient bytes and compute time
 };
 
 } // namespace ns3

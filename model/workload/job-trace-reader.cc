@@ -241,7 +241,8 @@ ReadJobTraceText(const std::string& text,
                     Fail(sourceName,
                          lineNo,
                          name.empty() ? "header" : name,
-                         name.empty() ? "empty column name" : "unknown column (known: " + known + ")");
+                         name.empty() ? "empty column name"
+                                      : "unknown column (known: " + known + ")");
                 }
                 const size_t index = static_cast<size_t>(it - columns.begin());
                 if (std::find(layout.begin(), layout.end(), index) != layout.end())

@@ -26,10 +26,13 @@ namespace
 
 // ------------------------------------------------------------ number strings
 
+// 128 bits keep unit scaling exact; __extension__ keeps -Wpedantic quiet.
+__extension__ typedef unsigned __int128 Uint128;
+
 /// A decimal number split into an integer mantissa and a power of ten.
 struct Decimal
 {
-    unsigned __int128 mantissa{0};
+    Uint128 mantissa{0};
     int exp10{0};
 };
 
@@ -123,7 +126,7 @@ ParseDecimal(const std::string& s, size_t& pos)
 uint64_t
 ScaleExact(const Decimal& d, uint64_t multiplier, int unitExp10, uint64_t max, const char* what)
 {
-    unsigned __int128 v = d.mantissa * multiplier;
+    Uint128 v = d.mantissa * multiplier;
     int e = d.exp10 + unitExp10;
     if (v == 0)
     {
@@ -310,6 +313,7 @@ class LineTrackingSax
         m_lineStack.back()->children.push_back(LineNode{0, line, {}});
         m_memberLines = &m_lineStack.back()->children.back();
         m_memberPath = path;
+        m_awaitingValue = true;
         return true;
     }
 
@@ -352,9 +356,13 @@ class LineTrackingSax
         }
         // Keep nlohmann's description, drop its id and its own position.
         std::string what = ex.what();
-        static const std::regex prefix(R"(^\[json\.exception\.[a-z_]+\.\d+\] *(parse error)?( at line \d+, column \d+)?: *)");
+        static const std::regex prefix(
+            R"(^\[json\.exception\.[a-z_]+\.\d+\] *(parse error)?( at line \d+, column \d+)?: *)");
         what = std::regex_replace(what, prefix, "");
-        return Error(line, m_paths.empty() ? "" : m_paths.back(), what);
+        // Inside a member's value, name the member; else the enclosing container.
+        const std::string path =
+            m_awaitingValue ? m_memberPath : (m_paths.empty() ? "" : m_paths.back());
+        return Error(line, path, what);
     }
 
     bool Failed() const
@@ -400,6 +408,7 @@ class LineTrackingSax
         Json* target;
         LineNode* lines;
         std::string path;
+        m_awaitingValue = false;
         if (m_stack.empty())
         {
             m_root = std::move(value);
@@ -460,6 +469,7 @@ class LineTrackingSax
     Json* m_member{nullptr};
     LineNode* m_memberLines{nullptr};
     std::string m_memberPath;
+    bool m_awaitingValue{false}; ///< a key was read, its value not yet
     bool m_failed{false};
 };
 
@@ -532,7 +542,9 @@ class Walker
         ns3::Fail(m_source, node.lines->line, node.path, message);
     }
 
-    [[noreturn]] void FailAt(uint32_t line, const std::string& path, const std::string& message) const
+    [[noreturn]] void FailAt(uint32_t line,
+                             const std::string& path,
+                             const std::string& message) const
     {
         ns3::Fail(m_source, line, path, message);
     }
@@ -723,7 +735,9 @@ class Object
     {
         if (!Has(key))
         {
-            m_walker.FailAt(m_node.lines->line, ChildPath(m_node.path, key), "missing (" + why + ")");
+            m_walker.FailAt(m_node.lines->line,
+                            ChildPath(m_node.path, key),
+                            "missing (" + why + ")");
         }
         return Get(key);
     }
@@ -893,8 +907,9 @@ ReadTopology(const Walker& w, const Node& n, ScenarioSpec::Topology& t)
         t.kind = w.String(v);
         if (std::find(kTopologyKinds.begin(), kTopologyKinds.end(), t.kind) == kTopologyKinds.end())
         {
-            w.Fail(v, "unknown topology kind " + v.json->dump() + " (known: " + Join(kTopologyKinds) +
-                          ")");
+            w.Fail(v,
+                   "unknown topology kind " + v.json->dump() + " (known: " + Join(kTopologyKinds) +
+                       ")");
         }
     });
     o.With("gpusPerHost", [&](const Node& v) { t.gpusPerHost = w.Uint32(v, 1); });
@@ -938,15 +953,43 @@ ReadFabric(const Walker& w, const Node& n, ScenarioSpec::Fabric& f)
 }
 
 /// Keys of a job; jobDefaults takes all but id and hosts.
-const std::initializer_list<const char*> kJobKeys{
-    "id",          "model",    "workers", "gpusPerHost", "placement", "hosts",       "iterations",
-    "arrival",     "weight",   "collective", "channels", "buckets",   "dtype",       "gpu",
-    "mfu",         "batchPerGpu", "sequenceLength", "computeTime", "scale"};
+const std::initializer_list<const char*> kJobKeys{"id",
+                                                  "model",
+                                                  "workers",
+                                                  "gpusPerHost",
+                                                  "placement",
+                                                  "hosts",
+                                                  "iterations",
+                                                  "arrival",
+                                                  "weight",
+                                                  "collective",
+                                                  "channels",
+                                                  "buckets",
+                                                  "dtype",
+                                                  "gpu",
+                                                  "mfu",
+                                                  "batchPerGpu",
+                                                  "sequenceLength",
+                                                  "computeTime",
+                                                  "scale"};
 
-const std::initializer_list<const char*> kJobDefaultKeys{
-    "model",   "workers",  "gpusPerHost", "placement", "iterations",     "arrival",
-    "weight",  "collective", "channels",  "buckets",   "dtype",          "gpu",
-    "mfu",     "batchPerGpu", "sequenceLength", "computeTime", "scale"};
+const std::initializer_list<const char*> kJobDefaultKeys{"model",
+                                                         "workers",
+                                                         "gpusPerHost",
+                                                         "placement",
+                                                         "iterations",
+                                                         "arrival",
+                                                         "weight",
+                                                         "collective",
+                                                         "channels",
+                                                         "buckets",
+                                                         "dtype",
+                                                         "gpu",
+                                                         "mfu",
+                                                         "batchPerGpu",
+                                                         "sequenceLength",
+                                                         "computeTime",
+                                                         "scale"};
 
 /// Fields common to jobs and jobDefaults (all but id and hosts).
 void
@@ -1026,6 +1069,18 @@ ReadJobs(const Walker& w, const Node& n, const JobSpec& defaults, std::vector<Jo
                        "must be \"explicit\" when hosts are given, got " +
                            o.Get("placement").json->dump());
             }
+            // Rank i runs on hosts[i]: one entry per worker.
+            if (!o.Has("workers"))
+            {
+                job.workers = static_cast<uint32_t>(job.hosts.size());
+            }
+            else if (job.hosts.size() != job.workers)
+            {
+                w.Fail(o.Get("hosts"),
+                       "lists " + std::to_string(job.hosts.size()) + " hosts for " +
+                           std::to_string(job.workers) +
+                           " workers (worker i runs on hosts[i]; a host may repeat)");
+            }
         }
         else if (job.placement == "explicit")
         {
@@ -1098,9 +1153,8 @@ ReadSynthetic(const Walker& w, const Node& n, ScenarioSpec::Synthetic& s)
         CheckWeightTotal(w, v, total);
     });
     o.With("iterations", [&](const Node& v) { s.iterations = w.Uint32(v, 1); });
-    o.With("seed", [&](const Node& v) {
-        s.seed = w.Unsigned(v, 0, std::numeric_limits<uint64_t>::max());
-    });
+    o.With("seed",
+           [&](const Node& v) { s.seed = w.Unsigned(v, 0, std::numeric_limits<uint64_t>::max()); });
     if (s.enabled)
     {
         const std::string why = "required by a synthetic job mix";
@@ -1122,6 +1176,7 @@ ParseTimeNs(const std::string& text)
     size_t pos = 0;
     Decimal d = ParseDecimal(s, pos);
     const std::string unit = s.substr(pos);
+
     struct Unit
     {
         const char* name;

@@ -58,12 +58,12 @@ struct ScenarioSpec
     /// RoCE settings shared by every NIC and switch.
     struct Fabric
     {
-        uint32_t mtu{1000};                 ///< payload bytes per packet, >= 1
-        std::string cc{"dcqcn"};            ///< congestion control name
-        bool pfc{true};                     ///< lossless classes (PFC) on
-        uint64_t bufferBytes{32ull << 20};  ///< shared buffer per switch, >= 1
-        uint32_t ackInterval{1};            ///< packets per ACK, >= 1
-        int64_t rtoNs{4000000};             ///< retransmission timeout, > 0
+        uint32_t mtu{1000};                ///< payload bytes per packet, >= 1
+        std::string cc{"dcqcn"};           ///< congestion control name
+        bool pfc{true};                    ///< lossless classes (PFC) on
+        uint64_t bufferBytes{32ull << 20}; ///< shared buffer per switch, >= 1
+        uint32_t ackInterval{1};           ///< packets per ACK, >= 1
+        int64_t rtoNs{4000000};            ///< retransmission timeout, > 0
     } fabric;
 
     /// ns-3 attribute defaults ("ns3::Dcqcn::G" -> "0.00390625"), in file
@@ -84,18 +84,18 @@ struct ScenarioSpec
     /// A synthetic job mix (see GenerateSyntheticJobs).
     struct Synthetic
     {
-        bool enabled{false};     ///< true when the file has a synthetic block
-        uint32_t jobs{0};        ///< number of jobs, >= 1
+        bool enabled{false};       ///< true when the file has a synthetic block
+        uint32_t jobs{0};          ///< number of jobs, >= 1
         double arrivalRatePerS{0}; ///< Poisson arrival rate (jobs per second), > 0
         /// Model name -> relative weight (>= 0, positive total), in file order.
         std::vector<std::pair<std::string, double>> modelMix;
         /// Worker count -> relative weight (>= 0, positive total), in file order.
         std::vector<std::pair<uint32_t, double>> workerSizes;
-        uint32_t iterations{0};  ///< iterations of every job; 0: take jobDefaults.iterations
-        uint64_t seed{1};        ///< generator seed; the file's top-level seed unless given
+        uint32_t iterations{0}; ///< iterations of every job; 0: take jobDefaults.iterations
+        uint64_t seed{1};       ///< generator seed; the file's top-level seed unless given
     } synthetic;
 
-    std::string scheduler{"fair"};    ///< scheduler name
+    std::string scheduler{"fair"};     ///< scheduler name
     std::string schedulerParams{"{}"}; ///< scheduler parameters: a JSON object, as text
 
     /// Where results go.
@@ -105,14 +105,14 @@ struct ScenarioSpec
         bool flowRows{true}; ///< store one row per flow (large for big runs)
     } output;
 
-    std::string name;        ///< run name (results database); default: source base name, no extension
+    std::string name; ///< run name (results database); default: source base name, no extension
     std::string description; ///< free text, stored with the run
     uint64_t seed{1};        ///< ns-3 RNG seed, 1 .. 2^32-1
     int64_t stopTimeNs{0};   ///< simulation end; 0: run until every job has finished
     double scale{1.0};       ///< multiplies every job's scale (gradient bytes, compute time)
 
-    std::string source;                     ///< the file (or source name) read
-    std::map<std::string, uint32_t> lines;  ///< field path ("jobs[2].model") -> 1-based line
+    std::string source;                    ///< the file (or source name) read
+    std::map<std::string, uint32_t> lines; ///< field path ("jobs[2].model") -> 1-based line
 
     /**
      * Locate a field for an error message.

@@ -104,8 +104,8 @@ TrainingJob::StartIteration()
     for (uint32_t i = 0; i < b; ++i)
     {
         // Backward runs last-layer first; bucket i holds the i-th slice of it.
-        Time ready = b == 1 ? m_computeTime
-                            : m_computeTime / 3 + (m_computeTime * 2 / 3) * (i + 1) / b;
+        Time ready =
+            b == 1 ? m_computeTime : m_computeTime / 3 + (m_computeTime * 2 / 3) * (i + 1) / b;
         if (i + 1 == b)
         {
             ready = m_computeTime; // compute ends with the last bucket

@@ -60,14 +60,45 @@ class TrainingJob : public Object
     /// Start the first iteration now.
     void Start();
 
-    uint32_t GetId() const { return m_spec.id; }
-    const JobSpec& GetSpec() const { return m_spec; }
-    Time GetComputeTime() const { return m_computeTime; }
-    uint64_t GetGradientBytes() const { return m_gradientBytes; }
-    const std::vector<IterationRecord>& GetIterations() const { return m_records; }
-    Time GetStartTime() const { return m_startTime; }
-    Time GetEndTime() const { return m_endTime; }
-    bool IsDone() const { return m_done; }
+    uint32_t GetId() const
+    {
+        return m_spec.id;
+    }
+
+    const JobSpec& GetSpec() const
+    {
+        return m_spec;
+    }
+
+    Time GetComputeTime() const
+    {
+        return m_computeTime;
+    }
+
+    uint64_t GetGradientBytes() const
+    {
+        return m_gradientBytes;
+    }
+
+    const std::vector<IterationRecord>& GetIterations() const
+    {
+        return m_records;
+    }
+
+    Time GetStartTime() const
+    {
+        return m_startTime;
+    }
+
+    Time GetEndTime() const
+    {
+        return m_endTime;
+    }
+
+    bool IsDone() const
+    {
+        return m_done;
+    }
 
     /// Trace signature: job id, iteration, bucket.
     typedef void (*CollectiveCallback)(uint32_t job, uint32_t iteration, uint32_t bucket);
@@ -93,8 +124,8 @@ class TrainingJob : public Object
     std::vector<uint64_t> m_bucketBytes;
     std::vector<bool> m_bucketReady;
     uint32_t m_iteration{0};
-    uint32_t m_nextBucket{0};  ///< next bucket to start
-    bool m_streamBusy{false};  ///< a collective is running
+    uint32_t m_nextBucket{0}; ///< next bucket to start
+    bool m_streamBusy{false}; ///< a collective is running
     IterationRecord m_current;
     std::vector<IterationRecord> m_records;
     Time m_startTime;

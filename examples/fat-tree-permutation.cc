@@ -57,9 +57,7 @@ main(int argc, char* argv[])
                  lingjun);
     cmd.Parse(argc, argv);
 
-    std::unique_ptr<SimulationRun> run;
-    try
-    {
+    return RunExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
         RequireFlag(k <= 64, "k", std::to_string(k), "at most 64");
         RequireFlag(bytes > 0, "bytes", std::to_string(bytes), "must be positive");
@@ -72,14 +70,7 @@ main(int argc, char* argv[])
 
         RngSeedManager::SetSeed(seed);
         RoceFabricHelper helper;
-        try
-        {
-            helper.SetCongestionControl(cc);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw FlagError("cc", cc, e.what());
-        }
+        ApplyFlag("cc", cc, [&]() { helper.SetCongestionControl(cc); });
         helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
         helper.SetSwitchAttribute("PfcEnabled", BooleanValue(pfc));
         helper.SetEcmpSeed(seed);
@@ -148,24 +139,9 @@ main(int argc, char* argv[])
         monitor.PrintSummary(std::cout);
         if (monitor.GetCompletedFlows() != n)
         {
-            std::string msg = std::to_string(n - monitor.GetCompletedFlows()) +
-                              " flows did not complete before --stopTime=" + stopTime;
-            run->Fail(msg);
-            std::cerr << "fat-tree-permutation: error: " << msg << "\n";
-            Simulator::Destroy();
-            return 1;
+            throw IncompleteRunError(std::to_string(n - monitor.GetCompletedFlows()) +
+                                     " flows did not complete before --stopTime=" + stopTime);
         }
         run->Finish(monitor);
-        Simulator::Destroy();
-    }
-    catch (const std::exception& e)
-    {
-        if (run)
-        {
-            run->Fail(e.what());
-        }
-        std::cerr << "fat-tree-permutation: error: " << e.what() << "\n";
-        return 2;
-    }
-    return 0;
+    });
 }

@@ -52,9 +52,7 @@ main(int argc, char* argv[])
     cmd.AddValue("pcap", "Write a pcap trace of the receiver's port with this prefix", pcap);
     cmd.Parse(argc, argv);
 
-    std::unique_ptr<SimulationRun> run;
-    try
-    {
+    return RunExampleMain("roce-incast", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(senders >= 1 && senders <= 4096,
                     "senders",
                     std::to_string(senders),
@@ -70,14 +68,7 @@ main(int argc, char* argv[])
 
         RngSeedManager::SetSeed(seed);
         RoceFabricHelper helper;
-        try
-        {
-            helper.SetCongestionControl(cc);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw FlagError("cc", cc, e.what());
-        }
+        ApplyFlag("cc", cc, [&]() { helper.SetCongestionControl(cc); });
         helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
         helper.SetSwitchAttribute("PfcEnabled", BooleanValue(pfc));
         helper.SetMmuAttribute("BufferSize", UintegerValue(bufferBytes));
@@ -140,24 +131,9 @@ main(int argc, char* argv[])
                   << " x the bottleneck bound (" << bound * 1e6 << " us)\n";
         if (monitor.GetCompletedFlows() != senders)
         {
-            std::string msg = std::to_string(senders - monitor.GetCompletedFlows()) +
-                              " flows did not complete before --stopTime=" + stopTime;
-            run->Fail(msg);
-            std::cerr << "roce-incast: error: " << msg << "\n";
-            Simulator::Destroy();
-            return 1;
+            throw IncompleteRunError(std::to_string(senders - monitor.GetCompletedFlows()) +
+                                     " flows did not complete before --stopTime=" + stopTime);
         }
         run->Finish(monitor);
-        Simulator::Destroy();
-    }
-    catch (const std::exception& e)
-    {
-        if (run)
-        {
-            run->Fail(e.what());
-        }
-        std::cerr << "roce-incast: error: " << e.what() << "\n";
-        return 2;
-    }
-    return 0;
+    });
 }

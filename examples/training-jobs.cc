@@ -112,9 +112,7 @@ main(int argc, char* argv[])
     cmd.AddValue("stopTime", "Simulated time limit", stopTime);
     cmd.Parse(argc, argv);
 
-    std::unique_ptr<SimulationRun> run;
-    try
-    {
+    return RunExampleMain("training-jobs", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
         RequireFlag(gpusPerHost >= 1, "gpusPerHost", std::to_string(gpusPerHost), "must be >= 1");
         RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
@@ -125,14 +123,7 @@ main(int argc, char* argv[])
 
         RngSeedManager::SetSeed(seed);
         RoceFabricHelper helper;
-        try
-        {
-            helper.SetCongestionControl(cc);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw FlagError("cc", cc, e.what());
-        }
+        ApplyFlag("cc", cc, [&]() { helper.SetCongestionControl(cc); });
         helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
         helper.SetEcmpSeed(seed);
         FatTreeParams ft;
@@ -211,26 +202,11 @@ main(int argc, char* argv[])
         monitor.PrintSummary(std::cout);
         if (cluster->GetFinishedJobs() != specs.size())
         {
-            std::string msg = std::to_string(specs.size() - cluster->GetFinishedJobs()) +
-                              " jobs did not finish before --stopTime=" + stopTime;
-            run->Fail(msg);
-            std::cerr << "training-jobs: error: " << msg << "\n";
-            Simulator::Destroy();
-            return 1;
+            throw IncompleteRunError(std::to_string(specs.size() - cluster->GetFinishedJobs()) +
+                                     " jobs did not finish before --stopTime=" + stopTime);
         }
         run->Finish(monitor, flowRows, [&cluster](ResultsDatabase& d, int64_t id) {
             WriteTrainingResults(d, id, *cluster);
         });
-        Simulator::Destroy();
-    }
-    catch (const std::exception& e)
-    {
-        if (run)
-        {
-            run->Fail(e.what());
-        }
-        std::cerr << "training-jobs: error: " << e.what() << "\n";
-        return 2;
-    }
-    return 0;
+    });
 }

@@ -34,6 +34,28 @@ void RequireFlag(bool ok,
                  const std::string& value,
                  const std::string& why);
 
+/**
+ * Run \p f, which configures something from --\p flag; an invalid_argument
+ * it throws becomes a FlagError naming the flag and \p value.
+ */
+template <typename F>
+void
+ApplyFlag(const std::string& flag, const std::string& value, F f)
+{
+    try
+    {
+        f();
+    }
+    catch (const FlagError&)
+    {
+        throw;
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw FlagError(flag, value, e.what());
+    }
+}
+
 } // namespace ns3
 
 #endif /* FLAG_CHECKS_H */

@@ -91,4 +91,36 @@ SimulationRun::Fail(const std::string& message)
     }
 }
 
+int
+RunExampleMain(const std::string& name,
+               const std::function<void(std::unique_ptr<SimulationRun>& run)>& body)
+{
+    std::unique_ptr<SimulationRun> run;
+    int code = 0;
+    try
+    {
+        body(run);
+    }
+    catch (const std::exception& e)
+    {
+        code = dynamic_cast<const IncompleteRunError*>(&e) ? 1 : 2;
+        std::cerr << name << ": error: " << e.what() << std::endl;
+        if (run)
+        {
+            try
+            {
+                run->Fail(e.what());
+            }
+            catch (const std::exception& dbError)
+            {
+                std::cerr << name << ": error: cannot record the failure: " << dbError.what()
+                          << std::endl;
+            }
+        }
+    }
+    run.reset();
+    Simulator::Destroy();
+    return code;
+}
+
 } // namespace ns3

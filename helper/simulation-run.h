@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace ns3
@@ -74,6 +76,27 @@ class SimulationRun
     uint64_t m_eventsAtStart{0};
     std::chrono::steady_clock::time_point m_wallStart;
 };
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A run that ended with work left undone (flows or jobs unfinished
+ * at the stop time): the example exits with code 1, not 2.
+ */
+class IncompleteRunError : public std::runtime_error
+{
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+/**
+ * The body of an example's main(). Runs \p body with an empty run slot that
+ * the body fills once its flags are valid. Any exception is reported as
+ * "<name>: error: <what>" on stderr and marks the run failed if one was
+ * begun; the exit code is 1 for IncompleteRunError, 2 for anything else
+ * (bad flags, bad input files), 0 on success. Destroys the simulator.
+ */
+int RunExampleMain(const std::string& name,
+                   const std::function<void(std::unique_ptr<SimulationRun>& run)>& body);
 
 } // namespace ns3
 

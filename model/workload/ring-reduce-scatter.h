@@ -4,32 +4,22 @@
 #ifndef RING_REDUCE_SCATTER_H
 #define RING_REDUCE_SCATTER_H
 
-#include "collective.h"
+#include "ring-collective.h"
 
 namespace ns3
 {
 
 /**
  * \ingroup collective-scheduling
- * \brief Ring reduce-scatter: the first half of RingAllReduce, N-1 steps.
- *
- * S is the per-rank input; rank r ends with the reduced chunk (r + 1) mod N
- * of every channel. In step s rank r sends chunk (r - s) mod N to r+1, after
- * it has received step s-1 from r-1. Each rank sends (N-1)/N x S bytes; in
- * total (N-1) x S.
+ * \brief Ring reduce-scatter, N-1 steps (see RingCollective): rank r ends
+ * with the reduced chunk (r + 1) mod N; (N-1) x S bytes in total.
  */
-class RingReduceScatter : public SteppedCollective
+class RingReduceScatter : public RingCollective
 {
   public:
     static TypeId GetTypeId();
-
+    RingReduceScatter();
     std::string GetName() const override;
-    uint64_t BytesPerRank() const override;
-    uint32_t GetStepCount() const override;
-    uint32_t GetSendPeer(uint32_t rank, uint32_t step) const override;
-    uint64_t GetStepBytes(uint32_t rank, uint32_t channel, uint32_t step) const override;
-    /// \return the chunk (0..N-1) \p rank sends in step \p step
-    uint32_t GetStepChunk(uint32_t rank, uint32_t step) const;
 };
 
 } // namespace ns3

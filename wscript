@@ -42,6 +42,7 @@ def build(bld):
         'helper/fabric-collective-transport.cc',
         'helper/training-cluster.cc',
         'helper/training-results.cc',
+        'helper/scenario-helper.cc',
         ]
 
     headers = bld(features='ns3header')
@@ -88,6 +89,7 @@ def build(bld):
         'helper/fabric-collective-transport.h',
         'helper/training-cluster.h',
         'helper/training-results.h',
+        'helper/scenario-helper.h',
         ]
 
     module.uselib = 'SQLITE3'

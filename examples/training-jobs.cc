@@ -1,14 +1,16 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Data-parallel training jobs sharing a RoCE fat-tree: each iteration
+ * Data-parallel training jobs sharing a RoCE fabric: each iteration
  * computes, then all-reduces its gradients as RDMA messages over the
- * fabric (NVLink between GPUs of one host). Jobs come from a scenario
- * file (--scenario), a CSV job trace (--trace) or the flags below.
+ * fabric (NVLink between GPUs of one host). The run comes from a scenario
+ * file (--scenario, see doc/scenario-format.md) or from the flags below
+ * (a k-ary fat-tree with identical jobs, or jobs from a CSV trace).
  * Prints per-job training and communication times; --db writes runs,
  * jobs, iterations, flows and links to SQLite.
  *
  *   ./training-jobs --jobs=2 --workers=4 --placement=spread --scale=0.01
+ *   ./training-jobs --scenario=examples/scenarios/two-jobs-fat-tree.json
  */
 
 #include "ns3/collective-scheduling-module.h"
@@ -65,6 +67,7 @@ main(int argc, char* argv[])
     // The priority-queue event scheduler is the fastest of ns-3's for the
     // deep event queues of a busy fabric; --SchedulerType overrides it.
     GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    std::string scenario;
     uint32_t k = 4;
     uint32_t gpusPerHost = 1;
     uint32_t jobs = 2;
@@ -86,6 +89,9 @@ main(int argc, char* argv[])
     std::string stopTime = "100s";
 
     CommandLine cmd(__FILE__);
+    cmd.AddValue("scenario",
+                 "JSON scenario file; it replaces every flag below except --db",
+                 scenario);
     cmd.AddValue("k", "Fat-tree radix (even, >= 2)", k);
     cmd.AddValue("gpusPerHost", "GPUs per host in the cluster", gpusPerHost);
     cmd.AddValue("jobs", "Number of identical jobs (without --trace)", jobs);
@@ -110,102 +116,174 @@ main(int argc, char* argv[])
     cmd.AddValue("flowRows", "Write one row per RDMA message to the flows table", flowRows);
     cmd.AddValue("trace", "CSV job trace (arrival,model,workers,iterations,...)", trace);
     cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    // Remember the defaults: with --scenario, a flag that was changed is an error.
+    const std::vector<std::string> before = {std::to_string(k),
+                                             std::to_string(gpusPerHost),
+                                             std::to_string(jobs),
+                                             model,
+                                             std::to_string(workers),
+                                             std::to_string(iterations),
+                                             placement,
+                                             collective,
+                                             std::to_string(buckets),
+                                             std::to_string(channels),
+                                             std::to_string(scale),
+                                             linkRate,
+                                             cc,
+                                             std::to_string(mtu),
+                                             std::to_string(seed),
+                                             std::to_string(flowRows),
+                                             trace,
+                                             stopTime};
     cmd.Parse(argc, argv);
+    const std::vector<std::string> after = {std::to_string(k),
+                                            std::to_string(gpusPerHost),
+                                            std::to_string(jobs),
+                                            model,
+                                            std::to_string(workers),
+                                            std::to_string(iterations),
+                                            placement,
+                                            collective,
+                                            std::to_string(buckets),
+                                            std::to_string(channels),
+                                            std::to_string(scale),
+                                            linkRate,
+                                            cc,
+                                            std::to_string(mtu),
+                                            std::to_string(seed),
+                                            std::to_string(flowRows),
+                                            trace,
+                                            stopTime};
+    const std::vector<std::string> names = {"k",
+                                            "gpusPerHost",
+                                            "jobs",
+                                            "model",
+                                            "workers",
+                                            "iterations",
+                                            "placement",
+                                            "collective",
+                                            "buckets",
+                                            "channels",
+                                            "scale",
+                                            "linkRate",
+                                            "cc",
+                                            "mtu",
+                                            "seed",
+                                            "flowRows",
+                                            "trace",
+                                            "stopTime"};
 
     return RunExampleMain("training-jobs", [&](std::unique_ptr<SimulationRun>& run) {
-        RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
-        RequireFlag(gpusPerHost >= 1, "gpusPerHost", std::to_string(gpusPerHost), "must be >= 1");
-        RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
-        RequireFlag(scale > 0, "scale", std::to_string(scale), "must be positive");
-        RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
-        const DataRate rate = ParseRateFlag("linkRate", linkRate);
-        const Time stop = ParseTimeFlag("stopTime", stopTime);
-
-        RngSeedManager::SetSeed(seed);
-        RoceFabricHelper helper;
-        ApplyFlag("cc", cc, [&]() { helper.SetCongestionControl(cc); });
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
-        helper.SetEcmpSeed(seed);
-        FatTreeParams ft;
-        ft.k = k;
-        ft.hostRateBps = ft.edgeAggRateBps = ft.aggCoreRateBps = rate.GetBitRate();
-        Ptr<RoceFabric> fabric = helper.Install(MakeFatTree(ft));
-
-        JobSpec defaults;
-        defaults.model = model;
-        defaults.workers = workers;
-        defaults.gpusPerHost = gpusPerHost;
-        defaults.iterations = iterations;
-        defaults.placement = placement;
-        defaults.collective = collective;
-        defaults.buckets = buckets;
-        defaults.channels = channels;
-        defaults.scale = scale;
-        std::vector<JobSpec> specs;
-        if (!trace.empty())
+        ScenarioSpec spec;
+        if (!scenario.empty())
         {
-            specs = ReadJobTrace(trace, defaults);
+            for (std::size_t i = 0; i < names.size(); ++i)
+            {
+                RequireFlag(before[i] == after[i],
+                            names[i],
+                            after[i],
+                            "cannot be combined with --scenario (set it in the file)");
+            }
+            spec = ReadScenarioFile(scenario);
+            if (!db.empty())
+            {
+                spec.output.db = db;
+            }
         }
         else
         {
-            for (uint32_t j = 0; j < jobs; ++j)
+            RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
+            RequireFlag(gpusPerHost >= 1,
+                        "gpusPerHost",
+                        std::to_string(gpusPerHost),
+                        "must be >= 1");
+            RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
+            RequireFlag(scale > 0, "scale", std::to_string(scale), "must be positive");
+            RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
+            const uint64_t rate = ParseRateFlag("linkRate", linkRate).GetBitRate();
+            ApplyFlag("cc", cc, [&]() { RoceFabricHelper().SetCongestionControl(cc); });
+            spec.source = "command line";
+            spec.name = "training-jobs";
+            spec.seed = seed;
+            spec.stopTimeNs = ParseTimeFlag("stopTime", stopTime).GetNanoSeconds();
+            spec.topology.kind = "fat-tree";
+            spec.topology.gpusPerHost = gpusPerHost;
+            spec.topology.fatTree.k = k;
+            spec.topology.fatTree.hostRateBps = rate;
+            spec.topology.fatTree.edgeAggRateBps = rate;
+            spec.topology.fatTree.aggCoreRateBps = rate;
+            spec.fabric.cc = cc;
+            spec.fabric.mtu = mtu;
+            JobSpec& d = spec.jobDefaults;
+            d.model = model;
+            d.workers = workers;
+            d.gpusPerHost = gpusPerHost;
+            d.iterations = iterations;
+            d.placement = placement;
+            d.collective = collective;
+            d.buckets = buckets;
+            d.channels = channels;
+            d.scale = scale;
+            spec.jobTrace = trace;
+            for (uint32_t j = 0; trace.empty() && j < jobs; ++j)
             {
-                JobSpec s = defaults;
-                s.id = j;
-                specs.push_back(s);
+                spec.jobs.push_back(d);
+                spec.jobs.back().id = j;
             }
+            spec.output.db = db;
+            spec.output.flowRows = flowRows;
+        }
+        if (spec.scheduler != "fair")
+        {
+            throw std::runtime_error(spec.Where("scheduler") + ": '" + spec.scheduler +
+                                     "' is not available in this example (fair sharing only)");
         }
 
-        nlohmann::json params = {{"k", k},
-                                 {"gpusPerHost", gpusPerHost},
+        ScenarioHelper scenarioHelper(spec);
+        scenarioHelper.ApplyGlobals();
+        const std::vector<JobSpec> specs = scenarioHelper.CollectJobs();
+        Ptr<RoceFabric> fabric =
+            scenarioHelper.MakeFabricHelper().Install(scenarioHelper.BuildTopology());
+
+        nlohmann::json params = {{"scenario", scenario},
+                                 {"topology", spec.topology.kind},
+                                 {"gpusPerHost", spec.topology.gpusPerHost},
                                  {"jobs", specs.size()},
-                                 {"model", model},
-                                 {"workers", workers},
-                                 {"iterations", iterations},
-                                 {"placement", placement},
-                                 {"collective", collective},
-                                 {"buckets", buckets},
-                                 {"channels", channels},
-                                 {"scale", scale},
-                                 {"linkRate", linkRate},
-                                 {"cc", cc},
-                                 {"mtu", mtu},
-                                 {"trace", trace}};
-        run = std::make_unique<SimulationRun>("training-jobs", "fair", seed, params.dump(), db);
+                                 {"cc", spec.fabric.cc},
+                                 {"mtu", spec.fabric.mtu},
+                                 {"pfc", spec.fabric.pfc},
+                                 {"scale", spec.scale},
+                                 {"description", spec.description}};
+        run = std::make_unique<SimulationRun>(spec.name.empty() ? "training-jobs" : spec.name,
+                                              spec.scheduler,
+                                              spec.seed,
+                                              params.dump(),
+                                              spec.output.db);
 
         Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
-        cluster->SetAttribute("PlacementSeed", UintegerValue(seed));
-        cluster->Setup(fabric, gpusPerHost);
+        cluster->SetAttribute("PlacementSeed", UintegerValue(spec.seed));
+        cluster->Setup(fabric, spec.topology.gpusPerHost);
         for (const JobSpec& s : specs)
         {
-            try
-            {
-                cluster->AddJob(s);
-            }
-            catch (const std::invalid_argument& e)
-            {
-                // A job built from the flags: name the flags in the error.
-                if (trace.empty())
-                {
-                    throw std::invalid_argument(std::string("job flags: ") + e.what());
-                }
-                throw;
-            }
+            cluster->AddJob(s);
         }
         RoceFlowMonitor monitor(fabric);
-        std::cout << "fat-tree k=" << k << ": " << fabric->GetNHosts() << " hosts x " << gpusPerHost
-                  << " GPUs, " << linkRate << ", " << cc << "; " << specs.size() << " jobs, scale "
-                  << scale << "\n";
-        Simulator::Stop(stop);
+        std::cout << spec.topology.kind << ": " << fabric->GetNHosts() << " hosts x "
+                  << spec.topology.gpusPerHost << " GPUs, " << spec.fabric.cc << "; "
+                  << specs.size() << " jobs\n";
+        if (spec.stopTimeNs > 0)
+        {
+            Simulator::Stop(NanoSeconds(spec.stopTimeNs));
+        }
         Simulator::Run();
         PrintJobs(*cluster, std::cout);
         monitor.PrintSummary(std::cout);
         if (cluster->GetFinishedJobs() != specs.size())
         {
             throw IncompleteRunError(std::to_string(specs.size() - cluster->GetFinishedJobs()) +
-                                     " jobs did not finish before --stopTime=" + stopTime);
+                                     " jobs did not finish before the stop time");
         }
-        run->Finish(monitor, flowRows, [&cluster](ResultsDatabase& d, int64_t id) {
+        run->Finish(monitor, spec.output.flowRows, [&cluster](ResultsDatabase& d, int64_t id) {
             WriteTrainingResults(d, id, *cluster);
         });
     });

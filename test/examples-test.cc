@@ -389,7 +389,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"FatTreeCc", "fat-tree-permutation", "--cc=reno"},
                       BadFlag{"IncastNoSenders", "roce-incast", "--senders=0"},
                       BadFlag{"IncastTinyBuffer", "roce-incast", "--bufferBytes=1000"},
-                      BadFlag{"IncastZeroBuffer", "roce-incast", "--bufferBytes=0"}),
+                      BadFlag{"IncastZeroBuffer", "roce-incast", "--bufferBytes=0"},
+                      BadFlag{"TrainingOddK", "training-jobs", "--k=5"},
+                      BadFlag{"TrainingScale", "training-jobs", "--scale=0"},
+                      BadFlag{"TrainingCc", "training-jobs", "--cc=cubic"}),
     [](const ::testing::TestParamInfo<BadFlag>& info) { return std::string(info.param.name); });
 
 struct BadTopology
@@ -696,3 +699,71 @@ TEST_F(ExamplesTest, IncastPcapDecodesAsRoceV2InTshark)
 }
 
 } // namespace
+
+// ------------------------------------------------------------ training jobs
+
+TEST_F(ExamplesTest, TrainingScenarioWritesJobsAndIterations)
+{
+    const fs::path db = Path("training.db");
+    const Outcome o = Example(
+        "training-jobs",
+        {"--scenario=" + std::string(CS_SOURCE_DIR) + "/examples/scenarios/two-jobs-fat-tree.json",
+         "--db=" + db.string()});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    EXPECT_EQ(CompleteRuns(db), 1);
+    const int64_t jobs = QueryInt(db, "SELECT count(*) FROM jobs");
+    EXPECT_EQ(jobs, 2);
+    // One row per iteration of every job, each in the order the model goes
+    // through: compute, gradients ready, collective started, collective done.
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM iterations"),
+              QueryInt(db, "SELECT sum(iterations) FROM jobs"));
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM iterations WHERE NOT (compute_start_ns <= "
+                       "comm_ready_ns AND comm_ready_ns <= comm_start_ns AND comm_start_ns < "
+                       "comm_end_ns)"),
+              0);
+    // Consecutive iterations of a job follow each other.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM iterations a JOIN iterations b ON a.run_id = "
+                       "b.run_id AND a.job_id = b.job_id AND b.iter = a.iter + 1 WHERE "
+                       "b.compute_start_ns != a.comm_end_ns"),
+              0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs WHERE end_ns IS NULL"), 0);
+    // Every flow belongs to a job.
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM flows"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM flows WHERE job_id IS NULL"), 0);
+}
+
+TEST_F(ExamplesTest, TrainingScenarioErrorsNameFileAndLine)
+{
+    const fs::path scenario = Path("bad.json");
+    std::ofstream(scenario)
+        << "{\n"
+           "  \"topology\": {\"kind\": \"fat-tree\", \"fatTree\": {\"k\": 4}},\n"
+           "  \"jobs\": [\n"
+           "    {\"id\": 0, \"model\": \"gpt2-124m\", \"wrokers\": 4}\n"
+           "  ]\n"
+           "}\n";
+    const fs::path db = Path("bad.db");
+    const Outcome o =
+        Example("training-jobs", {"--scenario=" + scenario.string(), "--db=" + db.string()});
+    EXPECT_EQ(o.exitCode, 2) << o.Describe();
+    EXPECT_NE(o.err.find(scenario.string() + ":4:"), std::string::npos) << o.Describe();
+    EXPECT_NE(o.err.find("wrokers"), std::string::npos) << o.Describe();
+    EXPECT_EQ(CompleteRuns(db), 0);
+
+    // A model the catalog does not know: found after parsing, still located.
+    std::ofstream(scenario, std::ios::trunc)
+        << "{\n"
+           "  \"topology\": {\"kind\": \"fat-tree\", \"fatTree\": {\"k\": 4}},\n"
+           "  \"jobs\": [\n"
+           "    {\"id\": 0, \"model\": \"gpt-7\", \"workers\": 4}\n"
+           "  ]\n"
+           "}\n";
+    const Outcome o2 =
+        Example("training-jobs", {"--scenario=" + scenario.string(), "--db=" + db.string()});
+    EXPECT_EQ(o2.exitCode, 2) << o2.Describe();
+    EXPECT_NE(o2.err.find(scenario.string() + ":4: jobs[0]"), std::string::npos) << o2.Describe();
+    EXPECT_NE(o2.err.find("gpt-7"), std::string::npos) << o2.Describe();
+    EXPECT_EQ(CompleteRuns(db), 0);
+}

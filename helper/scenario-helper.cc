@@ -1,0 +1,147 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "scenario-helper.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/job-trace-reader.h"
+#include "ns3/model-catalog.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/string.h"
+#include "ns3/synthetic-job-generator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+ScenarioHelper::ScenarioHelper(const ScenarioSpec& spec)
+    : m_spec(spec)
+{
+}
+
+void
+ScenarioHelper::ApplyGlobals() const
+{
+    for (const auto& [name, value] : m_spec.attributes)
+    {
+        if (!Config::SetDefaultFailSafe(name, StringValue(value)))
+        {
+            throw std::runtime_error(m_spec.Where("attributes." + name) +
+                                     ": no such attribute, or the value '" + value +
+                                     "' is invalid for it");
+        }
+    }
+    RngSeedManager::SetSeed(static_cast<uint32_t>(m_spec.seed));
+}
+
+FabricTopology
+ScenarioHelper::BuildTopology() const
+{
+    const ScenarioSpec::Topology& t = m_spec.topology;
+    try
+    {
+        if (t.kind == "fat-tree")
+        {
+            return MakeFatTree(t.fatTree);
+        }
+        if (t.kind == "leaf-spine")
+        {
+            return MakeLeafSpine(t.leafSpine);
+        }
+        if (t.kind == "lingjun")
+        {
+            return ReadLingjunTopology(t.path, t.lingjun);
+        }
+        if (t.kind == "star")
+        {
+            FabricTopology topo;
+            const uint32_t sw = topo.AddSwitch("switch", 1, -1, 0);
+            for (uint32_t h = 0; h < t.star.hosts; ++h)
+            {
+                const uint32_t host = topo.AddHost("host-" + std::to_string(h), -1, 0);
+                topo.AddLink(host, sw, t.star.rateBps, t.star.delayNs);
+            }
+            return topo;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        throw std::runtime_error(m_spec.Where("topology") + ": " + e.what());
+    }
+    throw std::runtime_error(m_spec.Where("topology.kind") + ": unknown topology '" + t.kind + "'");
+}
+
+RoceFabricHelper
+ScenarioHelper::MakeFabricHelper() const
+{
+    const ScenarioSpec::Fabric& f = m_spec.fabric;
+    RoceFabricHelper helper;
+    try
+    {
+        helper.SetCongestionControl(f.cc);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(m_spec.Where("fabric.cc") + ": " + e.what());
+    }
+    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(f.mtu));
+    helper.SetNicAttribute("AckInterval", UintegerValue(f.ackInterval));
+    helper.SetNicAttribute("RetransmitTimeout", TimeValue(NanoSeconds(f.rtoNs)));
+    helper.SetSwitchAttribute("PfcEnabled", BooleanValue(f.pfc));
+    helper.SetMmuAttribute("BufferSize", UintegerValue(f.bufferBytes));
+    helper.SetEcmpSeed(static_cast<uint32_t>(m_spec.seed));
+    return helper;
+}
+
+std::vector<JobSpec>
+ScenarioHelper::CollectJobs() const
+{
+    std::vector<JobSpec> jobs = m_spec.jobs;
+    uint32_t nextId = 0;
+    for (const JobSpec& j : jobs)
+    {
+        nextId = std::max(nextId, j.id + 1);
+    }
+    const std::size_t listed = jobs.size();
+    if (!m_spec.jobTrace.empty())
+    {
+        for (JobSpec& j : ReadJobTrace(m_spec.jobTrace, m_spec.jobDefaults, nextId))
+        {
+            jobs.push_back(j);
+            nextId = std::max(nextId, j.id + 1);
+        }
+    }
+    const std::size_t listedOrTraced = jobs.size();
+    if (m_spec.synthetic.enabled)
+    {
+        for (JobSpec& j : GenerateSyntheticJobs(m_spec.synthetic, m_spec.jobDefaults, nextId))
+        {
+            jobs.push_back(j);
+        }
+    }
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+    {
+        JobSpec& j = jobs[i];
+        j.scale *= m_spec.scale;
+        try
+        {
+            ModelCatalog::Validate(j);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            // Listed jobs point at their place in the file; generated ones at their source.
+            const std::string where = i < listed ? m_spec.Where("jobs[" + std::to_string(i) + "]")
+                                      : i < listedOrTraced
+                                          ? m_spec.jobTrace + ": job " + std::to_string(j.id)
+                                          : m_spec.Where("synthetic");
+            throw std::runtime_error(where + ": " + e.what());
+        }
+    }
+    return jobs;
+}
+
+} // namespace ns3

@@ -1,0 +1,46 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCENARIO_HELPER_H
+#define SCENARIO_HELPER_H
+
+#include "roce-fabric-helper.h"
+
+#include "ns3/scenario-spec.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Turns a ScenarioSpec (read from a scenario file, or filled from an
+ * example's flags) into the pieces of a run. Every error names the
+ * scenario file, line and field where the spec came from a file.
+ */
+class ScenarioHelper
+{
+  public:
+    explicit ScenarioHelper(const ScenarioSpec& spec);
+
+    /// Config::SetDefault for every "attributes" entry, and the run's seed.
+    void ApplyGlobals() const;
+    /// The topology the spec names.
+    FabricTopology BuildTopology() const;
+    /// A fabric helper configured with the spec's fabric parameters.
+    RoceFabricHelper MakeFabricHelper() const;
+    /**
+     * Every job of the run: the listed jobs, then the job trace's, then the
+     * synthetic ones (numbered after the largest listed id), each with the
+     * run's scale applied and validated against the model catalog.
+     */
+    std::vector<JobSpec> CollectJobs() const;
+
+  private:
+    const ScenarioSpec& m_spec;
+};
+
+} // namespace ns3
+
+#endif /* SCENARIO_HELPER_H */

@@ -106,7 +106,7 @@ ScenarioHelper::CollectJobs() const
     {
         nextId = std::max(nextId, j.id + 1);
     }
-    const std::size_t listed = jobs.size();
+    m_listed = jobs.size();
     if (!m_spec.jobTrace.empty())
     {
         for (JobSpec& j : ReadJobTrace(m_spec.jobTrace, m_spec.jobDefaults, nextId))
@@ -115,7 +115,7 @@ ScenarioHelper::CollectJobs() const
             nextId = std::max(nextId, j.id + 1);
         }
     }
-    const std::size_t listedOrTraced = jobs.size();
+    m_listedOrTraced = jobs.size();
     if (m_spec.synthetic.enabled)
     {
         for (JobSpec& j : GenerateSyntheticJobs(m_spec.synthetic, m_spec.jobDefaults, nextId))
@@ -133,15 +133,41 @@ ScenarioHelper::CollectJobs() const
         }
         catch (const std::invalid_argument& e)
         {
-            // Listed jobs point at their place in the file; generated ones at their source.
-            const std::string where = i < listed ? m_spec.Where("jobs[" + std::to_string(i) + "]")
-                                      : i < listedOrTraced
-                                          ? m_spec.jobTrace + ": job " + std::to_string(j.id)
-                                          : m_spec.Where("synthetic");
-            throw std::runtime_error(where + ": " + e.what());
+            throw std::runtime_error(JobLocation(i, j.id) + ": " + e.what());
         }
     }
     return jobs;
+}
+
+std::string
+ScenarioHelper::JobLocation(std::size_t index, uint32_t id) const
+{
+    // Listed jobs point at their place in the file; generated ones at their source.
+    if (index < m_listed)
+    {
+        return m_spec.Where("jobs[" + std::to_string(index) + "]");
+    }
+    if (index < m_listedOrTraced)
+    {
+        return m_spec.jobTrace + ": job " + std::to_string(id);
+    }
+    return m_spec.Where("synthetic");
+}
+
+void
+ScenarioHelper::AddJobs(TrainingCluster& cluster, const std::vector<JobSpec>& jobs) const
+{
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+    {
+        try
+        {
+            cluster.AddJob(jobs[i]);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::runtime_error(JobLocation(i, jobs[i].id) + ": " + e.what());
+        }
+    }
 }
 
 } // namespace ns3

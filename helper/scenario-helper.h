@@ -5,6 +5,7 @@
 #define SCENARIO_HELPER_H
 
 #include "roce-fabric-helper.h"
+#include "training-cluster.h"
 
 #include "ns3/scenario-spec.h"
 
@@ -37,8 +38,19 @@ class ScenarioHelper
      */
     std::vector<JobSpec> CollectJobs() const;
 
+    /**
+     * Add \p jobs (from CollectJobs) to \p cluster; a job the cluster
+     * refuses (it can never fit, a duplicate id) is reported at its place.
+     */
+    void AddJobs(TrainingCluster& cluster, const std::vector<JobSpec>& jobs) const;
+
   private:
+    /// Where job \p index of CollectJobs() came from, for error messages.
+    std::string JobLocation(std::size_t index, uint32_t id) const;
+
     const ScenarioSpec& m_spec;
+    mutable std::size_t m_listed{0};         ///< jobs listed in the spec
+    mutable std::size_t m_listedOrTraced{0}; ///< ... plus those of the job trace
 };
 
 } // namespace ns3

@@ -390,9 +390,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"IncastNoSenders", "roce-incast", "--senders=0"},
                       BadFlag{"IncastTinyBuffer", "roce-incast", "--bufferBytes=1000"},
                       BadFlag{"IncastZeroBuffer", "roce-incast", "--bufferBytes=0"},
-                      BadFlag{"TrainingOddK", "training-jobs", "--k=5"},
-                      BadFlag{"TrainingScale", "training-jobs", "--scale=0"},
-                      BadFlag{"TrainingCc", "training-jobs", "--cc=cubic"}),
+                      BadFlag{"TrainingOddK", "multi-tenant-fat-tree", "--k=5"},
+                      BadFlag{"TrainingScale", "multi-tenant-fat-tree", "--scale=0"},
+                      BadFlag{"TrainingCc", "multi-tenant-fat-tree", "--cc=cubic"}),
     [](const ::testing::TestParamInfo<BadFlag>& info) { return std::string(info.param.name); });
 
 struct BadTopology
@@ -706,7 +706,7 @@ TEST_F(ExamplesTest, TrainingScenarioWritesJobsAndIterations)
 {
     const fs::path db = Path("training.db");
     const Outcome o = Example(
-        "training-jobs",
+        "multi-tenant-fat-tree",
         {"--scenario=" + std::string(CS_SOURCE_DIR) + "/examples/scenarios/two-jobs-fat-tree.json",
          "--db=" + db.string()});
     ASSERT_EQ(o.exitCode, 0) << o.Describe();
@@ -746,7 +746,7 @@ TEST_F(ExamplesTest, TrainingScenarioErrorsNameFileAndLine)
            "}\n";
     const fs::path db = Path("bad.db");
     const Outcome o =
-        Example("training-jobs", {"--scenario=" + scenario.string(), "--db=" + db.string()});
+        Example("multi-tenant-fat-tree", {"--scenario=" + scenario.string(), "--db=" + db.string()});
     EXPECT_EQ(o.exitCode, 2) << o.Describe();
     EXPECT_NE(o.err.find(scenario.string() + ":4:"), std::string::npos) << o.Describe();
     EXPECT_NE(o.err.find("wrokers"), std::string::npos) << o.Describe();
@@ -761,7 +761,7 @@ TEST_F(ExamplesTest, TrainingScenarioErrorsNameFileAndLine)
            "  ]\n"
            "}\n";
     const Outcome o2 =
-        Example("training-jobs", {"--scenario=" + scenario.string(), "--db=" + db.string()});
+        Example("multi-tenant-fat-tree", {"--scenario=" + scenario.string(), "--db=" + db.string()});
     EXPECT_EQ(o2.exitCode, 2) << o2.Describe();
     EXPECT_NE(o2.err.find(scenario.string() + ":4: jobs[0]"), std::string::npos) << o2.Describe();
     EXPECT_NE(o2.err.find("gpt-7"), std::string::npos) << o2.Describe();

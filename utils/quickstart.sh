@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 utils/install-deps.sh
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
 cmake --build build-release -j"$(nproc)"
-build-release/fat-tree-permutation "$@"
+build-release/multi-tenant-fat-tree "$@"

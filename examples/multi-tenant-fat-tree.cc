@@ -9,8 +9,8 @@
  * Prints per-job training and communication times; --db writes runs,
  * jobs, iterations, flows and links to SQLite.
  *
- *   ./training-jobs --jobs=2 --workers=4 --placement=spread --scale=0.01
- *   ./training-jobs --scenario=examples/scenarios/two-jobs-fat-tree.json
+ *   ./multi-tenant-fat-tree --jobs=2 --workers=4 --placement=spread --scale=0.01
+ *   ./multi-tenant-fat-tree --scenario=examples/scenarios/two-jobs-fat-tree.json
  */
 
 #include "ns3/collective-scheduling-module.h"
@@ -29,7 +29,8 @@ void
 PrintJobs(const TrainingCluster& cluster, std::ostream& os)
 {
     os << std::fixed << std::setprecision(1);
-    os << " job  model          workers  iters   JCT (us)  iter (us)  comm (us)  transfer (us)\n";
+    os << " job  model          workers  iters   JCT (us)  iter (us)  comm (us)  transfer (us)"
+          "  GPU util\n";
     for (const auto& e : cluster.GetJobs())
     {
         const JobSpec& s = e->spec;
@@ -44,8 +45,10 @@ PrintJobs(const TrainingCluster& cluster, std::ostream& os)
         double iter = 0;
         double comm = 0;
         double transfer = 0;
+        double compute = 0;
         for (const auto& r : its)
         {
+            compute += e->job->GetComputeTime().GetSeconds();
             iter += (r.commEnd - r.computeStart).GetSeconds();
             comm += (r.commEnd - r.commReady).GetSeconds();
             transfer += (r.commEnd - r.commStart).GetSeconds();
@@ -54,7 +57,8 @@ PrintJobs(const TrainingCluster& cluster, std::ostream& os)
         const Time end = e->job->IsDone() ? e->job->GetEndTime() : Simulator::Now();
         os << std::setw(7) << its.size() << std::setw(11)
            << (end - NanoSeconds(s.arrivalNs)).GetSeconds() * 1e6 << std::setw(11) << iter / n * 1e6
-           << std::setw(11) << comm / n * 1e6 << std::setw(15) << transfer / n * 1e6 << "\n";
+           << std::setw(11) << comm / n * 1e6 << std::setw(15) << transfer / n * 1e6 << std::setw(9)
+           << 100.0 * compute / iter << "%\n";
     }
 }
 
@@ -80,6 +84,7 @@ main(int argc, char* argv[])
     uint32_t channels = 1;
     double scale = 0.01;
     std::string linkRate = "100Gbps";
+    std::string linkDelay = "1us";
     std::string cc = "dcqcn";
     uint32_t mtu = 1000;
     uint32_t seed = 1;
@@ -109,6 +114,7 @@ main(int argc, char* argv[])
                  "Scales gradient bytes and compute time alike (keeps their ratio)",
                  scale);
     cmd.AddValue("linkRate", "Rate of every link", linkRate);
+    cmd.AddValue("linkDelay", "Propagation delay of every link", linkDelay);
     cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
     cmd.AddValue("mtu", "RDMA payload bytes per data packet", mtu);
     cmd.AddValue("seed", "Random seed", seed);
@@ -173,7 +179,7 @@ main(int argc, char* argv[])
                                             "trace",
                                             "stopTime"};
 
-    return RunExampleMain("training-jobs", [&](std::unique_ptr<SimulationRun>& run) {
+    return RunExampleMain("multi-tenant-fat-tree", [&](std::unique_ptr<SimulationRun>& run) {
         ScenarioSpec spec;
         if (!scenario.empty())
         {
@@ -203,7 +209,7 @@ main(int argc, char* argv[])
             const uint64_t rate = ParseRateFlag("linkRate", linkRate).GetBitRate();
             ApplyFlag("cc", cc, [&]() { RoceFabricHelper().SetCongestionControl(cc); });
             spec.source = "command line";
-            spec.name = "training-jobs";
+            spec.name = "multi-tenant-fat-tree";
             spec.seed = seed;
             spec.stopTimeNs = ParseTimeFlag("stopTime", stopTime).GetNanoSeconds();
             spec.topology.kind = "fat-tree";
@@ -212,6 +218,10 @@ main(int argc, char* argv[])
             spec.topology.fatTree.hostRateBps = rate;
             spec.topology.fatTree.edgeAggRateBps = rate;
             spec.topology.fatTree.aggCoreRateBps = rate;
+            const int64_t delay = ParseTimeFlag("linkDelay", linkDelay).GetNanoSeconds();
+            spec.topology.fatTree.hostDelayNs = delay;
+            spec.topology.fatTree.edgeAggDelayNs = delay;
+            spec.topology.fatTree.aggCoreDelayNs = delay;
             spec.fabric.cc = cc;
             spec.fabric.mtu = mtu;
             JobSpec& d = spec.jobDefaults;
@@ -254,19 +264,17 @@ main(int argc, char* argv[])
                                  {"pfc", spec.fabric.pfc},
                                  {"scale", spec.scale},
                                  {"description", spec.description}};
-        run = std::make_unique<SimulationRun>(spec.name.empty() ? "training-jobs" : spec.name,
-                                              spec.scheduler,
-                                              spec.seed,
-                                              params.dump(),
-                                              spec.output.db);
+        run =
+            std::make_unique<SimulationRun>(spec.name.empty() ? "multi-tenant-fat-tree" : spec.name,
+                                            spec.scheduler,
+                                            spec.seed,
+                                            params.dump(),
+                                            spec.output.db);
 
         Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
         cluster->SetAttribute("PlacementSeed", UintegerValue(spec.seed));
         cluster->Setup(fabric, spec.topology.gpusPerHost);
-        for (const JobSpec& s : specs)
-        {
-            cluster->AddJob(s);
-        }
+        scenarioHelper.AddJobs(*cluster, specs);
         RoceFlowMonitor monitor(fabric);
         std::cout << spec.topology.kind << ": " << fabric->GetNHosts() << " hosts x "
                   << spec.topology.gpusPerHost << " GPUs, " << spec.fabric.cc << "; "

@@ -24,6 +24,13 @@ FabricCollectiveTransport::FabricCollectiveTransport(Ptr<RoceFabric> fabric,
 }
 
 void
+FabricCollectiveTransport::BeginCollective(uint32_t iteration, uint32_t index)
+{
+    m_iteration = iteration;
+    m_collective = index;
+}
+
+void
 FabricCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
 {
     const uint32_t src = m_rankHosts.at(m.srcRank);
@@ -40,6 +47,9 @@ FabricCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()
     info.bytes = m.bytes;
     info.jobId = m_jobId;
     info.priority = m_priority;
+    info.iteration = m_iteration;
+    info.collective = m_collective;
+    info.step = m.step;
     m_fabric->SendMessage(src, dst, info, Simulator::Now(), std::move(onDelivered));
 }
 

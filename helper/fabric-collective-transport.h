@@ -36,6 +36,7 @@ class FabricCollectiveTransport : public CollectiveTransport
                               Time nvlinkLatency);
 
     void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
+    void BeginCollective(uint32_t iteration, uint32_t index) override;
 
     uint64_t GetFabricMessages() const
     {
@@ -54,6 +55,8 @@ class FabricCollectiveTransport : public CollectiveTransport
     uint8_t m_priority;
     DataRate m_nvlinkRate;
     Time m_nvlinkLatency;
+    uint32_t m_iteration{0};
+    uint32_t m_collective{0};
     uint64_t m_fabricMessages{0};
     uint64_t m_nvlinkMessages{0};
 };

@@ -129,6 +129,9 @@ RoceFlowMonitor::GetFlowRecords(int64_t runId) const
         r.retransmittedBytes = f.retransmittedBytes;
         r.priority = f.info.priority;
         r.srcPort = f.info.srcPort;
+        r.iteration = f.info.iteration;
+        r.collective = f.info.collective;
+        r.step = f.info.step;
         rows.push_back(r);
     }
     return rows;

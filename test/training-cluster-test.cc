@@ -9,6 +9,7 @@
 #include "fabric-test-util.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <sqlite3.h>
 
 using namespace ns3;
@@ -20,14 +21,14 @@ namespace
 constexpr uint64_t kRate = 100000000000ull;
 constexpr int64_t kDelayNs = 1000;
 
-/// FCT of one message host-switch-host at line rate: a two-server tandem queue.
+/// FCT of one message over \p hops store-and-forward links at line rate (a tandem queue).
 double
-MessageFct(uint64_t bytes)
+MessageFct(uint64_t bytes, int hops = 2)
 {
     const uint32_t mtu = 1000;
     const uint64_t n = (bytes + mtu - 1) / mtu;
     std::vector<double> done(n, 0.0);
-    for (int hop = 0; hop < 2; ++hop)
+    for (int hop = 0; hop < hops; ++hop)
     {
         double free = 0;
         for (uint64_t i = 0; i < n; ++i)
@@ -209,9 +210,140 @@ TEST_F(TrainingClusterTest, ResultRowsAreConsistent)
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE job_id = 0"), 12);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE job_id = 1"), 12);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE job_id IS NULL"), 0);
+    // ... and is tagged with its iteration, collective and step.
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE iteration IS NULL OR collective IS NULL "
+                     "OR step IS NULL"),
+              0);
+    EXPECT_EQ(scalar("SELECT count(DISTINCT iteration) FROM flows WHERE job_id = 0"), 3);
+    EXPECT_EQ(scalar("SELECT max(step) FROM flows"), 1) << "2 ranks: steps 0 and 1";
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE job_id = 0 AND iteration = 2 AND step = "
+                     "1"),
+              2);
     // Job 1's iterations: the first starts at arrival (GPUs are free).
     EXPECT_EQ(scalar("SELECT min(compute_start_ns) FROM iterations WHERE job_id=1"), 20000);
     sqlite3_close(db);
+}
+
+/// The ACK frames (62 bytes, one per packet) a host's uplink carries for a chunk it receives.
+double
+AckTime(uint64_t bytes)
+{
+    return (bytes + 999) / 1000 * WireOf(62) * 8.0 / kRate;
+}
+
+TEST_F(TrainingClusterTest, RingAllReduceOnAnIdleFatTree)
+{
+    RoceFabricHelper helper;
+    helper.SetCongestionControl("none");
+    FatTreeParams ft;
+    ft.k = 4;
+    m_fabric = helper.Install(MakeFatTree(ft));
+    Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
+    cluster->Setup(m_fabric, 1);
+    const uint32_t n = 4;
+    const uint64_t bytes = 4000000;
+    JobSpec s = Job(0, n, bytes, MicroSeconds(100));
+    s.placement = "spread"; // one rank per rack: the ring crosses pods twice
+    cluster->AddJob(s);
+    RoceFlowMonitor monitor(m_fabric);
+    Simulator::Run();
+    ASSERT_EQ(cluster->GetFinishedJobs(), 1u);
+    // The ring's edges run in different directions on every link, so a
+    // step is one message over the longest path (6 hops across pods) plus
+    // the ACKs of the chunk received.
+    const double step = MessageFct(bytes / n, 6) + AckTime(bytes / n);
+    const double comm = 2.0 * (n - 1) * step;
+    for (const auto& r : cluster->GetJobs()[0]->job->GetIterations())
+    {
+        EXPECT_NEAR((r.commEnd - r.commReady).GetSeconds(), comm, 0.03 * comm);
+    }
+    // Each worker sends exactly 2(N-1)/N x S bytes per iteration.
+    std::map<uint32_t, uint64_t> sent;
+    for (const auto& [id, f] : monitor.GetFlows())
+    {
+        sent[f.info.srcNode] += f.info.bytes;
+    }
+    ASSERT_EQ(sent.size(), n);
+    for (const auto& [node, b] : sent)
+    {
+        EXPECT_EQ(b, 3 * 2 * (n - 1) * bytes / n) << "node " << node << ", 3 iterations";
+    }
+}
+
+TEST_F(TrainingClusterTest, JobsSlowEachOtherOnlyWhereTheyShareALink)
+{
+    // Leaf-spine with one spine: a leaf's only uplink is shared by every
+    // ring that leaves the rack. Hosts 0,1 on leaf 0, 2,3 on leaf 1, ...
+    auto run = [this](uint32_t leaves, std::vector<std::vector<uint32_t>> hosts) {
+        RoceFabricHelper helper;
+        helper.SetCongestionControl("dcqcn");
+        LeafSpineParams ls;
+        ls.leaves = leaves;
+        ls.spines = 1;
+        ls.hostsPerLeaf = 2;
+        m_fabric = helper.Install(MakeLeafSpine(ls));
+        Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
+        cluster->Setup(m_fabric, 1);
+        for (uint32_t j = 0; j < hosts.size(); ++j)
+        {
+            JobSpec s = Job(j, 2, 2000000, MicroSeconds(100));
+            s.placement = "explicit";
+            s.hosts = hosts[j];
+            cluster->AddJob(s);
+        }
+        Simulator::Run();
+        EXPECT_EQ(cluster->GetFinishedJobs(), hosts.size());
+        std::vector<double> jct;
+        for (const auto& e : cluster->GetJobs())
+        {
+            jct.push_back((e->job->GetEndTime() - e->job->GetStartTime()).GetSeconds());
+        }
+        Simulator::Destroy();
+        return jct;
+    };
+    const double aloneA = run(2, {{0, 2}})[0];
+    const double aloneB = run(2, {{1, 3}})[0];
+    const std::vector<double> shared = run(2, {{0, 2}, {1, 3}});
+    EXPECT_GT(shared[0], 1.1 * aloneA) << "both rings cross the leaf uplinks";
+    EXPECT_GT(shared[1], 1.1 * aloneB);
+    const double aloneC = run(4, {{0, 2}})[0];
+    const double aloneD = run(4, {{4, 6}})[0];
+    const std::vector<double> disjoint = run(4, {{0, 2}, {4, 6}});
+    EXPECT_NEAR(disjoint[0], aloneC, 0.02 * aloneC) << "no link in common";
+    EXPECT_NEAR(disjoint[1], aloneD, 0.02 * aloneD);
+}
+
+TEST_F(TrainingClusterTest, BucketOverlapMatchesTheAnalyticSchedule)
+{
+    const uint32_t n = 4;
+    const uint32_t buckets = 4;
+    const uint64_t bytes = 8000000;
+    Ptr<TrainingCluster> cluster = Build(n, 1);
+    JobSpec s = Job(0, n, bytes, MicroSeconds(900));
+    s.buckets = buckets;
+    cluster->AddJob(s);
+    Simulator::Run();
+    ASSERT_EQ(cluster->GetFinishedJobs(), 1u);
+    Ptr<TrainingJob> job = cluster->GetJobs()[0]->job;
+    // Bucket b is ready after the forward pass and (b+1)/B of the backward
+    // pass, starts when ready and its predecessor is done, and takes one
+    // ring all-reduce of S/B bytes on an idle star.
+    const double c = job->GetComputeTime().GetSeconds();
+    const uint64_t chunk = bytes / buckets / n;
+    const double collective = 2.0 * (n - 1) * (MessageFct(chunk) + AckTime(chunk));
+    double end = 0;
+    for (uint32_t b = 0; b < buckets; ++b)
+    {
+        const double ready = c / 3 + (2 * c / 3) * (b + 1) / buckets;
+        end = std::max(ready, end) + collective;
+    }
+    const double iterationWithoutOverlap = c + buckets * collective;
+    for (const auto& r : job->GetIterations())
+    {
+        const double iteration = (r.commEnd - r.computeStart).GetSeconds();
+        EXPECT_NEAR(iteration, end, 0.01 * end);
+        EXPECT_LT(iteration, iterationWithoutOverlap);
+    }
 }
 
 } // namespace

@@ -54,7 +54,10 @@ CREATE TABLE IF NOT EXISTS flows (
     ack_ns INTEGER,
     retransmitted_bytes INTEGER NOT NULL,
     priority INTEGER NOT NULL,
-    src_port INTEGER NOT NULL
+    src_port INTEGER NOT NULL,
+    iteration INTEGER,
+    collective INTEGER,
+    step INTEGER
 );
 CREATE INDEX IF NOT EXISTS flows_run_id ON flows (run_id, flow_id);
 CREATE TABLE IF NOT EXISTS links (
@@ -76,8 +79,8 @@ CREATE INDEX IF NOT EXISTS links_run_id ON links (run_id, link_id);
 
 const char* const kInsertFlow =
     "INSERT INTO flows (run_id, flow_id, job_id, src_node, dst_node, bytes, start_ns, end_ns,"
-    " ack_ns, retransmitted_bytes, priority, src_port)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+    " ack_ns, retransmitted_bytes, priority, src_port, iteration, collective, step)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
 const char* const kInsertLink =
     "INSERT INTO links (run_id, link_id, node_a, node_b, rate_bps, delay_ns, tx_bytes_ab,"
@@ -695,6 +698,9 @@ ResultsDatabase::WritePending()
         BindOptional(s, 3, f.jobId);
         BindOptional(s, 8, f.endNs);
         BindOptional(s, 9, f.ackNs);
+        BindOptional(s, 13, f.iteration);
+        BindOptional(s, 14, f.collective);
+        BindOptional(s, 15, f.step);
         s.Step();
         s.Reset();
     }

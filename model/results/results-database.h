@@ -40,6 +40,9 @@ struct FlowRecord
     uint64_t retransmittedBytes{0}; ///< payload bytes sent more than once
     uint32_t priority{0};           ///< priority class the flow was sent in
     uint16_t srcPort{0};            ///< UDP source port (the ECMP entropy)
+    int64_t iteration{-1};          ///< job iteration the message belongs to, -1 for none
+    int64_t collective{-1};         ///< collective (bucket) within the iteration, -1 for none
+    int64_t step{-1};               ///< step of the collective, -1 for none
 };
 
 /**

@@ -23,14 +23,17 @@ namespace ns3
  */
 struct RdmaMessageInfo
 {
-    uint64_t flowId{0};  ///< unique id of the message in the simulation
-    int64_t jobId{-1};   ///< owning job, -1 for none (never gated)
-    uint32_t srcNode{0}; ///< ns-3 node id of the sender
-    uint32_t dstNode{0}; ///< ns-3 node id of the receiver
-    uint64_t bytes{0};   ///< payload bytes
-    uint8_t priority{3}; ///< traffic class 0-6 (DSCP and PFC priority)
-    uint16_t srcPort{0}; ///< UDP source port (ECMP entropy); 0 = derived from the QPN
-    Time start;          ///< when the message was posted
+    uint64_t flowId{0};     ///< unique id of the message in the simulation
+    int64_t jobId{-1};      ///< owning job, -1 for none (never gated)
+    int64_t iteration{-1};  ///< job iteration, -1 for none
+    int64_t collective{-1}; ///< collective (gradient bucket) within the iteration, -1 for none
+    int64_t step{-1};       ///< step of the collective, -1 for none
+    uint32_t srcNode{0};    ///< ns-3 node id of the sender
+    uint32_t dstNode{0};    ///< ns-3 node id of the receiver
+    uint64_t bytes{0};      ///< payload bytes
+    uint8_t priority{3};    ///< traffic class 0-6 (DSCP and PFC priority)
+    uint16_t srcPort{0};    ///< UDP source port (ECMP entropy); 0 = derived from the QPN
+    Time start;             ///< when the message was posted
 };
 
 /**

@@ -44,6 +44,14 @@ class CollectiveTransport
      * Send() (a zero-delay transport) is allowed.
      */
     virtual void Send(const CollectiveMessage& m, std::function<void()> onDelivered) = 0;
+
+    /**
+     * The messages sent from now on belong to collective \p index of
+     * iteration \p iteration of the job (for tagging and accounting).
+     */
+    virtual void BeginCollective(uint32_t /* iteration */, uint32_t /* index */)
+    {
+    }
 };
 
 } // namespace ns3

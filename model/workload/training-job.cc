@@ -139,6 +139,7 @@ TrainingJob::StartBucket(uint32_t bucket)
     }
     m_startedTrace(m_spec.id, m_iteration, bucket);
     Ptr<Collective> c = m_collectives[bucket];
+    m_transport->BeginCollective(m_iteration, bucket);
     c->Configure(m_spec.workers, m_bucketBytes[bucket], m_transport);
     c->Start([this, bucket]() { BucketDone(bucket); });
 }

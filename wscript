@@ -50,6 +50,7 @@ def build(bld):
     headers.source = [
         'model/roce/rdma-congestion-ops.h',
         'model/roce/roce-psn.h',
+        'model/roce/wake-timer.h',
         'model/roce/roce-header.h',
         'model/roce/pfc-header.h',
         'model/roce/roce-channel.h',

@@ -541,17 +541,13 @@ SwitchMmu::CheckReady(const char* where) const
     }
 }
 
-std::size_t
-SwitchMmu::Index(const char* where, uint32_t port, uint8_t cls) const
+void
+SwitchMmu::OutOfRange(const char* where, uint32_t port, uint8_t cls) const
 {
-    if (port >= m_nPorts || cls >= kClasses)
-    {
-        std::ostringstream msg;
-        msg << "(port " << port << ", class " << +cls << ") out of range (" << m_nPorts
-            << " ports, " << +kClasses << " classes)";
-        Fail(where, msg.str());
-    }
-    return static_cast<std::size_t>(port) * kClasses + cls;
+    std::ostringstream msg;
+    msg << "(port " << port << ", class " << +cls << ") out of range (" << m_nPorts << " ports, "
+        << +kClasses << " classes)";
+    Fail(where, msg.str());
 }
 
 } // namespace ns3

@@ -205,7 +205,18 @@ class SwitchMmu : public Object
     };
 
     /// Index of (port, cls) in the flat per-queue vectors; throws if out of range.
-    std::size_t Index(const char* where, uint32_t port, uint8_t cls) const;
+    std::size_t Index(const char* where, uint32_t port, uint8_t cls) const
+    {
+        // Inline: every per-packet call goes through here.
+        if (port >= m_nPorts || cls >= kClasses)
+        {
+            OutOfRange(where, port, cls);
+        }
+        return static_cast<std::size_t>(port) * kClasses + cls;
+    }
+
+    /// Throw for a (port, class) out of range.
+    [[noreturn]] void OutOfRange(const char* where, uint32_t port, uint8_t cls) const;
     /// Throws if port is out of range.
     void CheckPort(const char* where, uint32_t port) const;
     /// Throws unless every port was configured.

@@ -276,20 +276,13 @@ RdmaNic::Release(RdmaSendQueuePair* qp)
 void
 RdmaNic::ScheduleWake(Time at)
 {
-    if (m_wake.IsRunning())
-    {
-        if (Time(m_wake.GetTs()) <= at)
-        {
-            return;
-        }
-        m_wake.Cancel();
-    }
-    m_wake = Simulator::Schedule(at - Simulator::Now(), &RdmaNic::Wake, this);
+    m_wake.RequestAt(at, &RdmaNic::Wake, this);
 }
 
 void
 RdmaNic::Wake()
 {
+    m_wake.Fired();
     m_port->TrySend();
 }
 

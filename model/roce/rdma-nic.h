@@ -6,6 +6,7 @@
 
 #include "rdma-queue-pair.h"
 #include "roce-net-device.h"
+#include "wake-timer.h"
 
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
@@ -157,7 +158,7 @@ class RdmaNic : public Object, public RocePortOwner
     using PacedEntry = std::pair<int64_t, RdmaSendQueuePair*>;
     /// Queue pairs waiting for their pacing time, earliest first.
     std::priority_queue<PacedEntry, std::vector<PacedEntry>, std::greater<PacedEntry>> m_paced;
-    EventId m_wake;
+    WakeTimer m_wake;
 
     uint64_t m_cnpsSent{0};
     uint64_t m_cnpsReceived{0};

@@ -200,19 +200,18 @@ RoceNetDevice::HasQueued() const
 void
 RoceNetDevice::ScheduleWake(Time at)
 {
-    if (m_wake.IsRunning())
-    {
-        if (Time(m_wake.GetTs()) <= at)
-        {
-            return;
-        }
-        m_wake.Cancel();
-    }
-    m_wake = Simulator::Schedule(at - Simulator::Now(), &RoceNetDevice::Wake, this);
+    m_wake.RequestAt(at, &RoceNetDevice::Wake, this);
 }
 
 void
 RoceNetDevice::Wake()
+{
+    m_wake.Fired();
+    TrySend();
+}
+
+void
+RoceNetDevice::PauseExpired()
 {
     TrySend();
 }
@@ -399,7 +398,7 @@ RoceNetDevice::HandlePfc(Ptr<Packet> p)
     if (latest > now)
     {
         // A pause that is never refreshed nor resumed expires on its own.
-        Simulator::Schedule(latest - now, &RoceNetDevice::Wake, this);
+        Simulator::Schedule(latest - now, &RoceNetDevice::PauseExpired, this);
     }
 }
 

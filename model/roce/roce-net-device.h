@@ -6,6 +6,7 @@
 
 #include "roce-channel.h"
 #include "roce-header.h"
+#include "wake-timer.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
@@ -206,6 +207,7 @@ class RoceNetDevice : public NetDevice
     bool HasQueued() const;
     void ScheduleWake(Time at);
     void Wake();
+    void PauseExpired();
     void HandlePfc(Ptr<Packet> p);
     uint8_t PausedMask(Time now) const;
 
@@ -236,7 +238,7 @@ class RoceNetDevice : public NetDevice
     uint64_t m_receiveErrors{0};
 
     Time m_txFreeAt{0};
-    EventId m_wake;
+    WakeTimer m_wake;
 
     TracedCallback<Ptr<const Packet>, uint8_t> m_enqueueTrace;
     TracedCallback<Ptr<const Packet>, uint8_t> m_dequeueTrace;

@@ -1,0 +1,62 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef WAKE_TIMER_H
+#define WAKE_TIMER_H
+
+#include "ns3/event-id.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A one-shot wake-up held at the earliest time asked for.
+ *
+ * The per-packet path asks for a wake-up after nearly every frame; keeping
+ * the pending time here avoids asking the simulator whether the event is
+ * still pending (EventId::IsRunning), which costs more than the rest of the
+ * request. The owner's handler must call Fired() first.
+ */
+class WakeTimer
+{
+  public:
+    /// Make sure \p fn runs on \p obj no later than \p at (and not earlier than now).
+    template <typename OBJ>
+    void RequestAt(Time at, void (OBJ::*fn)(), OBJ* obj)
+    {
+        if (m_pending)
+        {
+            if (m_at <= at)
+            {
+                return;
+            }
+            m_event.Cancel();
+        }
+        m_pending = true;
+        m_at = at;
+        m_event = Simulator::Schedule(at - Simulator::Now(), fn, obj);
+    }
+
+    /// The wake-up ran.
+    void Fired()
+    {
+        m_pending = false;
+    }
+
+    void Cancel()
+    {
+        m_event.Cancel();
+        m_pending = false;
+    }
+
+  private:
+    EventId m_event;
+    Time m_at;
+    bool m_pending{false};
+};
+
+} // namespace ns3
+
+#endif /* WAKE_TIMER_H */

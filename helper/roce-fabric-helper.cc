@@ -116,7 +116,12 @@ RoceFabric::StartMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info)
 void
 RoceFabric::EnablePcap(const std::string& prefix, uint32_t hostIndex)
 {
-    Ptr<RoceNetDevice> dev = m_nics.at(hostIndex)->GetPort();
+    EnablePcap(prefix, m_nics.at(hostIndex)->GetPort());
+}
+
+void
+RoceFabric::EnablePcap(const std::string& prefix, Ptr<RoceNetDevice> dev)
+{
     PcapHelper pcap;
     std::string file = pcap.GetFilenameFromDevice(prefix, dev);
     Ptr<PcapFileWrapper> wrapper = pcap.CreateFile(file, std::ios::out, PcapHelper::DLT_EN10MB);

@@ -97,8 +97,10 @@ class RoceFabric : public Object
                          Time at,
                          std::function<void()> onDelivered);
 
-    /// Write pcap traces (Ethernet link type) of the ports of host \p hostIndex.
+    /// Write pcap traces (Ethernet link type) of the port of host \p hostIndex.
     void EnablePcap(const std::string& prefix, uint32_t hostIndex);
+    /// Write a pcap trace (Ethernet link type) of any port, a switch's included.
+    void EnablePcap(const std::string& prefix, Ptr<RoceNetDevice> port);
 
     /// Frames dropped anywhere in the fabric.
     uint64_t GetTotalDrops() const;

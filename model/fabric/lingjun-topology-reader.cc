@@ -3,6 +3,8 @@
  */
 #include "lingjun-topology-reader.h"
 
+#include "ns3/csv-fields.h"
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -29,45 +31,6 @@ struct Row
     std::string asw;
     uint32_t line;
 };
-
-[[noreturn]] void
-Fail(const std::string& path, uint32_t line, const std::string& field, const std::string& what)
-{
-    throw std::runtime_error(path + ":" + std::to_string(line) + ": " + field + ": " + what);
-}
-
-std::string
-Trim(const std::string& s)
-{
-    size_t begin = 0;
-    size_t end = s.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(s[begin])))
-    {
-        ++begin;
-    }
-    while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1])))
-    {
-        --end;
-    }
-    return s.substr(begin, end - begin);
-}
-
-std::vector<std::string>
-Split(const std::string& line)
-{
-    std::vector<std::string> fields;
-    size_t start = 0;
-    while (true)
-    {
-        size_t comma = line.find(',', start);
-        fields.push_back(Trim(line.substr(start, comma - start)));
-        if (comma == std::string::npos)
-        {
-            return fields;
-        }
-        start = comma + 1;
-    }
-}
 
 /// Orders names with embedded numbers numerically ("P8" < "P10"); ties
 /// (e.g. "S2" and "S02") fall back to plain string order.
@@ -145,13 +108,13 @@ ReadRows(const std::string& path)
     std::string expected = "ip,DSW,PSW,ASW";
     if (!std::getline(in, header))
     {
-        Fail(path, 1, "header", "missing, expected '" + expected + "'");
+        ThrowInputError(path, 1, "header", "missing, expected '" + expected + "'");
     }
     if (header.compare(0, 3, "\xEF\xBB\xBF") == 0)
     {
         header.erase(0, 3); // UTF-8 byte-order mark
     }
-    std::vector<std::string> names = Split(Trim(header));
+    std::vector<std::string> names = SplitCsvLine(TrimSpace(header));
     bool headerOk = names.size() == kNColumns;
     for (size_t c = 0; headerOk && c < kNColumns; ++c)
     {
@@ -159,7 +122,10 @@ ReadRows(const std::string& path)
     }
     if (!headerOk)
     {
-        Fail(path, 1, "header", "expected '" + expected + "', got '" + Trim(header) + "'");
+        ThrowInputError(path,
+                        1,
+                        "header",
+                        "expected '" + expected + "', got '" + TrimSpace(header) + "'");
     }
 
     std::vector<Row> rows;
@@ -170,45 +136,46 @@ ReadRows(const std::string& path)
     while (std::getline(in, text))
     {
         ++line;
-        text = Trim(text);
+        text = TrimSpace(text);
         if (text.empty())
         {
             continue;
         }
-        std::vector<std::string> fields = Split(text);
+        std::vector<std::string> fields = SplitCsvLine(text);
         if (fields.size() != kNColumns)
         {
-            Fail(path,
-                 line,
-                 "row",
-                 "expected " + std::to_string(kNColumns) + " fields, got " +
-                     std::to_string(fields.size()));
+            ThrowInputError(path,
+                            line,
+                            "row",
+                            "expected " + std::to_string(kNColumns) + " fields, got " +
+                                std::to_string(fields.size()));
         }
         for (size_t c = 0; c < kNColumns; ++c)
         {
             if (fields[c].empty())
             {
-                Fail(path, line, kColumns[c], "empty field");
+                ThrowInputError(path, line, kColumns[c], "empty field");
             }
         }
         Row row{fields[0], fields[1], fields[2], fields[3], line};
         auto [ipIt, ipNew] = ipLine.emplace(row.ip, line);
         if (!ipNew)
         {
-            Fail(path,
-                 line,
-                 "ip",
-                 "duplicate ip '" + row.ip + "' (first on line " + std::to_string(ipIt->second) +
-                     ")");
+            ThrowInputError(path,
+                            line,
+                            "ip",
+                            "duplicate ip '" + row.ip + "' (first on line " +
+                                std::to_string(ipIt->second) + ")");
         }
         auto [pswIt, pswNew] = pswDsw.emplace(row.psw, std::make_pair(row.dsw, line));
         if (!pswNew && pswIt->second.first != row.dsw)
         {
-            Fail(path,
-                 line,
-                 "DSW",
-                 "PSW group '" + row.psw + "' is under DSW '" + row.dsw + "' here but under '" +
-                     pswIt->second.first + "' on line " + std::to_string(pswIt->second.second));
+            ThrowInputError(path,
+                            line,
+                            "DSW",
+                            "PSW group '" + row.psw + "' is under DSW '" + row.dsw +
+                                "' here but under '" + pswIt->second.first + "' on line " +
+                                std::to_string(pswIt->second.second));
         }
         rows.push_back(std::move(row));
     }
@@ -218,7 +185,7 @@ ReadRows(const std::string& path)
     }
     if (rows.empty())
     {
-        Fail(path, line, "row", "no host rows");
+        ThrowInputError(path, line, "row", "no host rows");
     }
     return rows;
 }

@@ -5,6 +5,8 @@
 
 #include "scenario-reader.h"
 
+#include "ns3/csv-fields.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -25,45 +27,6 @@ namespace ns3
 namespace
 {
 
-[[noreturn]] void
-Fail(const std::string& source, uint32_t line, const std::string& column, const std::string& what)
-{
-    throw std::runtime_error(source + ":" + std::to_string(line) + ": " + column + ": " + what);
-}
-
-std::string
-Trim(const std::string& s)
-{
-    size_t b = 0;
-    size_t e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
-    {
-        ++b;
-    }
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-    {
-        --e;
-    }
-    return s.substr(b, e - b);
-}
-
-std::vector<std::string>
-SplitFields(const std::string& line)
-{
-    std::vector<std::string> fields;
-    size_t start = 0;
-    while (true)
-    {
-        size_t comma = line.find(',', start);
-        fields.push_back(Trim(line.substr(start, comma - start)));
-        if (comma == std::string::npos)
-        {
-            return fields;
-        }
-        start = comma + 1;
-    }
-}
-
 /// Where a cell is, for messages.
 struct Cell
 {
@@ -72,9 +35,9 @@ struct Cell
     const std::string& column;
     const std::string& text;
 
-    [[noreturn]] void Fail(const std::string& what) const
+    [[noreturn]] void ThrowInputError(const std::string& what) const
     {
-        ns3::Fail(source, line, column, what + ", got \"" + text + "\"");
+        ns3::ThrowInputError(source, line, column, what + ", got \"" + text + "\"");
     }
 };
 
@@ -84,17 +47,17 @@ CountOf(const Cell& c, uint32_t min)
     static const std::regex digits("^[0-9]+$");
     if (!std::regex_match(c.text, digits))
     {
-        c.Fail("expected an integer >= " + std::to_string(min));
+        c.ThrowInputError("expected an integer >= " + std::to_string(min));
     }
     errno = 0;
     unsigned long long v = std::strtoull(c.text.c_str(), nullptr, 10);
     if (errno == ERANGE || v > std::numeric_limits<uint32_t>::max())
     {
-        c.Fail("too large");
+        c.ThrowInputError("too large");
     }
     if (v < min)
     {
-        c.Fail("must be at least " + std::to_string(min));
+        c.ThrowInputError("must be at least " + std::to_string(min));
     }
     return static_cast<uint32_t>(v);
 }
@@ -108,7 +71,7 @@ RealOf(const Cell& c)
     double v = std::strtod(begin, &end);
     if (c.text.empty() || end != begin + c.text.size() || errno == ERANGE || !std::isfinite(v))
     {
-        c.Fail("expected a number");
+        c.ThrowInputError("expected a number");
     }
     return v;
 }
@@ -124,8 +87,8 @@ TimeOf(const Cell& c)
     }
     catch (const std::invalid_argument& e)
     {
-        c.Fail(std::string("bad time (seconds, or a value with a unit such as 1500ms): ") +
-               e.what());
+        c.ThrowInputError(
+            std::string("bad time (seconds, or a value with a unit such as 1500ms): ") + e.what());
     }
 }
 
@@ -148,7 +111,7 @@ Columns()
              j.weight = RealOf(c);
              if (j.weight < 0)
              {
-                 c.Fail("must not be negative");
+                 c.ThrowInputError("must not be negative");
              }
          }},
         {"collective", false, [](const Cell& c, JobSpec& j) { j.collective = c.text; }},
@@ -163,7 +126,7 @@ Columns()
              j.mfu = RealOf(c);
              if (!(j.mfu > 0 && j.mfu <= 1))
              {
-                 c.Fail("must be in (0, 1]");
+                 c.ThrowInputError("must be in (0, 1]");
              }
          }},
         {"batch_per_gpu", false, [](const Cell& c, JobSpec& j) { j.batchPerGpu = CountOf(c, 1); }},
@@ -176,7 +139,7 @@ Columns()
              j.scale = RealOf(c);
              if (!(j.scale > 0))
              {
-                 c.Fail("must be positive");
+                 c.ThrowInputError("must be positive");
              }
          }},
     };
@@ -217,12 +180,12 @@ ReadJobTraceText(const std::string& text,
     while (std::getline(in, raw))
     {
         ++lineNo;
-        const std::string line = Trim(raw);
+        const std::string line = TrimSpace(raw);
         if (line.empty() || line[0] == '#')
         {
             continue;
         }
-        const std::vector<std::string> fields = SplitFields(line);
+        const std::vector<std::string> fields = SplitCsvLine(line);
         if (headerLine == 0)
         {
             headerLine = lineNo;
@@ -238,16 +201,16 @@ ReadJobTraceText(const std::string& text,
                 });
                 if (it == columns.end())
                 {
-                    Fail(sourceName,
-                         lineNo,
-                         name.empty() ? "header" : name,
-                         name.empty() ? "empty column name"
-                                      : "unknown column (known: " + known + ")");
+                    ThrowInputError(sourceName,
+                                    lineNo,
+                                    name.empty() ? "header" : name,
+                                    name.empty() ? "empty column name"
+                                                 : "unknown column (known: " + known + ")");
                 }
                 const size_t index = static_cast<size_t>(it - columns.begin());
                 if (std::find(layout.begin(), layout.end(), index) != layout.end())
                 {
-                    Fail(sourceName, lineNo, name, "duplicate column");
+                    ThrowInputError(sourceName, lineNo, name, "duplicate column");
                 }
                 layout.push_back(index);
             }
@@ -256,7 +219,10 @@ ReadJobTraceText(const std::string& text,
                 if (std::get<1>(columns[i]) &&
                     std::find(layout.begin(), layout.end(), i) == layout.end())
                 {
-                    Fail(sourceName, lineNo, std::get<0>(columns[i]), "missing required column");
+                    ThrowInputError(sourceName,
+                                    lineNo,
+                                    std::get<0>(columns[i]),
+                                    "missing required column");
                 }
             }
             continue;
@@ -264,11 +230,11 @@ ReadJobTraceText(const std::string& text,
 
         if (fields.size() != layout.size())
         {
-            Fail(sourceName,
-                 lineNo,
-                 "row",
-                 "expected " + std::to_string(layout.size()) + " fields as in the header, got " +
-                     std::to_string(fields.size()));
+            ThrowInputError(sourceName,
+                            lineNo,
+                            "row",
+                            "expected " + std::to_string(layout.size()) +
+                                " fields as in the header, got " + std::to_string(fields.size()));
         }
         JobSpec job = defaults;
         job.id = firstId + static_cast<uint32_t>(jobs.size());
@@ -280,7 +246,7 @@ ReadJobTraceText(const std::string& text,
             {
                 if (required)
                 {
-                    Fail(sourceName, lineNo, name, "empty value in a required column");
+                    ThrowInputError(sourceName, lineNo, name, "empty value in a required column");
                 }
                 continue;
             }
@@ -288,20 +254,21 @@ ReadJobTraceText(const std::string& text,
         }
         if (job.placement == "explicit")
         {
-            Fail(sourceName,
-                 lineNo,
-                 "placement",
-                 "explicit placement needs host lists, which a trace cannot give");
+            ThrowInputError(sourceName,
+                            lineNo,
+                            "placement",
+                            "explicit placement needs host lists, which a trace cannot give");
         }
         const std::string& arrivalText =
             fields[std::find(layout.begin(), layout.end(), 0) - layout.begin()];
         if (!jobs.empty() && job.arrivalNs < jobs.back().arrivalNs)
         {
-            Fail(sourceName,
-                 lineNo,
-                 "arrival",
-                 "rows must be sorted by arrival: \"" + arrivalText + "\" is earlier than \"" +
-                     previousArrival + "\" on line " + std::to_string(previousLine));
+            ThrowInputError(sourceName,
+                            lineNo,
+                            "arrival",
+                            "rows must be sorted by arrival: \"" + arrivalText +
+                                "\" is earlier than \"" + previousArrival + "\" on line " +
+                                std::to_string(previousLine));
         }
         previousLine = lineNo;
         previousArrival = arrivalText;
@@ -309,11 +276,11 @@ ReadJobTraceText(const std::string& text,
     }
     if (headerLine == 0)
     {
-        Fail(sourceName, std::max<uint32_t>(lineNo, 1), "header", "no header row");
+        ThrowInputError(sourceName, std::max<uint32_t>(lineNo, 1), "header", "no header row");
     }
     if (jobs.empty())
     {
-        Fail(sourceName, headerLine, "row", "the trace has no job rows");
+        ThrowInputError(sourceName, headerLine, "row", "the trace has no job rows");
     }
     return jobs;
 }

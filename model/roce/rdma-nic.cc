@@ -112,6 +112,7 @@ RdmaNic::DoDispose()
     {
         r.clear();
     }
+    m_readyMask = 0;
     m_paced = decltype(m_paced)();
     m_port = nullptr;
     m_ccPrototype = nullptr;
@@ -256,6 +257,7 @@ RdmaNic::MakeReady(RdmaSendQueuePair* qp)
     {
         qp->where = RdmaSendQueuePair::Where::READY;
         m_ready[qp->info.priority].push_back(qp);
+        m_readyMask |= static_cast<uint8_t>(1u << qp->info.priority);
     }
 }
 
@@ -297,13 +299,14 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
         m_paced.pop();
         qp->where = RdmaSendQueuePair::Where::READY;
         m_ready[qp->info.priority].push_back(qp);
+        m_readyMask |= static_cast<uint8_t>(1u << qp->info.priority);
     }
-    for (int c = RoceNetDevice::kControlClass - 1; c >= 0; --c)
+    // Classes with ready queue pairs and no pause, highest first.
+    unsigned candidates = m_readyMask & ~pausedMask & ((1u << RoceNetDevice::kControlClass) - 1);
+    while (candidates != 0)
     {
-        if (pausedMask & (1u << c))
-        {
-            continue;
-        }
+        const int c = 31 - __builtin_clz(candidates);
+        candidates &= ~(1u << c);
         auto& ring = m_ready[c];
         while (!ring.empty())
         {
@@ -347,9 +350,14 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
                     MakeReady(qp);
                 }
             }
+            if (ring.empty())
+            {
+                m_readyMask &= static_cast<uint8_t>(~(1u << c));
+            }
             cls = static_cast<uint8_t>(c);
             return p;
         }
+        m_readyMask &= static_cast<uint8_t>(~(1u << c));
     }
     if (!m_paced.empty())
     {

@@ -155,6 +155,7 @@ class RdmaNic : public Object, public RocePortOwner
 
     /// Queue pairs that may send now, per class, served round robin.
     std::array<std::deque<RdmaSendQueuePair*>, RoceNetDevice::kClasses> m_ready;
+    uint8_t m_readyMask{0}; ///< bit c set while m_ready[c] may hold queue pairs
     using PacedEntry = std::pair<int64_t, RdmaSendQueuePair*>;
     /// Queue pairs waiting for their pacing time, earliest first.
     std::priority_queue<PacedEntry, std::vector<PacedEntry>, std::greater<PacedEntry>> m_paced;

@@ -118,6 +118,7 @@ RoceNetDevice::DoDispose()
     {
         q.clear();
     }
+    m_nonEmpty = 0;
     NetDevice::DoDispose();
 }
 
@@ -149,6 +150,7 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort)
     uint32_t bytes = p->GetSize();
     m_enqueueTrace(p, cls);
     m_queues[cls].push_back(Item{std::move(p), inPort});
+    m_nonEmpty |= static_cast<uint8_t>(1u << cls);
     m_queueBytes[cls] += bytes;
     m_totalQueued += bytes;
     if (m_totalQueued > m_maxQueueBytes)
@@ -180,6 +182,10 @@ RoceNetDevice::IsPaused(uint8_t cls) const
 uint8_t
 RoceNetDevice::PausedMask(Time now) const
 {
+    if (now >= m_pauseHorizon)
+    {
+        return 0; // the common case: nothing paused
+    }
     uint8_t mask = 0;
     for (uint8_t c = 0; c < kClasses; ++c)
     {
@@ -222,15 +228,14 @@ RoceNetDevice::DequeueDataClass(uint8_t& cls)
     const Time now = Simulator::Now();
     if (m_scheduling == STRICT_PRIORITY)
     {
-        for (int c = kControlClass - 1; c >= 0; --c)
+        // The highest data class with packets and no pause.
+        const unsigned ready = m_nonEmpty & ~PausedMask(now) & ((1u << kControlClass) - 1);
+        if (ready == 0)
         {
-            if (!m_queues[c].empty() && now >= m_pausedUntil[c])
-            {
-                cls = static_cast<uint8_t>(c);
-                return true;
-            }
+            return false;
         }
-        return false;
+        cls = static_cast<uint8_t>(31 - __builtin_clz(ready));
+        return true;
     }
     // DWRR: the class under the pointer is credited one quantum when the
     // pointer arrives and sends while its deficit covers the head packet;
@@ -278,7 +283,7 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls)
     }
     const Time now = Simulator::Now();
     bool found = false;
-    if (!m_queues[kControlClass].empty() && now >= m_pausedUntil[kControlClass])
+    if ((m_nonEmpty & (1u << kControlClass)) && now >= m_pausedUntil[kControlClass])
     {
         cls = kControlClass;
         found = true;
@@ -293,6 +298,10 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls)
         p = std::move(item.packet);
         uint32_t inPort = item.inPort;
         m_queues[cls].pop_front();
+        if (m_queues[cls].empty())
+        {
+            m_nonEmpty &= static_cast<uint8_t>(~(1u << cls));
+        }
         uint32_t bytes = p->GetSize();
         m_queueBytes[cls] -= bytes;
         m_totalQueued -= bytes;
@@ -389,6 +398,7 @@ RoceNetDevice::HandlePfc(Ptr<Packet> p)
         {
             m_pausedUntil[c] = now + PicoSeconds(std::llround(q * psPerQuantum));
             latest = std::max(latest, m_pausedUntil[c]);
+            m_pauseHorizon = std::max(m_pauseHorizon, m_pausedUntil[c]);
         }
     }
     if (resumed)

@@ -231,6 +231,8 @@ class RoceNetDevice : public NetDevice
     uint8_t m_dwrrNext{0};
     bool m_dwrrCredited{false};
     std::array<Time, kClasses> m_pausedUntil{};
+    Time m_pauseHorizon{0}; ///< no class is paused from this time on
+    uint8_t m_nonEmpty{0};  ///< bit c set while class c has packets queued
     uint64_t m_totalQueued{0};
     uint64_t m_maxQueueBytes{0};
     uint64_t m_pfcReceived{0};

@@ -83,6 +83,10 @@ main(int argc, char* argv[])
     uint32_t buckets = 1;
     uint32_t channels = 1;
     double scale = 0.01;
+    std::string gpu = "a100";
+    double mfu = 0.4;
+    uint32_t batchPerGpu = 8;
+    uint32_t sequenceLength = 1024;
     std::string linkRate = "100Gbps";
     std::string linkDelay = "1us";
     std::string cc = "dcqcn";
@@ -113,6 +117,10 @@ main(int argc, char* argv[])
     cmd.AddValue("scale",
                  "Scales gradient bytes and compute time alike (keeps their ratio)",
                  scale);
+    cmd.AddValue("gpu", "GPU of the compute-time model: a100 or h100", gpu);
+    cmd.AddValue("mfu", "Model FLOP utilization of the compute-time model", mfu);
+    cmd.AddValue("batchPerGpu", "Sequences (images) per GPU per iteration", batchPerGpu);
+    cmd.AddValue("sequenceLength", "Tokens per sequence", sequenceLength);
     cmd.AddValue("linkRate", "Rate of every link", linkRate);
     cmd.AddValue("linkDelay", "Propagation delay of every link", linkDelay);
     cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
@@ -135,6 +143,10 @@ main(int argc, char* argv[])
                                         std::to_string(buckets),
                                         std::to_string(channels),
                                         std::to_string(scale),
+                                        gpu,
+                                        std::to_string(mfu),
+                                        std::to_string(batchPerGpu),
+                                        std::to_string(sequenceLength),
                                         linkRate,
                                         linkDelay,
                                         cc,
@@ -147,24 +159,11 @@ main(int argc, char* argv[])
     const std::vector<std::string> before = flagValues();
     cmd.Parse(argc, argv);
     const std::vector<std::string> after = flagValues();
-    const std::vector<std::string> names = {"k",
-                                            "gpusPerHost",
-                                            "jobs",
-                                            "model",
-                                            "workers",
-                                            "iterations",
-                                            "placement",
-                                            "collective",
-                                            "buckets",
-                                            "channels",
-                                            "scale",
-                                            "linkRate",
-                                            "cc",
-                                            "mtu",
-                                            "seed",
-                                            "flowRows",
-                                            "trace",
-                                            "stopTime"};
+    const std::vector<std::string> names = {
+        "k",         "gpusPerHost", "jobs",           "model",    "workers", "iterations",
+        "placement", "collective",  "buckets",        "channels", "scale",   "gpu",
+        "mfu",       "batchPerGpu", "sequenceLength", "linkRate", "cc",      "mtu",
+        "seed",      "flowRows",    "trace",          "stopTime"};
 
     return RunExampleMain("multi-tenant-fat-tree", [&](std::unique_ptr<SimulationRun>& run) {
         ScenarioSpec spec;
@@ -221,6 +220,10 @@ main(int argc, char* argv[])
             d.buckets = buckets;
             d.channels = channels;
             d.scale = scale;
+            d.gpu = gpu;
+            d.mfu = mfu;
+            d.batchPerGpu = batchPerGpu;
+            d.sequenceLength = sequenceLength;
             spec.jobTrace = trace;
             for (uint32_t j = 0; trace.empty() && j < jobs; ++j)
             {

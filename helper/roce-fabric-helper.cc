@@ -230,8 +230,9 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
                                     << topology.AdjacentLinks(node).size());
         fabric->m_nics[h] = m_nicFactory.Create<RdmaNic>();
     }
+    // Validate() guarantees at least one host.
     UintegerValue payload;
-    m_nicFactory.Create<RdmaNic>()->GetAttribute("PayloadPerPacket", payload);
+    fabric->m_nics.front()->GetAttribute("PayloadPerPacket", payload);
     // Largest data frame: headers with RETH, payload, ICRC.
     const uint32_t maxFrame = RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp +
                               RoceWire::kBth + RoceWire::kReth + payload.Get() + RoceWire::kIcrc;

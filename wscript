@@ -27,6 +27,7 @@ def build(bld):
         'model/results/results-database.cc',
         'model/io/csv-fields.cc',
         'model/workload/scenario-reader.cc',
+        'model/workload/located-json.cc',
         'model/workload/job-trace-reader.cc',
         'model/workload/synthetic-job-generator.cc',
         'model/workload/model-catalog.cc',
@@ -44,6 +45,8 @@ def build(bld):
         'helper/training-cluster.cc',
         'helper/training-results.cc',
         'helper/scenario-helper.cc',
+        'model/scheduling/cassini-placement.cc',
+        'model/scheduling/crux-priorities.cc',
         ]
 
     headers = bld(features='ns3header')
@@ -74,6 +77,7 @@ def build(bld):
         'model/io/csv-fields.h',
         'model/workload/scenario-spec.h',
         'model/workload/scenario-reader.h',
+        'model/workload/located-json.h',
         'model/workload/job-trace-reader.h',
         'model/workload/synthetic-job-generator.h',
         'model/workload/job-spec.h',
@@ -93,6 +97,8 @@ def build(bld):
         'helper/training-cluster.h',
         'helper/training-results.h',
         'helper/scenario-helper.h',
+        'model/scheduling/cassini-placement.h',
+        'model/scheduling/crux-priorities.h',
         ]
 
     module.uselib = 'SQLITE3'

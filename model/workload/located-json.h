@@ -4,6 +4,8 @@
 #ifndef LOCATED_JSON_H
 #define LOCATED_JSON_H
 
+#include "ns3/unit-strings.h"
+
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -14,30 +16,6 @@
 
 namespace ns3
 {
-
-/**
- * Parse a time string: a non-negative decimal number (optional fraction and
- * exponent) and one of ns-3's units s, ms, us, ns, ps, fs, min, h, d, as in
- * "1us", "2.5ms", "1e-3s". The value must be a whole number of nanoseconds.
- *
- * \param text the time string
- * \return the time in nanoseconds
- * \throw std::invalid_argument whose what() says what is wrong (without the value)
- */
-int64_t ParseTimeNs(const std::string& text);
-
-/**
- * Parse a rate string as ns-3's DataRate does: a non-negative decimal
- * number and a unit made of an optional prefix (k or K = 10^3, M = 10^6,
- * G = 10^9, T = 10^12, Ki = 2^10, Mi = 2^20, Gi = 2^30, Ti = 2^40) and bps
- * or b/s (bits) or Bps or B/s (bytes), as in "100Gbps", "12.5GBps". The
- * value must be a whole number of bits per second.
- *
- * \param text the rate string
- * \return the rate in bits per second
- * \throw std::invalid_argument whose what() says what is wrong (without the value)
- */
-uint64_t ParseRateBps(const std::string& text);
 
 /**
  * \ingroup collective-scheduling

@@ -22,34 +22,17 @@ NS_LOG_COMPONENT_DEFINE("FatTreePermutation");
 int
 main(int argc, char* argv[])
 {
-    RoceUsePicoseconds();
-    // The priority-queue event scheduler is the fastest of ns-3's for the
-    // deep event queues of a busy fabric; --SchedulerType overrides it.
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    RoceExampleDefaults();
     uint32_t k = 4;
     uint64_t bytes = 1000000;
-    std::string linkRate = "100Gbps";
-    std::string linkDelay = "1us";
-    uint32_t mtu = 1000;
-    std::string cc = "dcqcn";
-    bool pfc = true;
-    uint32_t seed = 1;
-    std::string db;
-    std::string stopTime = "10s";
+    FabricFlags fabricFlags;
     std::string pcap;
     std::string lingjun;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("k", "Fat-tree radix (even, >= 2): k^3/4 hosts", k);
     cmd.AddValue("bytes", "Bytes each host sends", bytes);
-    cmd.AddValue("linkRate", "Rate of every link (ns-3 rate string)", linkRate);
-    cmd.AddValue("linkDelay", "Propagation delay of every link (ns-3 time string)", linkDelay);
-    cmd.AddValue("mtu", "RDMA payload bytes per data packet (the frame adds headers)", mtu);
-    cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
-    cmd.AddValue("pfc", "Enable PFC in the switches", pfc);
-    cmd.AddValue("seed", "Random seed (permutation, ECMP hash, PSNs, ECN)", seed);
-    cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
-    cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    fabricFlags.AddTo(cmd);
     cmd.AddValue("pcap", "Write pcap traces of host 0's port with this prefix", pcap);
     cmd.AddValue("lingjun",
                  "Instead of the fat-tree, use the Lingjun production topology read from this "
@@ -61,32 +44,22 @@ main(int argc, char* argv[])
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
         RequireFlag(k <= 64, "k", std::to_string(k), "at most 64");
         RequireFlag(bytes > 0, "bytes", std::to_string(bytes), "must be positive");
-        RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
-        const DataRate rate = ParseRateFlag("linkRate", linkRate);
-        const Time delay = ParseTimeFlag("linkDelay", linkDelay);
-        const Time stop = ParseTimeFlag("stopTime", stopTime);
-        RequireFlag(stop.IsStrictlyPositive(), "stopTime", stopTime, "must be positive");
-        RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
-
-        RngSeedManager::SetSeed(seed);
         RoceFabricHelper helper;
-        ApplyFlag("cc", cc, [&]() { helper.SetCongestionControl(cc); });
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
-        helper.SetSwitchAttribute("PfcEnabled", BooleanValue(pfc));
-        helper.SetEcmpSeed(seed);
+        fabricFlags.Apply(helper);
+        const DataRate rate = fabricFlags.rate;
+        const Time delay = fabricFlags.delay;
 
-        nlohmann::json params = {{"k", k},
-                                 {"bytes", bytes},
-                                 {"linkRate", linkRate},
-                                 {"linkDelay", linkDelay},
-                                 {"mtu", mtu},
-                                 {"cc", cc},
-                                 {"pfc", pfc},
-                                 {"stopTime", stopTime},
-                                 {"lingjun", lingjun}};
+        nlohmann::json params = fabricFlags.ToJson();
+        params["k"] = k;
+        params["bytes"] = bytes;
+        params["lingjun"] = lingjun;
         const std::string name =
             lingjun.empty() ? "fat-tree-permutation-k" + std::to_string(k) : "lingjun-permutation";
-        run = std::make_unique<SimulationRun>(name, "none", seed, params.dump(), db);
+        run = std::make_unique<SimulationRun>(name,
+                                              "none",
+                                              fabricFlags.seed,
+                                              params.dump(),
+                                              fabricFlags.db);
 
         FatTreeParams ft;
         ft.k = k;
@@ -132,15 +105,16 @@ main(int argc, char* argv[])
 
         std::cout << (lingjun.empty() ? "fat-tree k=" + std::to_string(k) : "Lingjun topology")
                   << ": " << n << " hosts, " << fabric->GetTopology().GetNSwitches()
-                  << " switches, " << linkRate << ", " << cc << ", PFC " << (pfc ? "on" : "off")
-                  << "\n";
-        Simulator::Stop(stop);
+                  << " switches, " << fabricFlags.linkRate << ", " << fabricFlags.cc << ", PFC "
+                  << (fabricFlags.pfc ? "on" : "off") << "\n";
+        Simulator::Stop(fabricFlags.stop);
         Simulator::Run();
         monitor.PrintSummary(std::cout);
         if (monitor.GetCompletedFlows() != n)
         {
-            throw IncompleteRunError(std::to_string(n - monitor.GetCompletedFlows()) +
-                                     " flows did not complete before --stopTime=" + stopTime);
+            throw IncompleteRunError(
+                std::to_string(n - monitor.GetCompletedFlows()) +
+                " flows did not complete before --stopTime=" + fabricFlags.stopTime);
         }
         run->Finish(monitor);
     });

@@ -67,10 +67,7 @@ PrintJobs(const TrainingCluster& cluster, std::ostream& os)
 int
 main(int argc, char* argv[])
 {
-    RoceUsePicoseconds();
-    // The priority-queue event scheduler is the fastest of ns-3's for the
-    // deep event queues of a busy fabric; --SchedulerType overrides it.
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    RoceExampleDefaults();
     std::string scenario;
     uint32_t k = 4;
     uint32_t gpusPerHost = 1;

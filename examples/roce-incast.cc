@@ -20,35 +20,18 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    RoceUsePicoseconds();
-    // The priority-queue event scheduler is the fastest of ns-3's for the
-    // deep event queues of a busy fabric; --SchedulerType overrides it.
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    RoceExampleDefaults();
     uint32_t senders = 8;
     uint64_t bytes = 2000000;
-    std::string linkRate = "100Gbps";
-    std::string linkDelay = "1us";
-    uint32_t mtu = 1000;
-    std::string cc = "dcqcn";
-    bool pfc = true;
+    FabricFlags fabricFlags;
     uint64_t bufferBytes = 32 * 1024 * 1024;
-    uint32_t seed = 1;
-    std::string db;
-    std::string stopTime = "10s";
     std::string pcap;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("senders", "Number of senders", senders);
     cmd.AddValue("bytes", "Bytes each sender writes", bytes);
-    cmd.AddValue("linkRate", "Rate of every link (ns-3 rate string)", linkRate);
-    cmd.AddValue("linkDelay", "Propagation delay of every link (ns-3 time string)", linkDelay);
-    cmd.AddValue("mtu", "RDMA payload bytes per data packet (the frame adds headers)", mtu);
-    cmd.AddValue("pfc", "Enable PFC in the switch", pfc);
-    cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
+    fabricFlags.AddTo(cmd);
     cmd.AddValue("bufferBytes", "Shared buffer of the switch, bytes", bufferBytes);
-    cmd.AddValue("seed", "Random seed (PSNs, ECN)", seed);
-    cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
-    cmd.AddValue("stopTime", "Simulated time limit", stopTime);
     cmd.AddValue("pcap", "Write a pcap trace of the receiver's port with this prefix", pcap);
     cmd.Parse(argc, argv);
 
@@ -58,19 +41,12 @@ main(int argc, char* argv[])
                     std::to_string(senders),
                     "must be 1-4096");
         RequireFlag(bytes > 0, "bytes", std::to_string(bytes), "must be positive");
-        RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
-        RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
         RequireFlag(bufferBytes > 0, "bufferBytes", std::to_string(bufferBytes), "must be > 0");
-        const DataRate rate = ParseRateFlag("linkRate", linkRate);
-        const Time delay = ParseTimeFlag("linkDelay", linkDelay);
-        const Time stop = ParseTimeFlag("stopTime", stopTime);
-        RequireFlag(stop.IsStrictlyPositive(), "stopTime", stopTime, "must be positive");
-
-        RngSeedManager::SetSeed(seed);
         RoceFabricHelper helper;
-        ApplyFlag("cc", cc, [&]() { helper.SetCongestionControl(cc); });
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
-        helper.SetSwitchAttribute("PfcEnabled", BooleanValue(pfc));
+        fabricFlags.Apply(helper);
+        const DataRate rate = fabricFlags.rate;
+        const Time delay = fabricFlags.delay;
+        const uint32_t mtu = fabricFlags.mtu;
         helper.SetMmuAttribute("BufferSize", UintegerValue(bufferBytes));
 
         FabricTopology topo;
@@ -95,16 +71,15 @@ main(int argc, char* argv[])
             throw FlagError("bufferBytes", std::to_string(bufferBytes), e.what());
         }
 
-        nlohmann::json params = {{"senders", senders},
-                                 {"bytes", bytes},
-                                 {"linkRate", linkRate},
-                                 {"linkDelay", linkDelay},
-                                 {"mtu", mtu},
-                                 {"cc", cc},
-                                 {"pfc", pfc},
-                                 {"bufferBytes", bufferBytes},
-                                 {"stopTime", stopTime}};
-        run = std::make_unique<SimulationRun>("roce-incast", "none", seed, params.dump(), db);
+        nlohmann::json params = fabricFlags.ToJson();
+        params["senders"] = senders;
+        params["bytes"] = bytes;
+        params["bufferBytes"] = bufferBytes;
+        run = std::make_unique<SimulationRun>("roce-incast",
+                                              "none",
+                                              fabricFlags.seed,
+                                              params.dump(),
+                                              fabricFlags.db);
         RoceFlowMonitor monitor(fabric);
         if (!pcap.empty())
         {
@@ -117,22 +92,23 @@ main(int argc, char* argv[])
             fabric->SendMessage(s, 0, info, Seconds(0));
         }
 
-        Simulator::Stop(stop);
+        Simulator::Stop(fabricFlags.stop);
         Simulator::Run();
 
         const double bound =
             senders * RoceWire::MessageWireBytes(bytes, mtu) * 8.0 / rate.GetBitRate();
         const double makespan = monitor.GetLastDelivery().GetSeconds();
-        std::cout << "incast: " << senders << " x " << bytes << " B -> 1 receiver, " << linkRate
-                  << ", " << cc << ", PFC " << (pfc ? "on" : "off") << ", buffer " << bufferBytes
-                  << " B\n";
+        std::cout << "incast: " << senders << " x " << bytes << " B -> 1 receiver, "
+                  << fabricFlags.linkRate << ", " << fabricFlags.cc << ", PFC "
+                  << (fabricFlags.pfc ? "on" : "off") << ", buffer " << bufferBytes << " B\n";
         monitor.PrintSummary(std::cout);
         std::cout << "makespan:         " << makespan * 1e6 << " us = " << makespan / bound
                   << " x the bottleneck bound (" << bound * 1e6 << " us)\n";
         if (monitor.GetCompletedFlows() != senders)
         {
-            throw IncompleteRunError(std::to_string(senders - monitor.GetCompletedFlows()) +
-                                     " flows did not complete before --stopTime=" + stopTime);
+            throw IncompleteRunError(
+                std::to_string(senders - monitor.GetCompletedFlows()) +
+                " flows did not complete before --stopTime=" + fabricFlags.stopTime);
         }
         run->Finish(monitor);
     });

@@ -1,0 +1,64 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fabric-flags.h"
+
+#include "flag-checks.h"
+
+#include "ns3/boolean.h"
+#include "ns3/global-value.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+void
+FabricFlags::AddTo(CommandLine& cmd)
+{
+    cmd.AddValue("linkRate", "Rate of every link (ns-3 rate string)", linkRate);
+    cmd.AddValue("linkDelay", "Propagation delay of every link (ns-3 time string)", linkDelay);
+    cmd.AddValue("mtu", "RDMA payload bytes per data packet (the frame adds headers)", mtu);
+    cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
+    cmd.AddValue("pfc", "Enable PFC in the switches", pfc);
+    cmd.AddValue("seed", "Random seed (traffic, ECMP hash, PSNs, ECN)", seed);
+    cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
+    cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+}
+
+void
+FabricFlags::Apply(RoceFabricHelper& helper)
+{
+    RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
+    RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
+    rate = ParseRateFlag("linkRate", linkRate);
+    delay = ParseTimeFlag("linkDelay", linkDelay);
+    stop = ParseTimeFlag("stopTime", stopTime);
+    RequireFlag(stop.IsStrictlyPositive(), "stopTime", stopTime, "must be positive");
+    ApplyFlag("cc", cc, [&]() { helper.SetCongestionControl(cc); });
+    RngSeedManager::SetSeed(seed);
+    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
+    helper.SetSwitchAttribute("PfcEnabled", BooleanValue(pfc));
+    helper.SetEcmpSeed(seed);
+}
+
+nlohmann::json
+FabricFlags::ToJson() const
+{
+    return {{"linkRate", linkRate},
+            {"linkDelay", linkDelay},
+            {"mtu", mtu},
+            {"cc", cc},
+            {"pfc", pfc},
+            {"stopTime", stopTime}};
+}
+
+void
+RoceExampleDefaults()
+{
+    RoceUsePicoseconds();
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+}
+
+} // namespace ns3

@@ -78,6 +78,8 @@ TEST_F(RdmaNicTest, OneFlowMatchesAnalyticFct)
         // The sender hears the last ACK one small frame and two hops later.
         EXPECT_GT(f.acked, f.delivered);
         EXPECT_EQ(f.retransmittedBytes, 0u);
+        EXPECT_EQ(fabric->GetNic(0)->GetActiveSendQueuePairs(), 0u)
+            << "a completed queue pair is released";
         EXPECT_EQ(fabric->GetChannel(0)->GetTxBytes(0) + fabric->GetChannel(0)->GetTxBytes(1),
                   fabric->GetChannel(1)->GetTxBytes(0) + fabric->GetChannel(1)->GetTxBytes(1))
             << "every frame crossing the switch is forwarded";

@@ -127,7 +127,9 @@ RoceSwitch::Setup(const std::vector<Ptr<RoceNetDevice>>& ports,
     {
         m_mmu = CreateObject<SwitchMmu>();
     }
+    // The MMU applies the PFC and ECN settings; the switch only forwards them.
     m_mmu->SetAttribute("PfcEnabled", BooleanValue(m_pfcEnabled));
+    m_mmu->SetAttribute("EcnEnabled", BooleanValue(m_ecnEnabled));
     m_mmu->Configure(static_cast<uint32_t>(ports.size()));
     for (uint32_t i = 0; i < ports.size(); ++i)
     {
@@ -182,9 +184,10 @@ RoceSwitch::HandleDequeue(RoceNetDevice* port, uint8_t cls, uint32_t inPort, Ptr
 {
     const uint32_t outPort = port->GetIfIndex();
     m_mmu->Release(inPort, outPort, cls, p->GetSize());
-    if (m_ecnEnabled && cls != RoceNetDevice::kControlClass &&
-        m_mmu->GetEgressBytes(outPort, cls) > m_mmu->GetKmin(outPort) &&
-        m_mmu->ShouldMarkEcn(outPort, cls, m_ecnRng->GetValue()))
+    // RED on the queue left behind; a random draw only where the answer is uncertain.
+    const double mark =
+        cls == RoceNetDevice::kControlClass ? 0.0 : m_mmu->GetMarkProbability(outPort, cls);
+    if (mark > 0 && (mark >= 1 || m_ecnRng->GetValue() < mark))
     {
         if (RoceMarkCe(p))
         {

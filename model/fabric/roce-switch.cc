@@ -171,7 +171,7 @@ RoceSwitch::HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardi
         m_dropTrace(p, inPort, cls);
         return;
     }
-    if (m_pfcEnabled && m_mmu->CheckPause(inPort, cls))
+    if (m_mmu->CheckPause(inPort, cls))
     {
         m_mmu->SetPaused(inPort, cls, true);
         SendPfc(inPort, cls, m_pauseQuanta);
@@ -195,7 +195,7 @@ RoceSwitch::HandleDequeue(RoceNetDevice* port, uint8_t cls, uint32_t inPort, Ptr
             m_ecnMarkTrace(p, outPort, cls);
         }
     }
-    if (m_pfcEnabled && m_mmu->CheckResume(inPort, cls))
+    if (m_mmu->CheckResume(inPort, cls))
     {
         m_mmu->SetPaused(inPort, cls, false);
         SendPfc(inPort, cls, 0);

@@ -5,6 +5,8 @@
 // defaults for what a row leaves out, and "path:line: column: message" for
 // each kind of bad input, on the line the test put it.
 
+#include "temp-dir-test.h"
+
 #include "ns3/job-trace-reader.h"
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include <gtest/gtest.h>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 
 using namespace ns3;
 
@@ -23,29 +24,14 @@ namespace
 
 namespace fs = std::filesystem;
 
-class TraceFiles : public ::testing::Test
+class TraceFiles : public test::TempDirTest
 {
   protected:
-    void SetUp() override
-    {
-        std::string tmpl = (fs::temp_directory_path() / "job-trace-XXXXXX").string();
-        ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-        m_dir = tmpl;
-        m_path = (m_dir / "trace.csv").string();
-    }
-
-    void TearDown() override
-    {
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
-
     std::vector<JobSpec> Read(const std::string& text,
                               const JobSpec& defaults = JobSpec{},
                               uint32_t firstId = 0) const
     {
-        std::ofstream(m_path, std::ios::binary) << text;
-        return ReadJobTrace(m_path, defaults, firstId);
+        return ReadJobTrace(Write("trace.csv", text), defaults, firstId);
     }
 
     /// Expects reading \p text to fail with "path:line: column: ..." containing \p part.
@@ -62,15 +48,13 @@ class TraceFiles : public ::testing::Test
         catch (const std::runtime_error& e)
         {
             const std::string msg = e.what();
-            const std::string head = m_path + ":" + std::to_string(line) + ": " + column + ": ";
+            const std::string head =
+                (m_dir / "trace.csv").string() + ":" + std::to_string(line) + ": " + column + ": ";
             EXPECT_EQ(msg.rfind(head, 0), 0u) << "message: " << msg << "\nexpected head: " << head;
             EXPECT_NE(msg.find(part), std::string::npos)
                 << "message: " << msg << "\nmissing: " << part;
         }
     }
-
-    fs::path m_dir;
-    std::string m_path;
 };
 
 TEST_F(TraceFiles, ColumnsInAnyOrderWithDefaults)

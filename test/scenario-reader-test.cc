@@ -5,6 +5,8 @@
 // a field is absent, and for each class of bad input an error that names
 // the file, the line the test put the problem on, and the field path.
 
+#include "temp-dir-test.h"
+
 #include "ns3/scenario-reader.h"
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -26,31 +27,9 @@ namespace
 
 namespace fs = std::filesystem;
 
-/// A private directory for the files of one test, removed afterwards.
-class ScenarioFiles : public ::testing::Test
+class ScenarioFiles : public test::TempDirTest
 {
   protected:
-    void SetUp() override
-    {
-        std::string tmpl = (fs::temp_directory_path() / "scenario-reader-XXXXXX").string();
-        ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-        m_dir = tmpl;
-    }
-
-    void TearDown() override
-    {
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
-
-    std::string Write(const std::string& name, const std::string& text) const
-    {
-        const std::string path = (m_dir / name).string();
-        std::ofstream out(path, std::ios::binary);
-        out << text;
-        return path;
-    }
-
     /// The message of the error reading \p text from a file; "" (and a failure) if none.
     std::string ErrorOf(const std::string& text) const
     {
@@ -71,8 +50,6 @@ class ScenarioFiles : public ::testing::Test
     {
         return (m_dir / "s.json").string();
     }
-
-    fs::path m_dir;
 };
 
 /// 1-based number of the first line of \p text that contains \p marker.

@@ -30,6 +30,20 @@ FabricCollectiveTransport::BeginCollective(uint32_t iteration, uint32_t index)
     m_collective = index;
 }
 
+uint16_t
+FabricCollectiveTransport::ConnectionPort(uint32_t jobId,
+                                          uint32_t srcRank,
+                                          uint32_t dstRank,
+                                          uint32_t channel)
+{
+    uint64_t h = (static_cast<uint64_t>(jobId) << 40) ^ (static_cast<uint64_t>(srcRank) << 20) ^
+                 dstRank ^ (static_cast<uint64_t>(channel) << 58);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return static_cast<uint16_t>(0xC000 | (h & 0x3FFF));
+}
+
 void
 FabricCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
 {
@@ -50,6 +64,7 @@ FabricCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()
     info.iteration = m_iteration;
     info.collective = m_collective;
     info.step = m.step;
+    info.srcPort = ConnectionPort(m_jobId, m.srcRank, m.dstRank, m.channel);
     m_fabric->SendMessage(src, dst, info, Simulator::Now(), std::move(onDelivered));
 }
 

@@ -35,6 +35,18 @@ class FabricCollectiveTransport : public CollectiveTransport
                               DataRate nvlinkRate,
                               Time nvlinkLatency);
 
+    /**
+     * The UDP source port of a job's connection from rank \p srcRank to rank
+     * \p dstRank on channel \p channel. NCCL keeps one queue pair per
+     * connection for the job's life, so a connection keeps its ECMP path
+     * across messages and iterations; the port is a hash of the connection
+     * in the RoCEv2 range 0xC000-0xFFFF.
+     */
+    static uint16_t ConnectionPort(uint32_t jobId,
+                                   uint32_t srcRank,
+                                   uint32_t dstRank,
+                                   uint32_t channel);
+
     void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
     void BeginCollective(uint32_t iteration, uint32_t index) override;
 

@@ -128,6 +128,52 @@ RoceFabric::EnablePcap(const std::string& prefix, Ptr<RoceNetDevice> dev)
     pcap.HookDefaultSink<RoceNetDevice>(dev, "PromiscSniffer", wrapper);
 }
 
+std::vector<uint32_t>
+RoceFabric::GetPath(uint32_t src, uint32_t dst, uint16_t srcPort) const
+{
+    if (src >= GetNHosts() || dst >= GetNHosts())
+    {
+        throw std::out_of_range("GetPath: no host " + std::to_string(std::max(src, dst)));
+    }
+    RoceForwardingInfo info;
+    info.srcIp = RoceHostAddress(src);
+    info.dstIp = RoceHostAddress(dst);
+    info.srcPort = srcPort;
+    info.dstPort = RoceWire::kUdpPort;
+    std::vector<uint32_t> path;
+    uint32_t node = m_topology.GetHosts().at(src);
+    const uint32_t last = m_topology.GetHosts().at(dst);
+    while (node != last)
+    {
+        const auto& adjacent = m_topology.AdjacentLinks(node);
+        const uint32_t link =
+            m_switches[node] ? adjacent.at(m_switches[node]->SelectPort(info)) : adjacent.at(0);
+        path.push_back(link);
+        const FabricLink& l = m_topology.GetLink(link);
+        node = l.a == node ? l.b : l.a;
+        NS_ABORT_MSG_IF(path.size() > m_topology.GetLinks().size(), "routing loop");
+    }
+    return path;
+}
+
+int64_t
+RoceFabric::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (const auto& nic : m_nics)
+    {
+        used += nic->AssignStreams(stream + used);
+    }
+    for (const auto& sw : m_switches)
+    {
+        if (sw)
+        {
+            used += sw->AssignStreams(stream + used);
+        }
+    }
+    return used;
+}
+
 uint64_t
 RoceFabric::GetTotalDrops() const
 {

@@ -102,6 +102,20 @@ class RoceFabric : public Object
     /// Write a pcap trace (Ethernet link type) of any port, a switch's included.
     void EnablePcap(const std::string& prefix, Ptr<RoceNetDevice> port);
 
+    /**
+     * The links, in order, that frames from host \p src to host \p dst with
+     * UDP source port \p srcPort cross: the ECMP choices every switch makes.
+     * \throw std::out_of_range if a host index does not exist
+     */
+    std::vector<uint32_t> GetPath(uint32_t src, uint32_t dst, uint16_t srcPort) const;
+
+    /**
+     * Fix the random streams of every NIC and switch, starting at \p stream,
+     * so that a run does not depend on what ran before it in the process.
+     * \return the number of streams used
+     */
+    int64_t AssignStreams(int64_t stream);
+
     /// Frames dropped anywhere in the fabric.
     uint64_t GetTotalDrops() const;
     uint64_t GetTotalPausesSent() const;

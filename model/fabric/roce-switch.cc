@@ -272,4 +272,11 @@ RoceSwitch::GetTotalPausesSent() const
     return n;
 }
 
+int64_t
+RoceSwitch::AssignStreams(int64_t stream)
+{
+    m_ecnRng->SetStream(stream);
+    return 1;
+}
+
 } // namespace ns3

@@ -34,6 +34,9 @@ class RoceSwitch : public Object, public RocePortOwner
     RoceSwitch();
     ~RoceSwitch() override;
 
+    /// Fix the stream of this object's random variables. \return streams used (1)
+    int64_t AssignStreams(int64_t stream);
+
     /**
      * Wire the switch. \p ports[i] is port i (FabricTopology adjacency order).
      * \param routes shared routes of the fabric

@@ -278,10 +278,22 @@ Dcqcn::GetAlpha(Time now)
     return CurrentAlpha();
 }
 
+void
+Dcqcn::SetRateWeight(double weight)
+{
+    NS_ABORT_MSG_UNLESS(weight > 0, "rate weight must be positive");
+    m_rateWeight = weight;
+}
+
 DataRate
 Dcqcn::GetAdditiveIncrease() const
 {
-    return m_additiveIncrease;
+    if (m_rateWeight == 1.0)
+    {
+        return m_additiveIncrease;
+    }
+    return DataRate(static_cast<uint64_t>(
+        std::llround(static_cast<double>(m_additiveIncrease.GetBitRate()) * m_rateWeight)));
 }
 
 DataRate

@@ -88,10 +88,14 @@ class Dcqcn : public RdmaCongestionOps
     /// Alpha trace signature; \p when as for RateTracedCallback.
     typedef void (*AlphaTracedCallback)(Time when, double oldAlpha, double newAlpha);
 
+    /// Scales the additive increase step (weighted DCQCN).
+    void SetRateWeight(double weight) override;
+
   protected:
     /**
      * \return the additive increase step of the target rate: AdditiveIncreaseRate,
-     * resolved at Init(). Override to scale it; a subclass also overrides Fork().
+     * resolved at Init(), times the rate weight. Override to scale it further;
+     * a subclass also overrides Fork().
      */
     virtual DataRate GetAdditiveIncrease() const;
     /// \return the line rate given to Init()
@@ -130,6 +134,7 @@ class Dcqcn : public RdmaCongestionOps
     double m_lineBps{0};
     double m_minBps{0};
     DataRate m_additiveIncrease;
+    double m_rateWeight{1.0}; //!< set by the scheduler through the NIC
     double m_hyperIncreaseBps{0};
 
     // State.

@@ -40,6 +40,11 @@ RdmaCongestionOps::SetProgress(double /* fraction */)
 {
 }
 
+void
+RdmaCongestionOps::SetRateWeight(double /* weight */)
+{
+}
+
 TypeId
 RdmaNoCongestionControl::GetTypeId()
 {

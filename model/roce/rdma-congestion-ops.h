@@ -69,6 +69,13 @@ class RdmaCongestionOps : public Object
      * \param fraction in [0,1]: bytes sent so far over bytes in the iteration
      */
     virtual void SetProgress(double fraction);
+
+    /**
+     * A scheduler's weight for the queue pair's job: algorithms that grow
+     * their rate additively scale the step with it (1 = unweighted).
+     * \param weight > 0
+     */
+    virtual void SetRateWeight(double weight);
 };
 
 /**

@@ -107,7 +107,7 @@ RdmaNic::DoDispose()
     }
     m_sendQps.clear();
     m_recvQps.clear();
-    m_gates.clear();
+    m_jobs.clear();
     for (auto& r : m_ready)
     {
         r.clear();
@@ -170,6 +170,26 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
     auto owned = std::make_unique<RdmaSendQueuePair>();
     RdmaSendQueuePair* qp = owned.get();
     qp->info = info;
+    if (info.jobId >= 0)
+    {
+        RdmaJobState& job = m_jobs[info.jobId];
+        qp->job = &job;
+        if (job.priorityClass >= 0)
+        {
+            qp->info.priority = static_cast<uint8_t>(job.priorityClass);
+        }
+        auto port = job.srcPortByDst.find(dstIp);
+        if (port != job.srcPortByDst.end())
+        {
+            qp->info.srcPort = port->second;
+        }
+        if (info.iteration > job.iteration)
+        {
+            job.previousBytes = job.iteration >= 0 ? job.iterationBytes : 0;
+            job.iterationBytes = 0;
+            job.iteration = info.iteration;
+        }
+    }
     if (qp->info.srcPort == 0)
     {
         // Spread queue pairs over ECMP paths as NICs do: a port per QP,
@@ -194,9 +214,9 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
     }
     qp->cc = m_ccPrototype->Fork();
     qp->cc->Init(m_port->GetDataRate(), now);
-    if (info.jobId >= 0)
+    if (qp->job)
     {
-        qp->gate = &m_gates[info.jobId];
+        qp->cc->SetRateWeight(qp->job->rateWeight);
     }
     m_sendQps.emplace(qpn, std::move(owned));
     m_sendStartTrace(qp->info);
@@ -207,19 +227,19 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
 void
 RdmaNic::SetGate(int64_t jobId, bool open)
 {
-    JobGate& gate = m_gates[jobId];
-    if (gate.open == open)
+    RdmaJobState& job = m_jobs[jobId];
+    if (job.open == open)
     {
         return;
     }
-    gate.open = open;
+    job.open = open;
     if (!open)
     {
         // Queue pairs are parked lazily, when they next come up to send.
         return;
     }
     std::vector<RdmaSendQueuePair*> parked;
-    parked.swap(gate.parked);
+    parked.swap(job.parked);
     for (RdmaSendQueuePair* qp : parked)
     {
         qp->where = RdmaSendQueuePair::Where::IDLE;
@@ -236,11 +256,51 @@ RdmaNic::SetGate(int64_t jobId, bool open)
     }
 }
 
+void
+RdmaNic::SetPriorityClass(int64_t jobId, int16_t priorityClass)
+{
+    NS_ABORT_MSG_IF(priorityClass >= RoceNetDevice::kControlClass,
+                    "data priority must be 0-6 (class 7 carries control traffic)");
+    m_jobs[jobId].priorityClass = priorityClass < 0 ? -1 : priorityClass;
+}
+
+void
+RdmaNic::SetRateWeight(int64_t jobId, double weight)
+{
+    NS_ABORT_MSG_UNLESS(weight > 0, "rate weight must be positive");
+    m_jobs[jobId].rateWeight = weight;
+    for (auto& [qpn, qp] : m_sendQps)
+    {
+        if (qp->info.jobId == jobId)
+        {
+            qp->cc->SetRateWeight(weight);
+        }
+    }
+}
+
+void
+RdmaNic::SetSourcePort(int64_t jobId, uint32_t dstIp, uint16_t srcPort)
+{
+    if (srcPort == 0)
+    {
+        m_jobs[jobId].srcPortByDst.erase(dstIp);
+        return;
+    }
+    m_jobs[jobId].srcPortByDst[dstIp] = srcPort;
+}
+
+const RdmaJobState*
+RdmaNic::GetJobState(int64_t jobId) const
+{
+    auto it = m_jobs.find(jobId);
+    return it == m_jobs.end() ? nullptr : &it->second;
+}
+
 bool
 RdmaNic::IsGateOpen(int64_t jobId) const
 {
-    auto it = m_gates.find(jobId);
-    return it == m_gates.end() || it->second.open;
+    auto it = m_jobs.find(jobId);
+    return it == m_jobs.end() || it->second.open;
 }
 
 void
@@ -265,7 +325,7 @@ void
 RdmaNic::Park(RdmaSendQueuePair* qp)
 {
     qp->where = RdmaSendQueuePair::Where::PARKED;
-    qp->gate->parked.push_back(qp);
+    qp->job->parked.push_back(qp);
 }
 
 void
@@ -322,13 +382,17 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
             {
                 continue; // all sent; waiting for ACKs
             }
-            if (qp->gate && !qp->gate->open)
+            if (qp->job && !qp->job->open)
             {
                 Park(qp);
                 continue;
             }
             Ptr<Packet> p = BuildData(qp);
             const uint32_t wire = RoceWire::WireBytes(p->GetSize());
+            if (qp->job)
+            {
+                qp->cc->SetProgress(qp->job->Progress());
+            }
             qp->cc->OnSend(wire, now);
             const double rate = static_cast<double>(qp->cc->GetRate(now).GetBitRate());
             qp->nextSend = now + PicoSeconds(std::llround(wire * 8e12 / rate));
@@ -383,6 +447,10 @@ RdmaNic::BuildData(RdmaSendQueuePair* qp)
     else
     {
         qp->maxSent = index + 1;
+        if (qp->job && qp->info.iteration == qp->job->iteration)
+        {
+            qp->job->iterationBytes += payload;
+        }
     }
     RoceOpcode op;
     if (qp->nPackets == 1)
@@ -640,6 +708,13 @@ RdmaNic::Complete(RdmaSendQueuePair* qp)
     {
         Release(qp);
     }
+}
+
+int64_t
+RdmaNic::AssignStreams(int64_t stream)
+{
+    m_initialPsn->SetStream(stream);
+    return 1;
 }
 
 } // namespace ns3

@@ -41,6 +41,9 @@ class RdmaNic : public Object, public RocePortOwner
     RdmaNic();
     ~RdmaNic() override;
 
+    /// Fix the stream of this object's random variables. \return streams used (1)
+    int64_t AssignStreams(int64_t stream);
+
     /// Attach the NIC to its port; \p address is the host's IPv4 address (host order).
     void SetPort(Ptr<RoceNetDevice> port, uint32_t address);
 
@@ -78,6 +81,20 @@ class RdmaNic : public Object, public RocePortOwner
     /// Open or close job \p jobId's gate; takes effect at the next packet boundary.
     void SetGate(int64_t jobId, bool open);
     bool IsGateOpen(int64_t jobId) const;
+    /**
+     * Traffic class (0-6) of job \p jobId's queue pairs created from now on,
+     * overriding the class their messages carry; -1 restores the message's.
+     */
+    void SetPriorityClass(int64_t jobId, int16_t priorityClass);
+    /// Multiplies the additive increase of job \p jobId's queue pairs, current and new.
+    void SetRateWeight(int64_t jobId, double weight);
+    /**
+     * UDP source port (the ECMP hash input) of job \p jobId's queue pairs to
+     * \p dstIp created from now on; 0 restores the message's own.
+     */
+    void SetSourcePort(int64_t jobId, uint32_t dstIp, uint16_t srcPort);
+    /// What the NIC holds for job \p jobId; null if it never heard of it.
+    const RdmaJobState* GetJobState(int64_t jobId) const;
 
     /// Queue pairs still sending or waiting for ACKs.
     std::size_t GetActiveSendQueuePairs() const
@@ -151,7 +168,7 @@ class RdmaNic : public Object, public RocePortOwner
 
     std::unordered_map<uint32_t, std::unique_ptr<RdmaSendQueuePair>> m_sendQps;
     std::unordered_map<uint32_t, RdmaRecvQueuePair> m_recvQps;
-    std::unordered_map<int64_t, JobGate> m_gates;
+    std::unordered_map<int64_t, RdmaJobState> m_jobs; ///< by job id
 
     /// Queue pairs that may send now, per class, served round robin.
     std::array<std::deque<RdmaSendQueuePair*>, RoceNetDevice::kClasses> m_ready;

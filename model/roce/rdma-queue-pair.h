@@ -11,6 +11,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -66,7 +67,7 @@ struct RdmaSendQueuePair
     Time nextSend;     ///< pacing: earliest time of the next packet
     Time lastProgress; ///< last time the acknowledged index advanced or a NAK arrived
     Ptr<RdmaCongestionOps> cc;
-    struct JobGate* gate{nullptr};
+    struct RdmaJobState* job{nullptr}; ///< the owning job's state on this NIC, null for none
     Where where{Where::IDLE};
     bool rtoArmed{false};
     bool done{false};
@@ -102,13 +103,34 @@ struct RdmaRecvQueuePair
 
 /**
  * \ingroup collective-scheduling
- * \brief A job's gate on one NIC: closed, the NIC sends no new packet of
- * the job's queue pairs.
+ * \brief What a NIC knows of one job: the scheduler's settings for it (gate,
+ * priority class, rate weight, ECMP source ports) and the job's progress
+ * through its current iteration, which progress-aware congestion control
+ * (MLTCP) reads.
  */
-struct JobGate
+struct RdmaJobState
 {
-    bool open{true};
+    bool open{true}; ///< gate: closed, the NIC sends no new packet of the job
     std::vector<RdmaSendQueuePair*> parked;
+    int16_t priorityClass{-1}; ///< class of the job's new queue pairs; -1 keeps the message's
+    double rateWeight{1.0};    ///< multiplies the additive increase of the job's queue pairs
+    /// destination IPv4 address -> UDP source port of the job's new queue pairs to it
+    std::unordered_map<uint32_t, uint16_t> srcPortByDst;
+    int64_t iteration{-1};      ///< newest iteration a queue pair of the job was posted for
+    uint64_t iterationBytes{0}; ///< payload bytes first sent in that iteration
+    uint64_t previousBytes{0};  ///< payload bytes first sent in the iteration before
+
+    /// Bytes sent this iteration over those of the previous one, in [0,1];
+    /// 0 in the first iteration, whose volume is not known yet.
+    double Progress() const
+    {
+        if (previousBytes == 0)
+        {
+            return 0.0;
+        }
+        const double f = static_cast<double>(iterationBytes) / static_cast<double>(previousBytes);
+        return f < 1.0 ? f : 1.0;
+    }
 };
 
 } // namespace ns3

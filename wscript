@@ -49,6 +49,10 @@ def build(bld):
         'helper/scenario-helper.cc',
         'model/scheduling/cassini-placement.cc',
         'model/scheduling/crux-priorities.cc',
+        'model/scheduling/collective-scheduler.cc',
+        'model/scheduling/fair-scheduler.cc',
+        'helper/collective-scheduler-helper.cc',
+        'helper/scheduler-job-builder.cc',
         ]
 
     headers = bld(features='ns3header')
@@ -103,6 +107,11 @@ def build(bld):
         'helper/scenario-helper.h',
         'model/scheduling/cassini-placement.h',
         'model/scheduling/crux-priorities.h',
+        'model/scheduling/collective-scheduler.h',
+        'model/scheduling/fair-scheduler.h',
+        'model/scheduling/scheduler-job.h',
+        'helper/collective-scheduler-helper.h',
+        'helper/scheduler-job-builder.h',
         ]
 
     module.uselib = 'SQLITE3'

@@ -1,0 +1,259 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-scheduler-helper.h"
+
+#include "scheduler-job-builder.h"
+
+#include "ns3/node.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// The control plane over a cluster's fabric: a job's NICs are those of its hosts.
+class FabricSchedulerControl : public Object, public SchedulerControl
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::FabricSchedulerControl")
+                                .SetParent<Object>()
+                                .SetGroupName("CollectiveScheduling");
+        return tid;
+    }
+
+    FabricSchedulerControl(Ptr<RoceFabric> fabric)
+        : m_fabric(fabric)
+    {
+    }
+
+    void AddJob(uint32_t job, const std::vector<uint32_t>& rankHosts)
+    {
+        std::set<uint32_t> hosts(rankHosts.begin(), rankHosts.end());
+        m_hosts[job].assign(hosts.begin(), hosts.end());
+    }
+
+    void SetGate(uint32_t job, bool open) override
+    {
+        for (uint32_t h : Hosts(job))
+        {
+            m_fabric->GetNic(h)->SetGate(job, open);
+        }
+    }
+
+    void SetPriorityClass(uint32_t job, int16_t cls) override
+    {
+        for (uint32_t h : Hosts(job))
+        {
+            m_fabric->GetNic(h)->SetPriorityClass(job, cls);
+        }
+    }
+
+    void SetRateWeight(uint32_t job, double weight) override
+    {
+        for (uint32_t h : Hosts(job))
+        {
+            m_fabric->GetNic(h)->SetRateWeight(job, weight);
+        }
+    }
+
+    void SetSourcePort(uint32_t job, uint32_t srcHost, uint32_t dstHost, uint16_t port) override
+    {
+        m_fabric->GetNic(srcHost)->SetSourcePort(job, RoceHostAddress(dstHost), port);
+    }
+
+    std::vector<uint32_t> GetPath(uint32_t srcHost, uint32_t dstHost, uint16_t port) const override
+    {
+        return m_fabric->GetPath(srcHost, dstHost, port);
+    }
+
+    uint64_t GetLinkRateBps(uint32_t link) const override
+    {
+        return m_fabric->GetTopology().GetLink(link).rateBps;
+    }
+
+  protected:
+    void DoDispose() override
+    {
+        m_fabric = nullptr;
+        Object::DoDispose();
+    }
+
+  private:
+    const std::vector<uint32_t>& Hosts(uint32_t job) const
+    {
+        auto it = m_hosts.find(job);
+        NS_ABORT_MSG_IF(it == m_hosts.end(), "the scheduler acted on unknown job " << job);
+        return it->second;
+    }
+
+    Ptr<RoceFabric> m_fabric;
+    std::map<uint32_t, std::vector<uint32_t>> m_hosts; ///< job -> its hosts
+};
+
+/// Short name -> TypeId name of every registered, constructible scheduler.
+const std::map<std::string, std::string>&
+Registry()
+{
+    static const std::map<std::string, std::string> names = []() {
+        std::map<std::string, std::string> m;
+        const TypeId base = CollectiveScheduler::GetTypeId();
+        for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+        {
+            TypeId tid = TypeId::GetRegistered(i);
+            if (tid == base || !tid.IsChildOf(base) || !tid.HasConstructor())
+            {
+                continue;
+            }
+            ObjectFactory f;
+            f.SetTypeId(tid);
+            m[f.Create<CollectiveScheduler>()->GetName()] = tid.GetName();
+        }
+        return m;
+    }();
+    return names;
+}
+
+void
+OnJobStarted(Ptr<CollectiveScheduler> scheduler,
+             Ptr<FabricSchedulerControl> control,
+             TrainingCluster* cluster,
+             uint32_t jobId)
+{
+    for (const auto& e : cluster->GetJobs())
+    {
+        if (e->spec.id != jobId)
+        {
+            continue;
+        }
+        control->AddJob(jobId, e->placement.workerHost);
+        if (scheduler->StartsJobsGated())
+        {
+            control->SetGate(jobId, false);
+            scheduler->RecordGateChange(jobId, false);
+        }
+        CollectiveScheduler* s = PeekPointer(scheduler);
+        e->job->TraceConnectWithoutContext(
+            "CollectiveReady",
+            MakeCallback(&CollectiveScheduler::NotifyCollectiveReady, s));
+        e->job->TraceConnectWithoutContext(
+            "CollectiveDone",
+            MakeCallback(&CollectiveScheduler::NotifyCollectiveDone, s));
+        e->job->TraceConnectWithoutContext("JobDone",
+                                           MakeCallback(&CollectiveScheduler::NotifyJobDone, s));
+        scheduler->NotifyJobArrived(MakeSchedulerJob(*e, *cluster->GetFabric()));
+        return;
+    }
+    NS_ABORT_MSG("the cluster started unknown job " << jobId);
+}
+
+} // namespace
+
+CollectiveSchedulerHelper::CollectiveSchedulerHelper()
+{
+    m_factory.SetTypeId("ns3::FairScheduler");
+}
+
+std::string
+CollectiveSchedulerHelper::FindScheduler(const std::string& name)
+{
+    const auto& reg = Registry();
+    auto it = reg.find(name);
+    if (it != reg.end())
+    {
+        return it->second;
+    }
+    for (const auto& [shortName, tidName] : reg)
+    {
+        if (tidName == name)
+        {
+            return tidName;
+        }
+    }
+    return "";
+}
+
+std::vector<std::string>
+CollectiveSchedulerHelper::GetSchedulerNames()
+{
+    std::vector<std::string> names;
+    for (const auto& kv : Registry())
+    {
+        names.push_back(kv.first);
+    }
+    return names;
+}
+
+void
+CollectiveSchedulerHelper::SetScheduler(const std::string& name)
+{
+    const std::string tid = FindScheduler(name);
+    if (tid.empty())
+    {
+        std::string known;
+        for (const auto& n : GetSchedulerNames())
+        {
+            known += (known.empty() ? "" : ", ") + n;
+        }
+        throw std::invalid_argument("unknown scheduler '" + name + "' (known: " + known + ")");
+    }
+    m_factory.SetTypeId(tid);
+}
+
+void
+CollectiveSchedulerHelper::SetAttribute(const std::string& name, const std::string& value)
+{
+    TypeId::AttributeInformation info;
+    if (!m_factory.GetTypeId().LookupAttributeByName(name, &info))
+    {
+        throw std::invalid_argument("scheduler " + m_factory.GetTypeId().GetName() +
+                                    " has no attribute '" + name + "'");
+    }
+    Ptr<AttributeValue> v = info.checker->CreateValidValue(StringValue(value));
+    if (!v)
+    {
+        throw std::invalid_argument("scheduler attribute " + name + ": invalid value '" + value +
+                                    "'");
+    }
+    m_factory.Set(name, *v);
+}
+
+Ptr<CollectiveScheduler>
+CollectiveSchedulerHelper::Create() const
+{
+    return m_factory.Create<CollectiveScheduler>();
+}
+
+Ptr<CollectiveScheduler>
+CollectiveSchedulerHelper::Install(Ptr<TrainingCluster> cluster) const
+{
+    Ptr<CollectiveScheduler> scheduler = Create();
+    Install(scheduler, cluster);
+    return scheduler;
+}
+
+void
+CollectiveSchedulerHelper::Install(Ptr<CollectiveScheduler> scheduler,
+                                   Ptr<TrainingCluster> cluster) const
+{
+    Ptr<Node> controller = CreateObject<Node>();
+    controller->AddApplication(scheduler);
+    Ptr<FabricSchedulerControl> control =
+        CreateObject<FabricSchedulerControl>(cluster->GetFabric());
+    scheduler->AggregateObject(control);
+    scheduler->SetControl(PeekPointer(control));
+    cluster->TraceConnectWithoutContext(
+        "JobStarted",
+        MakeBoundCallback(&OnJobStarted, scheduler, control, PeekPointer(cluster)));
+}
+
+} // namespace ns3

@@ -1,0 +1,116 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "scheduler-job-builder.h"
+
+#include "ns3/collective-factory.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Delivers every message at once and remembers it: one collective run, no simulation.
+class RecordingTransport : public CollectiveTransport
+{
+  public:
+    void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override
+    {
+        messages.push_back(m);
+        onDelivered();
+    }
+
+    std::vector<CollectiveMessage> messages;
+};
+
+} // namespace
+
+SchedulerJob
+MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabric)
+{
+    SchedulerJob job;
+    job.id = entry.spec.id;
+    job.spec = entry.spec;
+    job.computeTime = entry.computeTime;
+    job.gradientBytes = entry.gradientBytes;
+    job.rankHosts = entry.placement.workerHost;
+    job.startTime = entry.job ? entry.job->GetStartTime() : Simulator::Now();
+
+    UintegerValue mtu;
+    fabric.GetNic(0)->GetAttribute("PayloadPerPacket", mtu);
+    const auto payload = static_cast<uint32_t>(mtu.Get());
+    const FabricTopology& topo = fabric.GetTopology();
+
+    // Connection (src host, dst host, port) -> index in job.flows.
+    std::map<std::tuple<uint32_t, uint32_t, uint16_t>, std::size_t> flowIndex;
+    const uint32_t buckets = std::max<uint32_t>(1, entry.spec.buckets);
+    double commSeconds = 0;
+    for (uint32_t b = 0; b < buckets; ++b)
+    {
+        const uint64_t bytes = Collective::SplitEvenly(entry.gradientBytes, buckets, b);
+        Ptr<Collective> c = CreateCollective(entry.spec.collective, entry.spec.channels);
+        RecordingTransport rec;
+        c->Configure(entry.spec.workers, bytes, &rec);
+        c->Start([]() {});
+        // step -> link -> wire bytes, and the step's slowest path latency.
+        std::map<uint32_t, std::map<uint32_t, uint64_t>> stepLinkBytes;
+        std::map<uint32_t, double> stepLatency;
+        for (const CollectiveMessage& m : rec.messages)
+        {
+            const uint32_t src = job.rankHosts.at(m.srcRank);
+            const uint32_t dst = job.rankHosts.at(m.dstRank);
+            if (src == dst)
+            {
+                continue;
+            }
+            const uint16_t port =
+                FabricCollectiveTransport::ConnectionPort(job.id, m.srcRank, m.dstRank, m.channel);
+            auto key = std::make_tuple(src, dst, port);
+            auto it = flowIndex.find(key);
+            if (it == flowIndex.end())
+            {
+                SchedulerFlow f;
+                f.srcHost = src;
+                f.dstHost = dst;
+                f.srcPort = port;
+                f.path = fabric.GetPath(src, dst, port);
+                job.flows.push_back(std::move(f));
+                it = flowIndex.emplace(key, job.flows.size() - 1).first;
+            }
+            SchedulerFlow& f = job.flows[it->second];
+            f.bytes += m.bytes;
+            const uint64_t wire = RoceWire::MessageWireBytes(m.bytes, payload);
+            double latency = 0;
+            const double packetBits =
+                8.0 * RoceWire::WireBytes(payload + RoceWire::kEthernet + RoceWire::kIpv4 +
+                                          RoceWire::kUdp + RoceWire::kBth + RoceWire::kIcrc);
+            for (uint32_t link : f.path)
+            {
+                stepLinkBytes[m.step][link] += wire;
+                const FabricLink& l = topo.GetLink(link);
+                latency += l.delayNs * 1e-9 + packetBits / static_cast<double>(l.rateBps);
+            }
+            stepLatency[m.step] = std::max(stepLatency[m.step], latency);
+        }
+        for (const auto& [step, links] : stepLinkBytes)
+        {
+            double busiest = 0;
+            for (const auto& [link, wire] : links)
+            {
+                busiest =
+                    std::max(busiest, 8.0 * wire / static_cast<double>(topo.GetLink(link).rateBps));
+            }
+            commSeconds += busiest + stepLatency[step];
+        }
+    }
+    job.commTime = Seconds(commSeconds);
+    return job;
+}
+
+} // namespace ns3

@@ -1,0 +1,39 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCHEDULER_JOB_BUILDER_H
+#define SCHEDULER_JOB_BUILDER_H
+
+#include "roce-fabric-helper.h"
+#include "training-cluster.h"
+
+#include "ns3/scheduler-job.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * What a scheduler knows of a placed job, derived from the job and the fabric:
+ *
+ * - Traffic: the job's collectives are run once on a recording transport
+ *   (no simulation), bucket by bucket with the same byte split as
+ *   TrainingJob, and every message between ranks on different hosts is
+ *   added to its connection (source rank, destination rank, channel), whose
+ *   UDP source port is FabricCollectiveTransport::ConnectionPort and whose
+ *   path is the fabric's ECMP choice for that port.
+ * - Communication time alone: per bucket and step, the busiest link's wire
+ *   time (headers, preamble and gap included) plus the longest path's
+ *   propagation and one packet's store-and-forward per hop; steps and
+ *   buckets add up. NVLink messages are taken as free. An all-to-all is
+ *   one step. This is an estimate (it ignores congestion-control ramp-up and
+ *   ACK turnaround), good to a few percent for large messages.
+ *
+ * \param entry a started job of the cluster
+ * \param fabric the fabric it runs on
+ */
+SchedulerJob MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabric);
+
+} // namespace ns3
+
+#endif /* SCHEDULER_JOB_BUILDER_H */

@@ -1,0 +1,306 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-scheduler.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveScheduler");
+NS_OBJECT_ENSURE_REGISTERED(CollectiveScheduler);
+
+TypeId
+CollectiveScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CollectiveScheduler")
+            .SetParent<Application>()
+            .SetGroupName("CollectiveScheduling")
+            .AddAttribute("ControlDelay",
+                          "One-way control-plane delay: from an event to the scheduler, and "
+                          "from a decision to the NICs.",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&CollectiveScheduler::m_controlDelay),
+                          MakeTimeChecker(Time(0)))
+            .AddTraceSource("Decision",
+                            "A policy handler acted or noted something.",
+                            MakeTraceSourceAccessor(&CollectiveScheduler::m_decisionTrace),
+                            "ns3::CollectiveScheduler::DecisionCallback")
+            .AddTraceSource("GateChange",
+                            "A job's gate changed at its NICs.",
+                            MakeTraceSourceAccessor(&CollectiveScheduler::m_gateTrace),
+                            "ns3::CollectiveScheduler::GateCallback");
+    return tid;
+}
+
+CollectiveScheduler::CollectiveScheduler() = default;
+CollectiveScheduler::~CollectiveScheduler() = default;
+
+bool
+CollectiveScheduler::StartsJobsGated() const
+{
+    return false;
+}
+
+std::string
+CollectiveScheduler::GetCongestionControl() const
+{
+    return "";
+}
+
+void
+CollectiveScheduler::SetControl(SchedulerControl* control)
+{
+    m_control = control;
+}
+
+const SchedulerControl&
+CollectiveScheduler::GetControl() const
+{
+    NS_ABORT_MSG_UNLESS(m_control, "CollectiveScheduler has no control plane");
+    return *m_control;
+}
+
+void
+CollectiveScheduler::DoDispose()
+{
+    m_control = nullptr;
+    m_jobs.clear();
+    Application::DoDispose();
+}
+
+void
+CollectiveScheduler::StartApplication()
+{
+}
+
+void
+CollectiveScheduler::StopApplication()
+{
+}
+
+std::string
+CollectiveScheduler::GetParametersJson() const
+{
+    nlohmann::json params = nlohmann::json::object();
+    for (TypeId tid = GetInstanceTypeId(); tid != Application::GetTypeId(); tid = tid.GetParent())
+    {
+        for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+        {
+            const std::string name = tid.GetAttribute(i).name;
+            StringValue v;
+            GetAttribute(name, v);
+            params[name] = v.Get();
+        }
+    }
+    return params.dump();
+}
+
+// Events -------------------------------------------------------------------
+
+void
+CollectiveScheduler::NotifyJobArrived(const SchedulerJob& job)
+{
+    Simulator::Schedule(m_controlDelay, &CollectiveScheduler::DeliverJobArrived, this, job);
+}
+
+void
+CollectiveScheduler::NotifyCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket)
+{
+    Simulator::Schedule(m_controlDelay,
+                        &CollectiveScheduler::DeliverCollectiveReady,
+                        this,
+                        job,
+                        iteration,
+                        bucket);
+}
+
+void
+CollectiveScheduler::NotifyCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket)
+{
+    Simulator::Schedule(m_controlDelay,
+                        &CollectiveScheduler::DeliverCollectiveDone,
+                        this,
+                        job,
+                        iteration,
+                        bucket);
+}
+
+void
+CollectiveScheduler::NotifyJobDone(uint32_t job)
+{
+    Simulator::Schedule(m_controlDelay, &CollectiveScheduler::DeliverJobDone, this, job);
+}
+
+template <typename F>
+void
+CollectiveScheduler::Decide(const char* kind, int64_t job, F handler)
+{
+    m_deciding = true;
+    m_actions.clear();
+    m_notes.clear();
+    const auto begin = std::chrono::steady_clock::now();
+    handler();
+    const auto end = std::chrono::steady_clock::now();
+    m_deciding = false;
+    if (m_actions.empty() && m_notes.empty())
+    {
+        return;
+    }
+    SchedulerDecision d;
+    d.when = Simulator::Now();
+    d.kind = kind;
+    d.job = job;
+    d.detailJson = "{\"actions\":[" + m_actions + "]" + m_notes + "}";
+    d.wallUs = std::chrono::duration<double, std::micro>(end - begin).count();
+    m_decisions.push_back(d);
+    m_decisionTrace(m_decisions.back());
+}
+
+void
+CollectiveScheduler::DeliverJobArrived(SchedulerJob job)
+{
+    const uint32_t id = job.id;
+    auto it = m_jobs.insert_or_assign(id, std::move(job)).first;
+    Decide("job-arrived", id, [this, it]() { DoJobArrived(it->second); });
+}
+
+void
+CollectiveScheduler::DeliverCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket)
+{
+    Decide("collective-ready", job, [=]() { DoCollectiveReady(job, iteration, bucket); });
+}
+
+void
+CollectiveScheduler::DeliverCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket)
+{
+    Decide("collective-done", job, [=]() { DoCollectiveDone(job, iteration, bucket); });
+}
+
+void
+CollectiveScheduler::DeliverJobDone(uint32_t job)
+{
+    Decide("job-done", job, [=]() { DoJobDone(job); });
+    m_jobs.erase(job);
+}
+
+void
+CollectiveScheduler::DoJobArrived(const SchedulerJob& /* job */)
+{
+}
+
+void
+CollectiveScheduler::DoCollectiveReady(uint32_t /* job */,
+                                       uint32_t /* iteration */,
+                                       uint32_t /* bucket */)
+{
+}
+
+void
+CollectiveScheduler::DoCollectiveDone(uint32_t /* job */,
+                                      uint32_t /* iteration */,
+                                      uint32_t /* bucket */)
+{
+}
+
+void
+CollectiveScheduler::DoJobDone(uint32_t /* job */)
+{
+}
+
+// Control API ----------------------------------------------------------------
+
+Time
+CollectiveScheduler::Arrival(Time at) const
+{
+    return std::max(at, Simulator::Now() + m_controlDelay);
+}
+
+void
+CollectiveScheduler::AddAction(const std::string& actionJson)
+{
+    NS_ABORT_MSG_UNLESS(m_deciding, "control actions are taken from a policy handler");
+    if (!m_actions.empty())
+    {
+        m_actions += ",";
+    }
+    m_actions += actionJson;
+}
+
+void
+CollectiveScheduler::Note(const std::string& key, const std::string& jsonValue)
+{
+    NS_ABORT_MSG_UNLESS(m_deciding, "notes belong to a decision");
+    m_notes += "," + nlohmann::json(key).dump() + ":" + jsonValue;
+}
+
+void
+CollectiveScheduler::OpenGate(uint32_t job, Time at)
+{
+    const Time when = Arrival(at);
+    AddAction(
+        nlohmann::json{{"gate", "open"}, {"job", job}, {"at_ns", when.GetNanoSeconds()}}.dump());
+    Simulator::Schedule(when - Simulator::Now(), &CollectiveScheduler::ApplyGate, this, job, true);
+}
+
+void
+CollectiveScheduler::CloseGate(uint32_t job, Time at)
+{
+    const Time when = Arrival(at);
+    AddAction(
+        nlohmann::json{{"gate", "close"}, {"job", job}, {"at_ns", when.GetNanoSeconds()}}.dump());
+    Simulator::Schedule(when - Simulator::Now(), &CollectiveScheduler::ApplyGate, this, job, false);
+}
+
+void
+CollectiveScheduler::ApplyGate(uint32_t job, bool open)
+{
+    NS_ABORT_MSG_UNLESS(m_control, "CollectiveScheduler has no control plane");
+    m_control->SetGate(job, open);
+    RecordGateChange(job, open);
+}
+
+void
+CollectiveScheduler::RecordGateChange(uint32_t job, bool open)
+{
+    m_gateChanges.push_back(GateChange{Simulator::Now(), job, open});
+    m_gateTrace(job, open);
+}
+
+void
+CollectiveScheduler::SetPriorityClass(uint32_t job, int16_t cls)
+{
+    NS_ABORT_MSG_UNLESS(cls >= -1 && cls <= 6, "priority class must be 0-6 (or -1)");
+    AddAction(nlohmann::json{{"priority_class", cls}, {"job", job}}.dump());
+    Simulator::Schedule(m_controlDelay,
+                        [this, job, cls]() { m_control->SetPriorityClass(job, cls); });
+}
+
+void
+CollectiveScheduler::SetRateWeight(uint32_t job, double weight)
+{
+    NS_ABORT_MSG_UNLESS(weight > 0, "rate weight must be positive");
+    AddAction(nlohmann::json{{"rate_weight", weight}, {"job", job}}.dump());
+    Simulator::Schedule(m_controlDelay,
+                        [this, job, weight]() { m_control->SetRateWeight(job, weight); });
+}
+
+void
+CollectiveScheduler::SetSourcePort(uint32_t job, uint32_t src, uint32_t dst, uint16_t port)
+{
+    AddAction(
+        nlohmann::json{{"source_port", port}, {"job", job}, {"src", src}, {"dst", dst}}.dump());
+    Simulator::Schedule(m_controlDelay, [this, job, src, dst, port]() {
+        m_control->SetSourcePort(job, src, dst, port);
+    });
+}
+
+} // namespace ns3

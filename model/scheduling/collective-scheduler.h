@@ -1,0 +1,188 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef COLLECTIVE_SCHEDULER_H
+#define COLLECTIVE_SCHEDULER_H
+
+#include "scheduler-job.h"
+
+#include "ns3/application.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief One scheduler decision: a policy handler that acted or explained itself.
+ */
+struct SchedulerDecision
+{
+    Time when;              ///< simulation time of the decision
+    std::string kind;       ///< the event handled: job-arrived, collective-ready, ...
+    int64_t job{-1};        ///< the job the event was about, -1 for none
+    std::string detailJson; ///< JSON object: the actions taken and the policy's notes
+    double wallUs{0};       ///< wall-clock time the policy spent on it, microseconds
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A change of a job's gate, as it took effect at the job's NICs.
+ */
+struct GateChange
+{
+    Time when;
+    uint32_t job{0};
+    bool open{true};
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Base class of collective schedulers, pluggable the way QueueDiscs
+ * are: a policy subclasses it, is found by TypeId name (or by its short name
+ * through CollectiveSchedulerHelper) and acts only through the control API
+ * below, never on NIC internals.
+ *
+ * It runs as an Application on a controller node. Each event (job arrived,
+ * collective ready, collective done, job done) reaches the policy
+ * ControlDelay after it happened, and each control action reaches the NICs
+ * ControlDelay after the policy took it (a timed gate change at its time,
+ * if that is later). Every handler call that acted or noted something is a
+ * decision, recorded with its wall-clock cost; every gate change is
+ * recorded when it takes effect.
+ */
+class CollectiveScheduler : public Application
+{
+  public:
+    static TypeId GetTypeId();
+    CollectiveScheduler();
+    ~CollectiveScheduler() override;
+
+    /// \return the policy's short name (fair, cassini, ...)
+    virtual std::string GetName() const = 0;
+
+    /**
+     * Whether jobs start with their gates closed, so that no packet leaves
+     * before the policy has decided (applied by the helper when the job is
+     * placed, before its first packet). Default: false.
+     */
+    virtual bool StartsJobsGated() const;
+
+    /**
+     * The congestion control the policy needs on every NIC ("ns3::MltcpDcqcn"
+     * for MLTCP), applied before the fabric is built; empty (the default)
+     * keeps the fabric's own.
+     */
+    virtual std::string GetCongestionControl() const;
+
+    /// The control plane to act through; not owned, must outlive the scheduler.
+    void SetControl(SchedulerControl* control);
+
+    /// \name Events, delivered to the policy after ControlDelay
+    /// @{
+    void NotifyJobArrived(const SchedulerJob& job);
+    void NotifyCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket);
+    void NotifyCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket);
+    void NotifyJobDone(uint32_t job);
+    /// @}
+
+    /// Record a gate change made outside the policy (a job placed with its gate closed).
+    void RecordGateChange(uint32_t job, bool open);
+
+    Time GetControlDelay() const
+    {
+        return m_controlDelay;
+    }
+
+    const std::vector<SchedulerDecision>& GetDecisions() const
+    {
+        return m_decisions;
+    }
+
+    const std::vector<GateChange>& GetGateChanges() const
+    {
+        return m_gateChanges;
+    }
+
+    /// The policy's attributes as a JSON object (name -> value text).
+    std::string GetParametersJson() const;
+
+    /// Trace signature of a decision.
+    typedef void (*DecisionCallback)(const SchedulerDecision& decision);
+    /// Trace signature of a gate change.
+    typedef void (*GateCallback)(uint32_t job, bool open);
+
+  protected:
+    void DoDispose() override;
+
+    /// \name Policy handlers (default: do nothing)
+    /// @{
+    virtual void DoJobArrived(const SchedulerJob& job);
+    virtual void DoCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket);
+    virtual void DoCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket);
+    virtual void DoJobDone(uint32_t job);
+    /// @}
+
+    /// \name Control API: each action reaches the NICs ControlDelay later
+    /// @{
+    /// Open job \p job's gate at \p at (or as soon as the command arrives, if later).
+    void OpenGate(uint32_t job, Time at = Time(0));
+    /// Close job \p job's gate at \p at (or as soon as the command arrives, if later).
+    void CloseGate(uint32_t job, Time at = Time(0));
+    /// Traffic class 0-6 of the job's queue pairs posted after the change arrives (7 is control).
+    void SetPriorityClass(uint32_t job, int16_t cls);
+    /// Weight of the job's additive rate increase (1 = plain congestion control).
+    void SetRateWeight(uint32_t job, double weight);
+    /// ECMP path choice: UDP source port of the job's connections from \p src to \p dst.
+    void SetSourcePort(uint32_t job, uint32_t src, uint32_t dst, uint16_t port);
+    /// @}
+
+    /// Add a note (a JSON value, as text) to the decision being made.
+    void Note(const std::string& key, const std::string& jsonValue);
+
+    /// Jobs placed and not done, by id.
+    const std::map<uint32_t, SchedulerJob>& GetJobs() const
+    {
+        return m_jobs;
+    }
+
+    /// Paths and link rates, for policies that reason about links.
+    const SchedulerControl& GetControl() const;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    /// Runs \p handler as one decision of kind \p kind about \p job.
+    template <typename F>
+    void Decide(const char* kind, int64_t job, F handler);
+    void DeliverJobArrived(SchedulerJob job);
+    void DeliverCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket);
+    void DeliverCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket);
+    void DeliverJobDone(uint32_t job);
+    void ApplyGate(uint32_t job, bool open);
+    /// When an action taken now reaches the NICs, not before \p at.
+    Time Arrival(Time at) const;
+    void AddAction(const std::string& actionJson);
+
+    Time m_controlDelay;
+    SchedulerControl* m_control{nullptr};
+    std::map<uint32_t, SchedulerJob> m_jobs;
+    std::vector<SchedulerDecision> m_decisions;
+    std::vector<GateChange> m_gateChanges;
+    bool m_deciding{false};
+    std::string m_actions; ///< JSON array items of the decision being made
+    std::string m_notes;   ///< JSON object members of the decision being made
+
+    TracedCallback<const SchedulerDecision&> m_decisionTrace;
+    TracedCallback<uint32_t, bool> m_gateTrace;
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_SCHEDULER_H */

@@ -1,0 +1,86 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCHEDULER_JOB_H
+#define SCHEDULER_JOB_H
+
+#include "ns3/job-spec.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief One fabric connection of a job as a scheduler sees it: the bytes
+ * it carries per iteration and the links its ECMP path crosses.
+ */
+struct SchedulerFlow
+{
+    uint32_t srcHost{0};        ///< sending host index
+    uint32_t dstHost{0};        ///< receiving host index
+    uint64_t bytes{0};          ///< payload bytes per iteration
+    uint16_t srcPort{0};        ///< UDP source port the connection uses
+    std::vector<uint32_t> path; ///< link ids from srcHost to dstHost
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief What a scheduler knows of a placed job: its spec and placement,
+ * its fabric connections, and its communication time per iteration when
+ * alone on the fabric, estimated from the placement and the routes (see
+ * EstimateCommTime in the helper).
+ */
+struct SchedulerJob
+{
+    uint32_t id{0};
+    JobSpec spec;
+    Time computeTime;                 ///< compute per iteration
+    uint64_t gradientBytes{0};        ///< bytes all-reduced per iteration
+    std::vector<uint32_t> rankHosts;  ///< host index of every rank
+    std::vector<SchedulerFlow> flows; ///< connections over the fabric (same-host ranks excluded)
+    Time commTime;                    ///< estimated communication per iteration, job alone
+    Time startTime;                   ///< when the job started (placed)
+
+    /// Estimated iteration time when alone: compute then communication.
+    Time IsolatedIterationTime() const
+    {
+        return computeTime + commTime;
+    }
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief The narrow control plane a CollectiveScheduler acts through. It
+ * reaches every NIC of a job at once; the scheduler adds the control-plane
+ * delay before calling it. Implemented over a RoceFabric by
+ * CollectiveSchedulerHelper, and by test doubles.
+ */
+class SchedulerControl
+{
+  public:
+    virtual ~SchedulerControl() = default;
+
+    /// Open or close job \p job's gate on all its NICs, now.
+    virtual void SetGate(uint32_t job, bool open) = 0;
+    /// Traffic class (0-6) of the job's new queue pairs on all its NICs; -1 restores the default.
+    virtual void SetPriorityClass(uint32_t job, int16_t cls) = 0;
+    /// Multiplier of the additive increase of the job's queue pairs on all its NICs.
+    virtual void SetRateWeight(uint32_t job, double weight) = 0;
+    /// UDP source port of the job's new queue pairs from \p srcHost to \p dstHost.
+    virtual void SetSourcePort(uint32_t job, uint32_t srcHost, uint32_t dstHost, uint16_t port) = 0;
+
+    /// Links from \p srcHost to \p dstHost for UDP source port \p port.
+    virtual std::vector<uint32_t> GetPath(uint32_t srcHost,
+                                          uint32_t dstHost,
+                                          uint16_t port) const = 0;
+    /// Line rate of link \p link, bit/s.
+    virtual uint64_t GetLinkRateBps(uint32_t link) const = 0;
+};
+
+} // namespace ns3
+
+#endif /* SCHEDULER_JOB_H */

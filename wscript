@@ -19,6 +19,7 @@ def build(bld):
         'helper/fabric-flags.cc',
         'helper/simulation-run.cc',
         'model/roce/dcqcn.cc',
+        'model/roce/mltcp-dcqcn.cc',
         'model/fabric/fabric-topology.cc',
         'model/fabric/fat-tree-topology.cc',
         'model/fabric/leaf-spine-topology.cc',
@@ -48,11 +49,16 @@ def build(bld):
         'helper/training-results.cc',
         'helper/scenario-helper.cc',
         'model/scheduling/cassini-placement.cc',
+        'model/scheduling/cassini-scheduler.cc',
         'model/scheduling/crux-priorities.cc',
         'model/scheduling/collective-scheduler.cc',
         'model/scheduling/fair-scheduler.cc',
+        'model/scheduling/mltcp-scheduler.cc',
+        'model/scheduling/crux-scheduler.cc',
         'helper/collective-scheduler-helper.cc',
         'helper/scheduler-job-builder.cc',
+        'helper/scenario-runner.cc',
+        'helper/scheduler-results.cc',
         ]
 
     headers = bld(features='ns3header')
@@ -74,6 +80,7 @@ def build(bld):
         'helper/fabric-flags.h',
         'helper/simulation-run.h',
         'model/roce/dcqcn.h',
+        'model/roce/mltcp-dcqcn.h',
         'model/fabric/fabric-topology.h',
         'model/fabric/fat-tree-topology.h',
         'model/fabric/leaf-spine-topology.h',
@@ -106,12 +113,17 @@ def build(bld):
         'helper/training-results.h',
         'helper/scenario-helper.h',
         'model/scheduling/cassini-placement.h',
+        'model/scheduling/cassini-scheduler.h',
         'model/scheduling/crux-priorities.h',
         'model/scheduling/collective-scheduler.h',
         'model/scheduling/fair-scheduler.h',
+        'model/scheduling/mltcp-scheduler.h',
+        'model/scheduling/crux-scheduler.h',
         'model/scheduling/scheduler-job.h',
         'helper/collective-scheduler-helper.h',
         'helper/scheduler-job-builder.h',
+        'helper/scenario-runner.h',
+        'helper/scheduler-results.h',
         ]
 
     module.uselib = 'SQLITE3'

@@ -6,63 +6,25 @@
  * fabric (NVLink between GPUs of one host). The run comes from a scenario
  * file (--scenario, see doc/scenario-format.md) or from the flags below
  * (a k-ary fat-tree with identical jobs, or jobs from a CSV trace).
+ * --scheduler picks the collective scheduler (fair, isolated, cassini, crux,
+ * mltcp, ...); --compare runs the same scenario under several and prints
+ * one table normalized to fair sharing and to isolated runs.
  * Prints per-job training and communication times; --db writes runs,
- * jobs, iterations, flows and links to SQLite.
+ * jobs, iterations, flows, links, scheduler decisions and gates to SQLite.
  *
  *   ./multi-tenant-fat-tree --jobs=2 --workers=4 --placement=spread --scale=0.01
+ *   ./multi-tenant-fat-tree --scheduler=cassini
+ *   ./multi-tenant-fat-tree --compare=all
  *   ./multi-tenant-fat-tree --scenario=examples/scenarios/two-jobs-fat-tree.json
  */
 
 #include "ns3/collective-scheduling-module.h"
 #include "ns3/core-module.h"
 
-#include <iomanip>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace ns3;
-
-namespace
-{
-
-void
-PrintJobs(const TrainingCluster& cluster, std::ostream& os)
-{
-    os << std::fixed << std::setprecision(1);
-    os << " job  model          workers  iters   JCT (us)  iter (us)  comm (us)  transfer (us)"
-          "  GPU util\n";
-    for (const auto& e : cluster.GetJobs())
-    {
-        const JobSpec& s = e->spec;
-        os << std::setw(4) << s.id << "  " << std::left << std::setw(14) << s.model << std::right
-           << std::setw(8) << s.workers;
-        if (!e->job || e->job->GetIterations().empty())
-        {
-            os << "  (not run)\n";
-            continue;
-        }
-        const auto& its = e->job->GetIterations();
-        double iter = 0;
-        double comm = 0;
-        double transfer = 0;
-        double compute = 0;
-        for (const auto& r : its)
-        {
-            compute += e->job->GetComputeTime().GetSeconds();
-            iter += (r.commEnd - r.computeStart).GetSeconds();
-            comm += (r.commEnd - r.commReady).GetSeconds();
-            transfer += (r.commEnd - r.commStart).GetSeconds();
-        }
-        const double n = static_cast<double>(its.size());
-        const Time end = e->job->IsDone() ? e->job->GetEndTime() : Simulator::Now();
-        os << std::setw(7) << its.size() << std::setw(11)
-           << (end - NanoSeconds(s.arrivalNs)).GetSeconds() * 1e6 << std::setw(11) << iter / n * 1e6
-           << std::setw(11) << comm / n * 1e6 << std::setw(15) << transfer / n * 1e6 << std::setw(9)
-           << 100.0 * compute / iter << "%\n";
-    }
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -93,10 +55,13 @@ main(int argc, char* argv[])
     bool flowRows = true;
     std::string trace;
     std::string stopTime = "100s";
+    std::string scheduler;
+    std::string compare;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario",
-                 "JSON scenario file; it replaces every flag below except --db",
+                 "JSON scenario file; it replaces every flag below except --db, --scheduler "
+                 "and --compare",
                  scenario);
     cmd.AddValue("k", "Fat-tree radix (even, >= 2)", k);
     cmd.AddValue("gpusPerHost", "GPUs per host in the cluster", gpusPerHost);
@@ -127,6 +92,14 @@ main(int argc, char* argv[])
     cmd.AddValue("flowRows", "Write one row per RDMA message to the flows table", flowRows);
     cmd.AddValue("trace", "CSV job trace (arrival,model,workers,iterations,...)", trace);
     cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    cmd.AddValue("scheduler",
+                 "Collective scheduler (fair, isolated, cassini, crux, mltcp, or a TypeId "
+                 "name); default fair, or the scenario's",
+                 scheduler);
+    cmd.AddValue("compare",
+                 "Comma-separated schedulers to compare (fair and isolated are always "
+                 "included), or 'all'",
+                 compare);
     // Remember the defaults: with --scenario, a flag that was changed is an error.
     auto flagValues = [&]() {
         return std::vector<std::string>{std::to_string(k),
@@ -162,7 +135,7 @@ main(int argc, char* argv[])
         "mfu",       "batchPerGpu", "sequenceLength", "linkRate", "cc",      "mtu",
         "seed",      "flowRows",    "trace",          "stopTime"};
 
-    return RunExampleMain("multi-tenant-fat-tree", [&](std::unique_ptr<SimulationRun>& run) {
+    return RunExampleMain("multi-tenant-fat-tree", [&](std::unique_ptr<SimulationRun>& /* run */) {
         ScenarioSpec spec;
         if (!scenario.empty())
         {
@@ -230,56 +203,42 @@ main(int argc, char* argv[])
             spec.output.db = db;
             spec.output.flowRows = flowRows;
         }
-        if (spec.scheduler != "fair")
+        if (!scheduler.empty())
         {
-            throw std::runtime_error(spec.Where("scheduler") + ": '" + spec.scheduler +
-                                     "' is not available in this example (fair sharing only)");
+            if (CollectiveSchedulerHelper::FindScheduler(scheduler) !=
+                CollectiveSchedulerHelper::FindScheduler(spec.scheduler))
+            {
+                spec.schedulerParams = "{}"; // the file's parameters belong to its own policy
+            }
+            spec.scheduler = scheduler;
+            RequireFlag(!CollectiveSchedulerHelper::FindScheduler(scheduler).empty(),
+                        "scheduler",
+                        scheduler,
+                        "is not a known scheduler");
         }
-
-        ScenarioHelper scenarioHelper(spec);
-        scenarioHelper.ApplyGlobals();
-        const std::vector<JobSpec> specs = scenarioHelper.CollectJobs();
-        Ptr<RoceFabric> fabric =
-            scenarioHelper.MakeFabricHelper().Install(scenarioHelper.BuildTopology());
-
-        nlohmann::json params = {{"scenario", scenario},
-                                 {"topology", spec.topology.kind},
-                                 {"gpusPerHost", spec.topology.gpusPerHost},
-                                 {"jobs", specs.size()},
-                                 {"cc", spec.fabric.cc},
-                                 {"mtu", spec.fabric.mtu},
-                                 {"pfc", spec.fabric.pfc},
-                                 {"scale", spec.scale},
-                                 {"description", spec.description}};
-        run =
-            std::make_unique<SimulationRun>(spec.name.empty() ? "multi-tenant-fat-tree" : spec.name,
-                                            spec.scheduler,
-                                            spec.seed,
-                                            params.dump(),
-                                            spec.output.db);
-
-        Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
-        cluster->SetAttribute("PlacementSeed", UintegerValue(spec.seed));
-        cluster->Setup(fabric, spec.topology.gpusPerHost);
-        scenarioHelper.AddJobs(*cluster, specs);
-        RoceFlowMonitor monitor(fabric);
-        std::cout << spec.topology.kind << ": " << fabric->GetNHosts() << " hosts x "
-                  << spec.topology.gpusPerHost << " GPUs, " << spec.fabric.cc << "; "
-                  << specs.size() << " jobs\n";
-        if (spec.stopTimeNs > 0)
+        ScenarioRunner runner(spec, "multi-tenant-fat-tree");
+        if (compare.empty())
         {
-            Simulator::Stop(NanoSeconds(spec.stopTimeNs));
+            runner.Run(spec.scheduler, &std::cout);
+            return;
         }
-        Simulator::Run();
-        PrintJobs(*cluster, std::cout);
-        monitor.PrintSummary(std::cout);
-        if (cluster->GetFinishedJobs() != specs.size())
+        std::vector<std::string> policies;
+        if (compare == "all")
         {
-            throw IncompleteRunError(std::to_string(specs.size() - cluster->GetFinishedJobs()) +
-                                     " jobs did not finish before the stop time");
+            policies = CollectiveSchedulerHelper::GetSchedulerNames();
         }
-        run->Finish(monitor, spec.output.flowRows, [&cluster](ResultsDatabase& d, int64_t id) {
-            WriteTrainingResults(d, id, *cluster);
-        });
+        else
+        {
+            std::stringstream list(compare);
+            for (std::string p; std::getline(list, p, ',');)
+            {
+                RequireFlag(!CollectiveSchedulerHelper::FindScheduler(p).empty(),
+                            "compare",
+                            compare,
+                            "names an unknown scheduler '" + p + "'");
+                policies.push_back(p);
+            }
+        }
+        runner.Compare(policies, std::cout);
     });
 }

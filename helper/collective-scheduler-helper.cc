@@ -73,12 +73,12 @@ class FabricSchedulerControl : public Object, public SchedulerControl
 
     std::vector<uint32_t> GetPath(uint32_t srcHost, uint32_t dstHost, uint16_t port) const override
     {
-        return m_fabric->GetPath(srcHost, dstHost, port);
+        return DirectedPath(*m_fabric, srcHost, dstHost, port);
     }
 
     uint64_t GetLinkRateBps(uint32_t link) const override
     {
-        return m_fabric->GetTopology().GetLink(link).rateBps;
+        return m_fabric->GetTopology().GetLink(link / 2).rateBps;
     }
 
   protected:

@@ -10,14 +10,55 @@
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/trace-helper.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RoceFabricHelper");
 NS_OBJECT_ENSURE_REGISTERED(RoceFabric);
+
+namespace
+{
+
+/**
+ * Whether ns-3 would end the process reading \p value as a value of type
+ * \p valueType: its integer and double values abort, instead of failing,
+ * when text follows the number.
+ */
+bool
+AbortsOnRead(const std::string& valueType, const std::string& value)
+{
+    std::istringstream in(value);
+    if (valueType == "ns3::DoubleValue")
+    {
+        double v;
+        in >> v;
+    }
+    else if (valueType == "ns3::UintegerValue")
+    {
+        uint64_t v;
+        in >> v;
+    }
+    else if (valueType == "ns3::IntegerValue")
+    {
+        int64_t v;
+        in >> v;
+    }
+    else
+    {
+        return false;
+    }
+    return !in.eof();
+}
+
+} // namespace
 
 void
 RoceUsePicoseconds()
@@ -213,28 +254,84 @@ RoceFabricHelper::SetDeviceAttribute(const std::string& name, const AttributeVal
 void
 RoceFabricHelper::SetNicAttribute(const std::string& name, const AttributeValue& value)
 {
+    if (name == "CongestionControl")
+    {
+        m_ccFactory = ObjectFactory(); // the later choice wins, with default attribute values
+    }
     m_nicFactory.Set(name, value);
 }
 
 void
-RoceFabricHelper::SetCongestionControl(const std::string& name)
+RoceFabricHelper::SetCongestionControl(const std::string& spec)
 {
-    std::string typeName = name;
-    if (name == "none")
+    // Parsed here rather than by ObjectFactory's operator>>, which ends the
+    // process on an unknown type or attribute instead of reporting it.
+    const auto error = [&spec](const std::string& why) {
+        return std::invalid_argument("congestion control '" + spec + "': " + why);
+    };
+    std::string typeName = spec;
+    std::string params;
+    const std::size_t open = spec.find('[');
+    if (open != std::string::npos)
+    {
+        if (spec.back() != ']')
+        {
+            throw error("attribute values must end with ']'");
+        }
+        typeName = spec.substr(0, open);
+        params = spec.substr(open + 1, spec.size() - open - 2);
+    }
+    if (typeName == "none")
     {
         typeName = "ns3::RdmaNoCongestionControl";
     }
-    else if (name == "dcqcn")
+    else if (typeName == "dcqcn")
     {
         typeName = "ns3::Dcqcn";
+    }
+    else if (typeName == "mltcp-dcqcn")
+    {
+        typeName = "ns3::MltcpDcqcn";
     }
     TypeId tid;
     if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
         !tid.IsChildOf(RdmaCongestionOps::GetTypeId()))
     {
-        throw std::invalid_argument("unknown congestion control '" + name +
-                                    "' (choose none, dcqcn or an RdmaCongestionOps TypeId)");
+        throw std::invalid_argument(
+            "unknown congestion control '" + spec +
+            "' (choose none, dcqcn, mltcp-dcqcn or an RdmaCongestionOps TypeId)");
     }
+    ObjectFactory factory;
+    factory.SetTypeId(tid);
+    for (std::size_t cur = 0; cur < params.size();)
+    {
+        const std::size_t end = std::min(params.find('|', cur), params.size());
+        const std::string item = params.substr(cur, end - cur);
+        cur = end + 1;
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos)
+        {
+            throw error("'" + item + "' is not Name=value");
+        }
+        const std::string name = item.substr(0, eq);
+        const std::string value = item.substr(eq + 1);
+        TypeId::AttributeInformation info;
+        if (!tid.LookupAttributeByName(name, &info))
+        {
+            throw error(tid.GetName() + " has no attribute '" + name + "'");
+        }
+        Ptr<AttributeValue> v;
+        if (!AbortsOnRead(info.checker->GetValueTypeName(), value))
+        {
+            v = info.checker->CreateValidValue(StringValue(value));
+        }
+        if (!v)
+        {
+            throw error("invalid value '" + value + "' for attribute " + name);
+        }
+        factory.Set(name, *v);
+    }
+    m_ccFactory = factory;
     m_nicFactory.Set("CongestionControl", TypeIdValue(tid));
 }
 
@@ -275,6 +372,10 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
                                     << " must have exactly one link (one NIC port), has "
                                     << topology.AdjacentLinks(node).size());
         fabric->m_nics[h] = m_nicFactory.Create<RdmaNic>();
+        if (m_ccFactory.IsTypeIdSet())
+        {
+            fabric->m_nics[h]->SetCongestionControlFactory(m_ccFactory);
+        }
     }
     // Validate() guarantees at least one host.
     UintegerValue payload;

@@ -159,10 +159,13 @@ class RoceFabricHelper
     void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
     void SetMmuAttribute(const std::string& name, const AttributeValue& value);
     /**
-     * Congestion control of every queue pair: "none", "dcqcn" or the name of
-     * an RdmaCongestionOps TypeId. \throw std::invalid_argument if unknown.
+     * Congestion control of every queue pair: "none", "dcqcn", "mltcp-dcqcn"
+     * or the name of an RdmaCongestionOps TypeId, optionally followed by
+     * attribute values in ObjectFactory syntax:
+     * "ns3::MltcpDcqcn[Slope=1.5|Intercept=0.5]", "dcqcn[ByteCounter=10000]".
+     * \throw std::invalid_argument for an unknown name, attribute or value
      */
-    void SetCongestionControl(const std::string& name);
+    void SetCongestionControl(const std::string& spec);
 
     /// Seed mixed into every switch's ECMP hash seed.
     void SetEcmpSeed(uint32_t seed)
@@ -181,6 +184,7 @@ class RoceFabricHelper
     ObjectFactory m_nicFactory;
     ObjectFactory m_switchFactory;
     ObjectFactory m_mmuFactory;
+    ObjectFactory m_ccFactory; ///< set by SetCongestionControl: type and attribute values
     uint32_t m_ecmpSeed{1};
 };
 

@@ -136,6 +136,11 @@ ScenarioHelper::CollectJobs() const
             throw std::runtime_error(JobLocation(i, j.id) + ": " + e.what());
         }
     }
+    m_indexOfId.clear();
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+    {
+        m_indexOfId.emplace(jobs[i].id, i);
+    }
     return jobs;
 }
 
@@ -165,7 +170,10 @@ ScenarioHelper::AddJobs(TrainingCluster& cluster, const std::vector<JobSpec>& jo
         }
         catch (const std::invalid_argument& e)
         {
-            throw std::runtime_error(JobLocation(i, jobs[i].id) + ": " + e.what());
+            // A subset of the jobs (one job alone) is still located at its place.
+            auto it = m_indexOfId.find(jobs[i].id);
+            const std::size_t index = it == m_indexOfId.end() ? i : it->second;
+            throw std::runtime_error(JobLocation(index, jobs[i].id) + ": " + e.what());
         }
     }
 }

@@ -9,6 +9,7 @@
 
 #include "ns3/scenario-spec.h"
 
+#include <map>
 #include <vector>
 
 namespace ns3
@@ -39,8 +40,9 @@ class ScenarioHelper
     std::vector<JobSpec> CollectJobs() const;
 
     /**
-     * Add \p jobs (from CollectJobs) to \p cluster; a job the cluster
-     * refuses (it can never fit, a duplicate id) is reported at its place.
+     * Add \p jobs (from CollectJobs, or some of them) to \p cluster; a job
+     * the cluster refuses (it can never fit, a duplicate id) is reported at
+     * its place.
      */
     void AddJobs(TrainingCluster& cluster, const std::vector<JobSpec>& jobs) const;
 
@@ -49,8 +51,9 @@ class ScenarioHelper
     std::string JobLocation(std::size_t index, uint32_t id) const;
 
     const ScenarioSpec& m_spec;
-    mutable std::size_t m_listed{0};         ///< jobs listed in the spec
-    mutable std::size_t m_listedOrTraced{0}; ///< ... plus those of the job trace
+    mutable std::size_t m_listed{0};                     ///< jobs listed in the spec
+    mutable std::size_t m_listedOrTraced{0};             ///< ... plus those of the job trace
+    mutable std::map<uint32_t, std::size_t> m_indexOfId; ///< job id -> index in CollectJobs()
 };
 
 } // namespace ns3

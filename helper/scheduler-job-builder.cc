@@ -31,6 +31,22 @@ class RecordingTransport : public CollectiveTransport
 
 } // namespace
 
+std::vector<uint32_t>
+DirectedPath(const RoceFabric& fabric, uint32_t src, uint32_t dst, uint16_t port)
+{
+    const FabricTopology& topo = fabric.GetTopology();
+    std::vector<uint32_t> path = fabric.GetPath(src, dst, port);
+    uint32_t node = topo.GetHosts().at(src);
+    for (uint32_t& link : path)
+    {
+        const FabricLink& l = topo.GetLink(link);
+        const bool forward = l.a == node;
+        node = forward ? l.b : l.a;
+        link = 2 * link + (forward ? 0 : 1);
+    }
+    return path;
+}
+
 SchedulerJob
 MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabric)
 {
@@ -45,6 +61,11 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
     UintegerValue mtu;
     fabric.GetNic(0)->GetAttribute("PayloadPerPacket", mtu);
     const auto payload = static_cast<uint32_t>(mtu.Get());
+    UintegerValue ackInterval;
+    fabric.GetNic(0)->GetAttribute("AckInterval", ackInterval);
+    const uint64_t ackWire =
+        RoceWire::WireBytes(RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp +
+                            RoceWire::kBth + RoceWire::kAeth + RoceWire::kIcrc);
     const FabricTopology& topo = fabric.GetTopology();
 
     // Connection (src host, dst host, port) -> index in job.flows.
@@ -79,7 +100,7 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
                 f.srcHost = src;
                 f.dstHost = dst;
                 f.srcPort = port;
-                f.path = fabric.GetPath(src, dst, port);
+                f.path = DirectedPath(fabric, src, dst, port);
                 job.flows.push_back(std::move(f));
                 it = flowIndex.emplace(key, job.flows.size() - 1).first;
             }
@@ -93,10 +114,18 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
             for (uint32_t link : f.path)
             {
                 stepLinkBytes[m.step][link] += wire;
-                const FabricLink& l = topo.GetLink(link);
+                const FabricLink& l = topo.GetLink(link / 2);
                 latency += l.delayNs * 1e-9 + packetBits / static_cast<double>(l.rateBps);
             }
             stepLatency[m.step] = std::max(stepLatency[m.step], latency);
+            // ACKs come back on the reverse path (same UDP source port), where
+            // they share links with data going the other way.
+            const uint64_t packets = std::max<uint64_t>(1, (m.bytes + payload - 1) / payload);
+            const uint64_t acks = (packets + ackInterval.Get() - 1) / ackInterval.Get();
+            for (uint32_t link : DirectedPath(fabric, dst, src, port))
+            {
+                stepLinkBytes[m.step][link] += acks * ackWire;
+            }
         }
         for (const auto& [step, links] : stepLinkBytes)
         {
@@ -104,7 +133,8 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
             for (const auto& [link, wire] : links)
             {
                 busiest =
-                    std::max(busiest, 8.0 * wire / static_cast<double>(topo.GetLink(link).rateBps));
+                    std::max(busiest,
+                             8.0 * wire / static_cast<double>(topo.GetLink(link / 2).rateBps));
             }
             commSeconds += busiest + stepLatency[step];
         }

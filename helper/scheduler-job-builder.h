@@ -34,6 +34,18 @@ namespace ns3
  */
 SchedulerJob MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabric);
 
+/**
+ * \ingroup collective-scheduling
+ * The path from host \p src to host \p dst for UDP source port \p port as
+ * directed link ids (2 x link id, plus 1 when the link is crossed from its
+ * end b to its end a): the two directions of a full-duplex link are
+ * separate resources, and schedulers must not add them up.
+ */
+std::vector<uint32_t> DirectedPath(const RoceFabric& fabric,
+                                   uint32_t src,
+                                   uint32_t dst,
+                                   uint16_t port);
+
 } // namespace ns3
 
 #endif /* SCHEDULER_JOB_BUILDER_H */

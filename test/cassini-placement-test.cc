@@ -63,6 +63,31 @@ Job(uint32_t id, int64_t period, std::map<uint32_t, std::vector<DemandInterval>>
     return CassiniJob{id, period, std::move(demand)};
 }
 
+CassiniJob
+FixedJob(uint32_t id, int64_t period, std::map<uint32_t, std::vector<DemandInterval>> demand)
+{
+    return CassiniJob{id, period, std::move(demand), true};
+}
+
+/// Brute-force best shift of job \p free on \p link, all other jobs at 0: {smallest best shift,
+/// score}.
+std::pair<int64_t, double>
+BruteBestShift(const std::vector<CassiniJob>& jobs, uint32_t link, uint32_t free, int64_t period)
+{
+    int64_t bestShift = -1;
+    double best = -1e9;
+    for (int64_t s = 0; s < period; ++s)
+    {
+        const double v = BruteScore(jobs, link, {{free, s}});
+        if (v > best + 1e-12)
+        {
+            best = v;
+            bestShift = s;
+        }
+    }
+    return {bestShift, best};
+}
+
 } // namespace
 
 TEST(CassiniPlacementTest, TwoIdenticalJobsInterleaveByHalfAPeriod)
@@ -222,4 +247,81 @@ TEST(CassiniPlacementTest, BadInputThrows)
     EXPECT_THROW(ComputeCassiniShifts({Job(1, 100, {{1, {{0, 50, 1.5}}}})}), std::invalid_argument);
     EXPECT_THROW(ComputeCassiniShifts({Job(1, 100, {}), Job(1, 100, {})}), std::invalid_argument);
     EXPECT_THROW(ComputeCassiniShifts({Job(1, 100, {})}, 0), std::invalid_argument);
+}
+
+TEST(CassiniPlacementTest, FreeJobFitsAroundAFixedJob)
+{
+    // The free job has the smaller id and a different period: the fixed job still keeps 0.
+    const std::vector<CassiniJob> jobs = {
+        Job(1, 50, {{4, {{0, 20, 0.7}}}}),
+        FixedJob(2, 100, {{4, {{30, 70, 0.8}}}}),
+    };
+    const auto r = ComputeCassiniShifts(jobs);
+    const auto [bestShift, best] = BruteBestShift(jobs, 4, 1, 50);
+    EXPECT_EQ(r.shift.at(2), 0);
+    EXPECT_EQ(r.shift.at(1), bestShift);
+    EXPECT_NEAR(r.linkScore.at(4), best, 1e-9);
+    EXPECT_NEAR(BruteScore(jobs, 4, r.shift), best, 1e-9);
+    EXPECT_EQ(r.inconsistentEdges, 0u);
+    EXPECT_NE(bestShift, 0); // the free job, first by id, really had to move
+}
+
+TEST(CassiniPlacementTest, FreeJobFitsAroundTwoFixedJobs)
+{
+    const std::vector<CassiniJob> jobs = {
+        Job(1, 100, {{6, {{0, 40, 0.9}}}}),
+        FixedJob(2, 100, {{6, {{0, 30, 1.0}}}}),
+        FixedJob(3, 50, {{6, {{10, 25, 0.5}}}}),
+    };
+    const auto r = ComputeCassiniShifts(jobs);
+    const auto [bestShift, best] = BruteBestShift(jobs, 6, 1, 100);
+    EXPECT_EQ(r.shift.at(2), 0);
+    EXPECT_EQ(r.shift.at(3), 0);
+    EXPECT_EQ(r.linkShift.at(6).at(2), 0);
+    EXPECT_EQ(r.linkShift.at(6).at(3), 0);
+    EXPECT_EQ(r.shift.at(1), bestShift);
+    EXPECT_NEAR(r.linkScore.at(6), best, 1e-9);
+    EXPECT_NEAR(BruteScore(jobs, 6, r.shift), best, 1e-9);
+    EXPECT_EQ(r.inconsistentEdges, 0u);
+}
+
+TEST(CassiniPlacementTest, FreeJobBetweenTwoFixedJobsFollowsTheFirst)
+{
+    // Free job 0 on links 1 and 2; fixed job 1 on link 1, fixed job 2 on link 2. Link 1 alone
+    // wants job 0 at 50, link 2 alone at 40 (smallest of 40..70): the loop through the two fixed
+    // jobs (both at 0) cannot honour both, and the lower fixed id is expanded first.
+    const std::vector<CassiniJob> jobs = {
+        Job(0, 100, {{1, {{0, 50, 1.0}}}, {2, {{0, 50, 1.0}}}}),
+        FixedJob(1, 100, {{1, {{0, 50, 1.0}}}}),
+        FixedJob(2, 100, {{2, {{20, 40, 1.0}}}}),
+    };
+    const auto r = ComputeCassiniShifts(jobs);
+    const auto [best1Shift, best1] = BruteBestShift(jobs, 1, 0, 100);
+    const auto [best2Shift, best2] = BruteBestShift(jobs, 2, 0, 100);
+    ASSERT_NE(best1Shift, best2Shift); // the test needs the links to disagree
+    EXPECT_EQ(r.shift.at(1), 0);
+    EXPECT_EQ(r.shift.at(2), 0);
+    EXPECT_EQ(r.shift.at(0), best1Shift);
+    EXPECT_EQ(r.linkShift.at(1).at(0), best1Shift);
+    EXPECT_EQ(r.linkShift.at(2).at(0), best2Shift);
+    EXPECT_NEAR(r.linkScore.at(1), best1, 1e-9);
+    EXPECT_NEAR(r.linkScore.at(2), best2, 1e-9);
+    EXPECT_EQ(r.inconsistentEdges, 1u); // edge (job 0, link 2)
+    // Here link 2's demand still fits under link 1's choice.
+    EXPECT_NEAR(BruteScore(jobs, 2, r.shift), best2, 1e-9);
+}
+
+TEST(CassiniPlacementTest, FixedJobKeepsItsPhaseInGreedySearch)
+{
+    // Six free jobs exceed kCassiniMaxExhaustiveJobs; the fixed one still has only rotation 0.
+    std::vector<CassiniJob> jobs = {FixedJob(9, 120, {{5, {{30, 90, 0.5}}}})};
+    for (uint32_t i = 0; i < 6; ++i)
+    {
+        jobs.push_back(Job(i, 120, {{5, {{static_cast<int64_t>(10 * i), 100, 0.3}}}}));
+    }
+    const auto r = ComputeCassiniShifts(jobs);
+    EXPECT_EQ(r.shift.at(9), 0);
+    EXPECT_EQ(r.linkShift.at(5).at(9), 0);
+    EXPECT_NEAR(BruteScore(jobs, 5, r.shift), r.linkScore.at(5), 1e-9);
+    EXPECT_GE(r.linkScore.at(5), BruteScore(jobs, 5, {}) - 1e-9); // no worse than no shifts
 }

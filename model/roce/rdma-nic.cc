@@ -206,11 +206,14 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
         std::max<uint64_t>(1, (info.bytes + m_payloadPerPacket - 1) / m_payloadPerPacket);
     qp->nextSend = now;
     qp->lastProgress = now;
-    if (!m_ccPrototype)
+    if (!m_ccPrototype || m_ccPrototype->GetInstanceTypeId() != m_ccTypeId)
     {
-        ObjectFactory factory;
-        factory.SetTypeId(m_ccTypeId);
-        m_ccPrototype = factory.Create<RdmaCongestionOps>();
+        if (m_ccFactory.GetTypeId() != m_ccTypeId)
+        {
+            m_ccFactory = ObjectFactory();
+            m_ccFactory.SetTypeId(m_ccTypeId);
+        }
+        m_ccPrototype = m_ccFactory.Create<RdmaCongestionOps>();
     }
     qp->cc = m_ccPrototype->Fork();
     qp->cc->Init(m_port->GetDataRate(), now);
@@ -294,6 +297,15 @@ RdmaNic::GetJobState(int64_t jobId) const
 {
     auto it = m_jobs.find(jobId);
     return it == m_jobs.end() ? nullptr : &it->second;
+}
+
+void
+RdmaNic::SetCongestionControlFactory(const ObjectFactory& factory)
+{
+    NS_ABORT_MSG_UNLESS(factory.IsTypeIdSet(), "RdmaNic: congestion control factory has no type");
+    m_ccFactory = factory;
+    m_ccTypeId = factory.GetTypeId();
+    m_ccPrototype = nullptr; // made at the next queue pair, as the attribute's is
 }
 
 bool

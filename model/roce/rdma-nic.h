@@ -95,6 +95,13 @@ class RdmaNic : public Object, public RocePortOwner
     void SetSourcePort(int64_t jobId, uint32_t dstIp, uint16_t srcPort);
     /// What the NIC holds for job \p jobId; null if it never heard of it.
     const RdmaJobState* GetJobState(int64_t jobId) const;
+    /**
+     * Queue pairs created from now on run congestion control made by
+     * \p factory, attribute values included (the CongestionControl attribute
+     * names a type only, configured by its defaults). The attribute takes the
+     * factory's type; setting it to another type later drops the factory.
+     */
+    void SetCongestionControlFactory(const ObjectFactory& factory);
 
     /// Queue pairs still sending or waiting for ACKs.
     std::size_t GetActiveSendQueuePairs() const
@@ -161,6 +168,7 @@ class RdmaNic : public Object, public RocePortOwner
     Time m_rto;
     Time m_cnpInterval;
     TypeId m_ccTypeId;
+    ObjectFactory m_ccFactory; ///< type and attribute values; used while its type is m_ccTypeId
     Ptr<RdmaCongestionOps> m_ccPrototype;
     Ptr<RandomVariableStream> m_initialPsn;
     uint32_t m_nextQpn{0x100};

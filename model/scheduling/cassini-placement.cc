@@ -31,6 +31,7 @@ struct LinkProfile
 {
     uint32_t job;
     int64_t period;
+    bool fixed; ///< only rotation 0
     const std::vector<DemandInterval>* intervals;
     double perIteration; ///< integral of demand over one iteration
 };
@@ -133,7 +134,7 @@ Lcm(int64_t a, int64_t b, uint32_t link)
     return l;
 }
 
-/// Profiles of the jobs on one link, in increasing job id.
+/// Profiles of the jobs on one link: fixed jobs first, then free ones, each in increasing id.
 std::vector<LinkProfile>
 ProfilesOnLink(const std::vector<CassiniJob>& jobs, uint32_t link)
 {
@@ -150,10 +151,10 @@ ProfilesOnLink(const std::vector<CassiniJob>& jobs, uint32_t link)
         {
             total += static_cast<double>(in.end - in.start) * in.demand;
         }
-        out.push_back({j.id, j.period, &it->second, total});
+        out.push_back({j.id, j.period, j.fixed, &it->second, total});
     }
     std::sort(out.begin(), out.end(), [](const LinkProfile& a, const LinkProfile& b) {
-        return a.job < b.job;
+        return a.fixed != b.fixed ? a.fixed : a.job < b.job;
     });
     return out;
 }
@@ -234,19 +235,27 @@ OptimizeLink(const std::vector<LinkProfile>& profiles, const Circle& c)
             }
             shifts[j].push_back(s);
             candidates[j].push_back(Binned(profiles[j], c, s));
-            if (j == 0)
+            // A fixed job keeps its phase. On a link without fixed jobs the first job
+            // stays at 0: only relative rotations matter there.
+            if (profiles[j].fixed || j == 0)
             {
-                break; // the first job stays at 0
+                break;
             }
         }
     }
 
     uint64_t combos = 1;
-    for (size_t j = 1; j < n && combos <= kCassiniMaxExhaustiveCombos; ++j)
+    uint32_t freeJobs = 0;
+    for (size_t j = 0; j < n; ++j)
     {
-        combos *= shifts[j].size();
+        freeJobs += profiles[j].fixed ? 0 : 1;
+        if (j > 0 && combos <= kCassiniMaxExhaustiveCombos)
+        {
+            combos *= shifts[j].size();
+        }
     }
-    const bool exhaustive = n <= kCassiniMaxExhaustiveJobs && combos <= kCassiniMaxExhaustiveCombos;
+    const bool exhaustive =
+        freeJobs <= kCassiniMaxExhaustiveJobs && combos <= kCassiniMaxExhaustiveCombos;
 
     // Strictly-better comparison keeps the earliest (lexicographically smallest) optimum.
     constexpr double kTieTolerance = 1e-12;
@@ -384,17 +393,34 @@ ComputeCassiniShifts(const std::vector<CassiniJob>& jobs, uint32_t angleSteps)
     }
 
     // BFS over the bipartite job-link graph; anchor[l] is the job through
-    // which link l was first expanded.
+    // which link l was first expanded. The fixed jobs form the first frontier,
+    // so a link with a fixed job is anchored at one.
     std::map<uint32_t, uint32_t> anchor;
-    for (const auto& [rootId, rootJob] : byId)
+    std::queue<uint32_t> frontier;
+    for (const auto& [id, j] : byId)
     {
-        if (result.shift.count(rootId))
+        if (j->fixed)
         {
-            continue;
+            result.shift[id] = 0;
+            frontier.push(id);
         }
-        result.shift[rootId] = 0;
-        std::queue<uint32_t> frontier;
-        frontier.push(rootId);
+    }
+    auto nextRoot = byId.begin();
+    while (true)
+    {
+        if (frontier.empty())
+        {
+            while (nextRoot != byId.end() && result.shift.count(nextRoot->first))
+            {
+                ++nextRoot;
+            }
+            if (nextRoot == byId.end())
+            {
+                break;
+            }
+            result.shift[nextRoot->first] = 0;
+            frontier.push(nextRoot->first);
+        }
         while (!frontier.empty())
         {
             const uint32_t cur = frontier.front();

@@ -21,21 +21,35 @@
  * average demand over that bin (exact when S == L and interval ends are
  * integers, an approximation otherwise). A rotation moves a job later by a
  * whole number of bins; only rotations smaller than the job's own period are
- * tried (the profile repeats with that period). The first job (smallest id)
- * stays at 0. The compatibility score of a set of rotations is
- * 1 - mean over bins of max(0, total demand - 1) (capacity 1).
+ * tried (the profile repeats with that period). The compatibility score of a
+ * set of rotations is 1 - mean over bins of max(0, total demand - 1)
+ * (capacity 1).
+ *
+ * Fixed jobs: a job marked fixed already runs on its grid. Its intervals are
+ * given in absolute phase (time t is phase t mod period) and its shift stays 0,
+ * so the other jobs are placed around it. On a link, jobs are taken fixed
+ * first, then free, each group in id order (the profile order). Fixed jobs
+ * have only rotation 0; when the link has no fixed job, the first free job
+ * stays at 0 instead (only relative rotations matter there).
  *
  * Search: exhaustive over all rotation combinations when the link has at most
- * kCassiniMaxExhaustiveJobs jobs and at most kCassiniMaxExhaustiveCombos
- * combinations; otherwise greedy: jobs are added in id order, each at its best
- * rotation given the jobs already placed. Ties go to the lexicographically
- * smallest rotation vector (jobs in id order), so the result is deterministic.
+ * kCassiniMaxExhaustiveJobs free jobs and at most kCassiniMaxExhaustiveCombos
+ * combinations; otherwise greedy: jobs are added in profile order, each at its
+ * best rotation given the jobs already placed. Ties go to the
+ * lexicographically smallest rotation vector (profile order), so the result is
+ * deterministic.
  *
- * Across links: a BFS over the bipartite job-link affinity graph (roots and
- * neighbours visited in increasing id, a job's links in increasing id) gives
- * each job one shift. Moving from job cur to neighbour nbr through link l:
+ * Across links: a BFS over the bipartite job-link affinity graph (neighbours
+ * visited in increasing id, a job's links in increasing id) gives each job one
+ * shift. All fixed jobs get shift 0 and are expanded first, in id order; the
+ * remaining components are then rooted at their smallest free id, with shift
+ * 0. Moving from job cur to neighbour nbr through link l:
  * t_nbr = (t_cur - t^l_cur + t^l_nbr) mod T_nbr. A job reached twice keeps its
- * first (BFS-order) assignment. The root of each connected component gets 0.
+ * first (BFS-order) assignment; a loop in the graph whose links disagree thus
+ * leaves some edges unhonoured, counted in CassiniResult::inconsistentEdges.
+ * Because fixed jobs are expanded before any free one, every link with a fixed
+ * job is anchored at a fixed job, and the free jobs reached through it get
+ * exactly that link's rotations.
  */
 
 namespace ns3
@@ -43,7 +57,7 @@ namespace ns3
 
 /// Largest circle perimeter (LCM of periods on one link), in time units.
 constexpr int64_t kCassiniMaxPerimeter = 10000000;
-/// Links with more jobs than this are searched greedily.
+/// Links with more free jobs than this are searched greedily.
 constexpr uint32_t kCassiniMaxExhaustiveJobs = 4;
 /// Links whose rotation combinations exceed this are searched greedily.
 constexpr uint64_t kCassiniMaxExhaustiveCombos = 200000;
@@ -62,6 +76,8 @@ struct CassiniJob
     uint32_t id;                                            ///< job id, unique
     int64_t period;                                         ///< iteration time T_j (> 0)
     std::map<uint32_t, std::vector<DemandInterval>> demand; ///< link id -> intervals
+    /// Already running on its grid: intervals in absolute phase, shift stays 0.
+    bool fixed{false};
 };
 
 /// Outcome of ComputeCassiniShifts.

@@ -20,11 +20,12 @@ namespace ns3
  */
 struct SchedulerFlow
 {
-    uint32_t srcHost{0};        ///< sending host index
-    uint32_t dstHost{0};        ///< receiving host index
-    uint64_t bytes{0};          ///< payload bytes per iteration
-    uint16_t srcPort{0};        ///< UDP source port the connection uses
-    std::vector<uint32_t> path; ///< link ids from srcHost to dstHost
+    uint32_t srcHost{0}; ///< sending host index
+    uint32_t dstHost{0}; ///< receiving host index
+    uint64_t bytes{0};   ///< payload bytes per iteration
+    uint16_t srcPort{0}; ///< UDP source port the connection uses
+    /// directed link ids from srcHost to dstHost: 2 x link id, + 1 when crossed from b to a
+    std::vector<uint32_t> path;
 };
 
 /**
@@ -73,11 +74,15 @@ class SchedulerControl
     /// UDP source port of the job's new queue pairs from \p srcHost to \p dstHost.
     virtual void SetSourcePort(uint32_t job, uint32_t srcHost, uint32_t dstHost, uint16_t port) = 0;
 
-    /// Links from \p srcHost to \p dstHost for UDP source port \p port.
+    /**
+     * Directed links from \p srcHost to \p dstHost for UDP source port \p port:
+     * 2 x link id, + 1 when the link is crossed from its end b to its end a
+     * (each direction of a full-duplex link is its own resource).
+     */
     virtual std::vector<uint32_t> GetPath(uint32_t srcHost,
                                           uint32_t dstHost,
                                           uint16_t port) const = 0;
-    /// Line rate of link \p link, bit/s.
+    /// Line rate of directed link \p link, bit/s.
     virtual uint64_t GetLinkRateBps(uint32_t link) const = 0;
 };
 

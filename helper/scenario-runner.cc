@@ -1,0 +1,355 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "scenario-runner.h"
+
+#include "collective-scheduler-helper.h"
+#include "roce-flow-monitor.h"
+#include "scenario-helper.h"
+#include "scheduler-results.h"
+#include "simulation-run.h"
+#include "training-results.h"
+
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+
+namespace ns3
+{
+
+namespace
+{
+
+template <typename F>
+Time
+MeanOver(const std::vector<JobOutcome>& jobs, F field)
+{
+    if (jobs.empty())
+    {
+        return Time(0);
+    }
+    Time sum(0);
+    for (const JobOutcome& j : jobs)
+    {
+        sum += field(j);
+    }
+    return sum / static_cast<int64_t>(jobs.size());
+}
+
+JobOutcome
+OutcomeOf(const TrainingCluster::JobEntry& e)
+{
+    JobOutcome o;
+    o.id = e.spec.id;
+    o.model = e.spec.model;
+    o.workers = e.spec.workers;
+    if (!e.job)
+    {
+        return o;
+    }
+    const auto& its = e.job->GetIterations();
+    o.done = e.job->IsDone();
+    o.iterations = static_cast<uint32_t>(its.size());
+    const Time end = o.done ? e.job->GetEndTime() : Simulator::Now();
+    o.trainingTime = end - NanoSeconds(e.spec.arrivalNs);
+    if (its.empty())
+    {
+        return o;
+    }
+    Time iter(0);
+    Time comm(0);
+    Time transfer(0);
+    for (const auto& r : its)
+    {
+        o.iterationTimes.push_back(r.commEnd - r.computeStart);
+        iter += r.commEnd - r.computeStart;
+        comm += r.commEnd - r.commReady;
+        transfer += r.commEnd - r.commStart;
+    }
+    const auto n = static_cast<int64_t>(its.size());
+    o.meanIteration = iter / n;
+    o.meanCommunication = comm / n;
+    o.meanTransfer = transfer / n;
+    o.gpuUtilization =
+        e.job->GetComputeTime().GetSeconds() * static_cast<double>(n) / iter.GetSeconds();
+    return o;
+}
+
+void
+PrintJobs(const std::vector<JobOutcome>& jobs, std::ostream& os)
+{
+    os << std::fixed << std::setprecision(1);
+    os << " job  model          workers  iters   JCT (us)  iter (us)  comm (us)  transfer (us)"
+          "  GPU util\n";
+    for (const JobOutcome& j : jobs)
+    {
+        os << std::setw(4) << j.id << "  " << std::left << std::setw(14) << j.model << std::right
+           << std::setw(8) << j.workers;
+        if (j.iterations == 0)
+        {
+            os << "  (not run)\n";
+            continue;
+        }
+        os << std::setw(7) << j.iterations << std::setw(11) << j.trainingTime.GetSeconds() * 1e6
+           << std::setw(11) << j.meanIteration.GetSeconds() * 1e6 << std::setw(11)
+           << j.meanCommunication.GetSeconds() * 1e6 << std::setw(15)
+           << j.meanTransfer.GetSeconds() * 1e6 << std::setw(9) << 100.0 * j.gpuUtilization
+           << "%\n";
+    }
+    os << std::defaultfloat;
+}
+
+/// A scheduler parameter's value as attribute text: strings as they are, anything else as JSON.
+std::string
+AttributeText(const nlohmann::json& v)
+{
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+} // namespace
+
+Time
+RunOutcome::MeanTrainingTime() const
+{
+    return MeanOver(jobs, [](const JobOutcome& j) { return j.trainingTime; });
+}
+
+Time
+RunOutcome::MeanIterationTime() const
+{
+    return MeanOver(jobs, [](const JobOutcome& j) { return j.meanIteration; });
+}
+
+Time
+RunOutcome::MeanCommunicationTime() const
+{
+    return MeanOver(jobs, [](const JobOutcome& j) { return j.meanCommunication; });
+}
+
+double
+RunOutcome::MeanGpuUtilization() const
+{
+    double sum = 0;
+    for (const JobOutcome& j : jobs)
+    {
+        sum += j.gpuUtilization;
+    }
+    return jobs.empty() ? 0 : sum / static_cast<double>(jobs.size());
+}
+
+ScenarioRunner::ScenarioRunner(const ScenarioSpec& spec, std::string exampleName)
+    : m_spec(spec),
+      m_example(std::move(exampleName)),
+      m_scenario(m_spec)
+{
+}
+
+RunOutcome
+ScenarioRunner::Run(const std::string& scheduler, std::ostream* out)
+{
+    const std::string name = scheduler.empty() ? m_spec.scheduler : scheduler;
+    const std::string typeName = CollectiveSchedulerHelper::FindScheduler(name);
+    if (typeName.empty())
+    {
+        std::string known;
+        for (const auto& n : CollectiveSchedulerHelper::GetSchedulerNames())
+        {
+            known += (known.empty() ? "" : ", ") + n;
+        }
+        throw std::runtime_error(m_spec.Where("scheduler") + ": unknown scheduler '" + name +
+                                 "' (known: " + known + ")");
+    }
+    const std::vector<JobSpec> jobs = m_scenario.CollectJobs();
+    RunOutcome outcome;
+    if (typeName == "ns3::IsolatedScheduler")
+    {
+        for (const JobSpec& j : jobs)
+        {
+            Simulate(name, typeName, {j}, outcome, out, "job " + std::to_string(j.id) + " alone");
+        }
+    }
+    else
+    {
+        Simulate(name, typeName, jobs, outcome, out, "");
+    }
+    return outcome;
+}
+
+void
+ScenarioRunner::Simulate(const std::string& scheduler,
+                         const std::string& typeName,
+                         const std::vector<JobSpec>& jobs,
+                         RunOutcome& outcome,
+                         std::ostream* out,
+                         const std::string& runTag)
+{
+    const ScenarioHelper& scenario = m_scenario;
+    scenario.ApplyGlobals();
+    CollectiveSchedulerHelper schedulerHelper;
+    schedulerHelper.SetScheduler(typeName);
+    nlohmann::json params = nlohmann::json::parse(m_spec.schedulerParams);
+    if (CollectiveSchedulerHelper::FindScheduler(m_spec.scheduler) == typeName)
+    {
+        for (const auto& [key, value] : params.items())
+        {
+            try
+            {
+                schedulerHelper.SetAttribute(key, AttributeText(value));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                throw std::runtime_error(m_spec.Where("schedulerParams." + key) + ": " + e.what());
+            }
+        }
+    }
+    Ptr<CollectiveScheduler> policy = schedulerHelper.Create();
+    outcome.scheduler = policy->GetName();
+    RoceFabricHelper fabricHelper = scenario.MakeFabricHelper();
+    const std::string cc = policy->GetCongestionControl();
+    if (!cc.empty())
+    {
+        fabricHelper.SetCongestionControl(cc);
+    }
+    Ptr<RoceFabric> fabric = fabricHelper.Install(scenario.BuildTopology());
+    fabric->AssignStreams(0);
+
+    nlohmann::json runParams = {
+        {"topology", m_spec.topology.kind},
+        {"gpusPerHost", m_spec.topology.gpusPerHost},
+        {"jobs", jobs.size()},
+        {"cc", cc.empty() ? m_spec.fabric.cc : cc},
+        {"mtu", m_spec.fabric.mtu},
+        {"pfc", m_spec.fabric.pfc},
+        {"scale", m_spec.scale},
+        {"source", m_spec.source},
+        {"description", m_spec.description},
+        {"scheduler_params", nlohmann::json::parse(policy->GetParametersJson())}};
+    if (!runTag.empty())
+    {
+        runParams["run"] = runTag;
+    }
+    SimulationRun run(m_spec.name.empty() ? m_example : m_spec.name,
+                      policy->GetName(),
+                      m_spec.seed,
+                      runParams.dump(),
+                      m_spec.output.db);
+    try
+    {
+        Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
+        cluster->SetAttribute("PlacementSeed", UintegerValue(m_spec.seed));
+        cluster->Setup(fabric, m_spec.topology.gpusPerHost);
+        scenario.AddJobs(*cluster, jobs);
+        schedulerHelper.Install(policy, cluster);
+        RoceFlowMonitor monitor(fabric);
+        if (out)
+        {
+            *out << m_spec.topology.kind << ": " << fabric->GetNHosts() << " hosts x "
+                 << m_spec.topology.gpusPerHost << " GPUs, " << (cc.empty() ? m_spec.fabric.cc : cc)
+                 << "; " << jobs.size() << " jobs; scheduler " << policy->GetName()
+                 << (runTag.empty() ? "" : " (" + runTag + ")") << "\n";
+        }
+        if (m_spec.stopTimeNs > 0)
+        {
+            Simulator::Stop(NanoSeconds(m_spec.stopTimeNs));
+        }
+        Simulator::Run();
+        std::vector<JobOutcome> done;
+        for (const auto& e : cluster->GetJobs())
+        {
+            done.push_back(OutcomeOf(*e));
+        }
+        if (out)
+        {
+            PrintJobs(done, *out);
+            monitor.PrintSummary(*out);
+        }
+        outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());
+        if (cluster->GetFinishedJobs() != jobs.size())
+        {
+            throw IncompleteRunError(std::to_string(jobs.size() - cluster->GetFinishedJobs()) +
+                                     " jobs did not finish before the stop time");
+        }
+        run.Finish(monitor, m_spec.output.flowRows, [&](ResultsDatabase& db, int64_t id) {
+            WriteTrainingResults(db, id, *cluster);
+            WriteSchedulerResults(db, id, *policy);
+        });
+        if (run.GetRunId() >= 0)
+        {
+            outcome.runIds.push_back(run.GetRunId());
+        }
+        for (const SchedulerDecision& d : policy->GetDecisions())
+        {
+            ++outcome.decisions;
+            outcome.decisionWallUs += d.wallUs;
+            outcome.maxDecisionWallUs = std::max(outcome.maxDecisionWallUs, d.wallUs);
+        }
+    }
+    catch (const std::exception& e)
+    {
+        run.Fail(e.what());
+        Simulator::Destroy();
+        throw;
+    }
+    Simulator::Destroy();
+}
+
+std::vector<RunOutcome>
+ScenarioRunner::Compare(std::vector<std::string> schedulers, std::ostream& out)
+{
+    std::vector<std::string> order = {"fair", "isolated"};
+    for (const std::string& s : schedulers)
+    {
+        const std::string tid = CollectiveSchedulerHelper::FindScheduler(s);
+        bool seen = false;
+        for (const std::string& o : order)
+        {
+            seen = seen || CollectiveSchedulerHelper::FindScheduler(o) == tid;
+        }
+        if (!seen)
+        {
+            order.push_back(s);
+        }
+    }
+    std::vector<RunOutcome> outcomes;
+    for (const std::string& s : order)
+    {
+        out << "running " << s << " ..." << std::endl;
+        outcomes.push_back(Run(s, nullptr));
+    }
+    PrintComparison(outcomes, out);
+    return outcomes;
+}
+
+void
+ScenarioRunner::PrintComparison(const std::vector<RunOutcome>& outcomes, std::ostream& out)
+{
+    NS_ABORT_MSG_IF(outcomes.size() < 2, "the comparison needs fair and isolated first");
+    const RunOutcome& fair = outcomes[0];
+    const RunOutcome& iso = outcomes[1];
+    auto ratio = [](Time a, Time b) { return b.IsZero() ? 0.0 : a.GetSeconds() / b.GetSeconds(); };
+    out << std::fixed << std::setprecision(1);
+    out << "policy        train (us)  /fair  /iso   iter (us)  /fair  /iso   comm (us)  /fair  /iso"
+           "  GPU util  decisions\n";
+    for (const RunOutcome& o : outcomes)
+    {
+        const Time t = o.MeanTrainingTime();
+        const Time i = o.MeanIterationTime();
+        const Time c = o.MeanCommunicationTime();
+        out << std::left << std::setw(12) << o.scheduler << std::right << std::setw(12)
+            << t.GetSeconds() * 1e6 << std::setprecision(2) << std::setw(7)
+            << ratio(t, fair.MeanTrainingTime()) << std::setw(6) << ratio(t, iso.MeanTrainingTime())
+            << std::setprecision(1) << std::setw(12) << i.GetSeconds() * 1e6 << std::setprecision(2)
+            << std::setw(7) << ratio(i, fair.MeanIterationTime()) << std::setw(6)
+            << ratio(i, iso.MeanIterationTime()) << std::setprecision(1) << std::setw(12)
+            << c.GetSeconds() * 1e6 << std::setprecision(2) << std::setw(7)
+            << ratio(c, fair.MeanCommunicationTime()) << std::setw(6)
+            << ratio(c, iso.MeanCommunicationTime()) << std::setprecision(1) << std::setw(9)
+            << 100.0 * o.MeanGpuUtilization() << "%" << std::setw(11) << o.decisions << "\n";
+    }
+    out << std::defaultfloat;
+}
+
+} // namespace ns3

@@ -1,0 +1,121 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCENARIO_RUNNER_H
+#define SCENARIO_RUNNER_H
+
+#include "scenario-helper.h"
+
+#include "ns3/nstime.h"
+#include "ns3/scenario-spec.h"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief How one job fared in a run.
+ */
+struct JobOutcome
+{
+    uint32_t id{0};
+    std::string model;
+    uint32_t workers{0};
+    bool done{false};                 ///< every iteration finished
+    uint32_t iterations{0};           ///< iterations finished
+    Time trainingTime;                ///< arrival to last iteration done (job completion time)
+    Time meanIteration;               ///< compute start to communication end, mean over iterations
+    Time meanCommunication;           ///< first bucket ready to last collective done, mean
+    Time meanTransfer;                ///< first collective started to last done, mean
+    double gpuUtilization{0};         ///< compute time over iteration time
+    std::vector<Time> iterationTimes; ///< per iteration, in order
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief How a run (one policy over every job) fared.
+ */
+struct RunOutcome
+{
+    std::string scheduler;
+    std::vector<JobOutcome> jobs; ///< in job order of the scenario
+    std::vector<int64_t> runIds;  ///< database runs written (isolated: one per job)
+    uint64_t decisions{0};        ///< scheduler decisions
+    double decisionWallUs{0};     ///< their total wall-clock time
+    double maxDecisionWallUs{0};  ///< the longest one
+
+    Time MeanTrainingTime() const;
+    Time MeanIterationTime() const;
+    Time MeanCommunicationTime() const;
+    double MeanGpuUtilization() const;
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Runs a scenario under a scheduler: builds the fabric, the cluster and
+ * the scheduler, runs the simulation, records the run in the results database
+ * (runs, jobs, iterations, flows, links, scheduler decisions and gates) and
+ * destroys the simulation, so that runs can follow one another in a process.
+ * Each run fixes the random streams of the fabric, so its results depend on the
+ * scenario and seed only, not on the runs before it.
+ *
+ * The scheduler "isolated" runs each job alone (one simulation and one
+ * database run per job, same fabric, same arrival time, placed by its own
+ * placement rule on the empty cluster): the lower bound of every policy.
+ */
+class ScenarioRunner
+{
+  public:
+    /**
+     * \param spec the scenario; \p spec.scheduler and spec.schedulerParams
+     *        are the defaults of Run()
+     * \param exampleName name stored with the runs
+     */
+    ScenarioRunner(const ScenarioSpec& spec, std::string exampleName);
+    ScenarioRunner(const ScenarioRunner&) = delete;
+    ScenarioRunner& operator=(const ScenarioRunner&) = delete;
+
+    /**
+     * Run the scenario.
+     * \param scheduler a scheduler's short or TypeId name; empty: the spec's.
+     *        The spec's scheduler parameters apply when it names the same policy.
+     * \param out where the per-job table and summaries go (null: nowhere)
+     * \throw std::runtime_error (naming the spec's field) for an unknown
+     *        scheduler or parameter; IncompleteRunError when jobs did not
+     *        finish before the stop time (the run is then marked failed)
+     */
+    RunOutcome Run(const std::string& scheduler = "", std::ostream* out = nullptr);
+
+    /**
+     * Run every policy in \p schedulers (fair and isolated are added first
+     * when missing: they are the references) and print one table: per
+     * policy, mean training, iteration and communication time and GPU
+     * utilization, each also normalized to fair and to isolated.
+     */
+    std::vector<RunOutcome> Compare(std::vector<std::string> schedulers, std::ostream& out);
+
+    /// Print the comparison table of \p outcomes (the first two: fair, isolated).
+    static void PrintComparison(const std::vector<RunOutcome>& outcomes, std::ostream& out);
+
+  private:
+    /// One simulation of \p jobs under \p scheduler, recorded as one database run.
+    void Simulate(const std::string& scheduler,
+                  const std::string& typeName,
+                  const std::vector<JobSpec>& jobs,
+                  RunOutcome& outcome,
+                  std::ostream* out,
+                  const std::string& runTag);
+
+    ScenarioSpec m_spec;
+    std::string m_example;
+    ScenarioHelper m_scenario; ///< over m_spec; locates every job's errors
+};
+
+} // namespace ns3
+
+#endif /* SCENARIO_RUNNER_H */

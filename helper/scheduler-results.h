@@ -1,0 +1,29 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCHEDULER_RESULTS_H
+#define SCHEDULER_RESULTS_H
+
+#include "ns3/collective-scheduler.h"
+#include "ns3/results-database.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * Write a scheduler's record of run \p runId (inside the run's finishing
+ * transaction):
+ * - `scheduler_decisions(run_id, t_ns, scheduler, kind, job_id, detail_json, wall_us)`,
+ *   one row per decision;
+ * - `gates(run_id, t_ns, job_id, open)`, one row per gate change at the NICs;
+ * - `scheduler_runs(run_id, scheduler, params_json, decisions, total_wall_us,
+ *   max_wall_us)`, the policy, its parameters and the summary of its decision times.
+ */
+void WriteSchedulerResults(ResultsDatabase& db,
+                           int64_t runId,
+                           const CollectiveScheduler& scheduler);
+
+} // namespace ns3
+
+#endif /* SCHEDULER_RESULTS_H */

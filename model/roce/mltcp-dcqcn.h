@@ -1,0 +1,103 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef MLTCP_DCQCN_H
+#define MLTCP_DCQCN_H
+
+#include "dcqcn.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief DCQCN made iteration-aware as MLTCP (Rajasekaran et al., HotNets
+ * 2024) does: the additive increase step is scaled by the aggressiveness
+ * F = Slope x progress + Intercept, where progress is the fraction of its
+ * iteration's bytes the job has already sent.
+ *
+ * A job that is further into its communication phase recovers bandwidth
+ * faster than one that has just started, so competing jobs drift apart
+ * iteration by iteration until their communication phases interleave.
+ *
+ * Progress is per job per NIC, not per queue pair: an iteration's
+ * collective is many messages (ring steps, one queue pair each), and what
+ * MLTCP scales by is how far the job is through the whole iteration's
+ * communication, which no single message knows. The NIC counts, for each
+ * job, the payload bytes first sent in the current iteration and in the one
+ * before, and passes current/previous (capped at 1) before every packet; the
+ * volume of an iteration is thus learned from the previous one, as an MLTCP
+ * host learns it from the bytes it sent in the last iteration (training
+ * iterations repeat the same volume). The first iteration has no estimate
+ * and runs at progress 0, i.e. with F = Intercept.
+ *
+ * Only the additive step is scaled (on top of the scheduler's rate weight):
+ * fast recovery (which moves Rc towards an unchanged Rt) and hyper increase
+ * are as in DCQCN, and so are rate decreases.
+ *
+ * Timers run lazily (see Dcqcn): the additive steps that fell due since the
+ * previous call use the progress set before the call, which is newer by at
+ * most the bytes the job sent since this queue pair's previous packet.
+ *
+ * The defaults (Slope 1, Intercept 0.5) keep F in [0.5, 1.5], averaging 1
+ * over an iteration whose bytes go out at a steady pace, so a job alone
+ * gains bandwidth on average as fast as under DCQCN, and a job about to
+ * finish its iteration increases three times as fast as one that just
+ * started. F's linear form is the paper's; its constants are attributes so
+ * that other settings (a steeper slope converges in fewer iterations but
+ * starves a starting job more) can be explored.
+ */
+class MltcpDcqcn : public Dcqcn
+{
+  public:
+    /// Default slope of F (shared with MltcpScheduler).
+    static constexpr double kDefaultSlope = 1.0;
+    /// Default intercept of F (shared with MltcpScheduler).
+    static constexpr double kDefaultIntercept = 0.5;
+
+    static TypeId GetTypeId();
+
+    MltcpDcqcn();
+    /// Copies the configuration only (progress starts at 0); the copy needs Init().
+    MltcpDcqcn(const MltcpDcqcn& other);
+    ~MltcpDcqcn() override;
+
+    std::string GetName() const override;
+    Ptr<RdmaCongestionOps> Fork() const override;
+    /// \throw std::runtime_error if F would not be positive for every progress in [0,1]
+    void Init(DataRate lineRate, Time now) override;
+    /// \param fraction the job's progress through its iteration, in [0,1]
+    void SetProgress(double fraction) override;
+
+    /// \return the progress last set
+    double GetProgress() const
+    {
+        return m_progress;
+    }
+
+    /// \return F = Slope x progress + Intercept at the progress last set
+    double GetAggressiveness() const
+    {
+        return m_slope * m_progress + m_intercept;
+    }
+
+    /**
+     * Check that F = \p slope x progress + \p intercept is positive for every
+     * progress in [0,1].
+     * \throw std::runtime_error naming \p where otherwise
+     */
+    static void CheckAggressiveness(double slope, double intercept, const std::string& where);
+
+  protected:
+    /// \return Dcqcn's additive step (rate weight included) times F
+    DataRate GetAdditiveIncrease() const override;
+
+  private:
+    double m_slope;
+    double m_intercept;
+    double m_progress{0};
+};
+
+} // namespace ns3
+
+#endif /* MLTCP_DCQCN_H */

@@ -1,0 +1,93 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef CASSINI_SCHEDULER_H
+#define CASSINI_SCHEDULER_H
+
+#include "collective-scheduler.h"
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <map>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief CASSINI (Rajasekaran et al., NSDI 2024): jobs that share links are
+ * given time shifts so that their communication phases interleave, and each
+ * job is then kept on its shifted grid with its gate.
+ *
+ * Placement (on job arrival). The job's period T is its isolated iteration
+ * time (compute C then communication), its communication phase [C, C + comm)
+ * of every period; both in units of TimeQuantum, the period rounded up (a
+ * grid shorter than the iteration would make the job late every period).
+ * Its demand on each link its flows cross is the link's busy time per
+ * iteration over comm, capped at 1. Every job already running is a fixed job
+ * of the geometric core (ComputeCassiniShifts): its communication phase at
+ * its own grid, in absolute phase. Only running jobs that share a link with
+ * the new one take part, and only on those links: the others cannot change
+ * the new job's shift. If a link's circle (the LCM of the periods on it, in
+ * quanta) is too large, the quantum is doubled until it fits. The chosen
+ * shift s puts the new job's communication at absolute times = C + s
+ * (mod T); its grid anchor is the first such time not before its start + C.
+ *
+ * Loops in the job-link affinity graph: the core assigns shifts by a BFS that
+ * expands the fixed jobs first; a free job reached through several links
+ * keeps the shift of the first (BFS-order) link, i.e. the link of the running
+ * job with the smallest id. The links whose own best shift is not honoured
+ * are counted (inconsistent edges) and noted with the decision.
+ *
+ * Gating (every iteration). A job's gates start closed. When its first
+ * bucket is ready, let g be the last grid point (anchor + nT) not after now:
+ * if the job is at most LateTolerance * T past g, the gate opens at once;
+ * otherwise (or before the anchor) it opens at the next grid point. The
+ * gate closes when the iteration's last bucket is done. The tolerance is
+ * there because a job runs a little late now and then (contention, the
+ * control-plane delay): losing a whole period for a small delay would cost
+ * far more than the small overlap with the neighbour's slot. A job that is
+ * far off its grid would overlap much of its neighbour's slot, so it waits
+ * for its own.
+ *
+ * A job without fabric flows (all ranks on one host) needs no slot: its gate
+ * opens on arrival and stays open.
+ */
+class CassiniScheduler : public CollectiveScheduler
+{
+  public:
+    static TypeId GetTypeId();
+    CassiniScheduler();
+    ~CassiniScheduler() override;
+
+    std::string GetName() const override;
+    bool StartsJobsGated() const override;
+
+  protected:
+    void DoJobArrived(const SchedulerJob& job) override;
+    void DoCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket) override;
+    void DoCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket) override;
+    void DoJobDone(uint32_t job) override;
+
+  private:
+    /// Where a placed job communicates: from anchor + n * period, for comm.
+    struct JobGrid
+    {
+        Time anchor;                           ///< start of the first communication phase
+        Time period;                           ///< grid spacing (quantized iteration time)
+        Time comm;                             ///< quantized communication phase length
+        uint32_t buckets{1};                   ///< buckets per iteration
+        std::map<uint32_t, double> linkDemand; ///< link id -> fraction of its capacity
+    };
+
+    uint32_t m_angleSteps;
+    Time m_timeQuantum;
+    double m_periodSlack;
+    double m_lateTolerance;
+    std::map<uint32_t, JobGrid> m_grids; ///< placed jobs with a slot, by id
+};
+
+} // namespace ns3
+
+#endif /* CASSINI_SCHEDULER_H */

@@ -1,0 +1,360 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "crux-scheduler.h"
+
+#include "crux-priorities.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CruxScheduler");
+NS_OBJECT_ENSURE_REGISTERED(CruxScheduler);
+
+namespace
+{
+
+/// Traffic classes a data job can get: 0-6 (class 7 carries control frames).
+constexpr uint32_t kDataClasses = 7;
+
+/// Whether \p a is smaller than \p b beyond rounding (loads are sums of quotients).
+bool
+Below(double a, double b)
+{
+    return a < b && b - a > 1e-9 * std::max(std::fabs(a), std::fabs(b));
+}
+
+/// A (job, src, dst) group of connections: they share one source port.
+struct Group
+{
+    uint32_t src{0};
+    uint32_t dst{0};
+    uint64_t bytes{0};
+    std::set<uint16_t> ownPorts; ///< the ports the connections were created with
+};
+
+} // namespace
+
+TypeId
+CruxScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CruxScheduler")
+            .SetParent<CollectiveScheduler>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<CruxScheduler>()
+            .AddAttribute("Classes",
+                          "K of the Max-K-Cut compression of priorities; at most 7 are used, "
+                          "because traffic class 7 carries control frames.",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&CruxScheduler::m_classes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("PathCandidates",
+                          "UDP source ports probed per host pair to find its distinct ECMP paths.",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&CruxScheduler::m_candidates),
+                          MakeUintegerChecker<uint32_t>(0, 0x4000))
+            .AddAttribute("CorrectionFactor",
+                          "k_j of the priority k_j * W_j / t_j, the same for every job.",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&CruxScheduler::m_correction),
+                          MakeDoubleChecker<double>(std::numeric_limits<double>::min()));
+    return tid;
+}
+
+CruxScheduler::CruxScheduler() = default;
+CruxScheduler::~CruxScheduler() = default;
+
+std::string
+CruxScheduler::GetName() const
+{
+    return "crux";
+}
+
+uint16_t
+CruxScheduler::CandidatePort(uint32_t i)
+{
+    // 40503 is odd, so the first 0x4000 probes are distinct ports.
+    return static_cast<uint16_t>(0xC000 + (static_cast<uint64_t>(i) * 40503) % 0x4000);
+}
+
+void
+CruxScheduler::DoDispose()
+{
+    m_ports.clear();
+    m_jobClass.clear();
+    m_probeCache.clear();
+    CollectiveScheduler::DoDispose();
+}
+
+void
+CruxScheduler::DoJobArrived(const SchedulerJob& /* job */)
+{
+    Plan(-1);
+}
+
+void
+CruxScheduler::DoJobDone(uint32_t job)
+{
+    // The departed job's NIC settings die with its queue pairs: forget them, act on the rest.
+    m_jobClass.erase(job);
+    for (auto it = m_ports.begin(); it != m_ports.end();)
+    {
+        it = std::get<0>(it->first) == job ? m_ports.erase(it) : std::next(it);
+    }
+    Plan(job);
+}
+
+const std::vector<CruxScheduler::PortPath>&
+CruxScheduler::ProbePaths(uint32_t src, uint32_t dst)
+{
+    if (m_cachedCandidates != m_candidates)
+    {
+        m_probeCache.clear();
+        m_cachedCandidates = m_candidates;
+    }
+    auto [it, fresh] = m_probeCache.try_emplace({src, dst});
+    if (fresh)
+    {
+        std::map<std::vector<uint32_t>, uint16_t> portOf; // path -> smallest port
+        for (uint32_t i = 0; i < m_candidates; ++i)
+        {
+            const uint16_t port = CandidatePort(i);
+            auto [p, added] = portOf.try_emplace(GetControl().GetPath(src, dst, port), port);
+            if (!added)
+            {
+                p->second = std::min(p->second, port);
+            }
+        }
+        for (auto& [path, port] : portOf)
+        {
+            it->second.emplace_back(port, path);
+        }
+        std::sort(it->second.begin(), it->second.end());
+    }
+    return it->second;
+}
+
+void
+CruxScheduler::Plan(int64_t departed)
+{
+    const SchedulerControl& control = GetControl();
+
+    // 1. GPU intensity of every job with fabric traffic.
+    struct Active
+    {
+        const SchedulerJob* job;
+        double work;      ///< W_j, GPU-seconds per iteration
+        double comm;      ///< t_j, seconds per iteration
+        double intensity; ///< W_j / t_j
+        std::set<uint32_t> links;
+    };
+
+    std::vector<Active> active;
+    nlohmann::json idle = nlohmann::json::array();
+    for (const auto& [id, job] : GetJobs())
+    {
+        if (static_cast<int64_t>(id) == departed)
+        {
+            continue;
+        }
+        const double work = job.computeTime.GetSeconds() * job.spec.workers;
+        const double comm = job.commTime.GetSeconds();
+        if (job.flows.empty() || !(comm > 0))
+        {
+            idle.push_back(id); // nothing on the fabric to prioritize or route
+            continue;
+        }
+        active.push_back({&job, work, comm, work / comm, {}});
+    }
+    std::sort(active.begin(), active.end(), [](const Active& a, const Active& b) {
+        return a.intensity != b.intensity ? a.intensity > b.intensity : a.job->id < b.job->id;
+    });
+
+    // 2. Paths, most intensive job first, each group onto the least loaded candidate.
+    std::map<uint32_t, double> load; // link -> seconds per iteration placed on it
+    nlohmann::json paths = nlohmann::json::array();
+    for (Active& a : active)
+    {
+        const SchedulerJob& job = *a.job;
+        std::vector<Group> groups;
+        std::map<std::pair<uint32_t, uint32_t>, size_t> groupOf;
+        for (const SchedulerFlow& f : job.flows)
+        {
+            auto [g, added] = groupOf.try_emplace({f.srcHost, f.dstHost}, groups.size());
+            if (added)
+            {
+                Group g0;
+                g0.src = f.srcHost;
+                g0.dst = f.dstHost;
+                groups.push_back(g0);
+            }
+            groups[g->second].bytes += f.bytes;
+            groups[g->second].ownPorts.insert(f.srcPort);
+        }
+
+        for (const Group& g : groups)
+        {
+            std::vector<PortPath> candidates = ProbePaths(g.src, g.dst);
+            for (uint16_t own : g.ownPorts)
+            {
+                std::vector<uint32_t> path = control.GetPath(g.src, g.dst, own);
+                auto same = std::find_if(candidates.begin(),
+                                         candidates.end(),
+                                         [&](const PortPath& c) { return c.second == path; });
+                if (same == candidates.end())
+                {
+                    candidates.emplace_back(own, std::move(path));
+                }
+                else
+                {
+                    same->first = std::min(same->first, own);
+                }
+            }
+
+            // The port the group uses now: the one set, else its own if its connections share one.
+            const GroupKey key{job.id, g.src, g.dst};
+            auto set = m_ports.find(key);
+            uint16_t current = 0;
+            if (set != m_ports.end())
+            {
+                current = set->second;
+            }
+            else if (g.ownPorts.size() == 1)
+            {
+                current = *g.ownPorts.begin();
+            }
+            const std::vector<uint32_t> currentPath =
+                current != 0 ? control.GetPath(g.src, g.dst, current) : std::vector<uint32_t>();
+            auto isCurrent = [&](const PortPath& c) {
+                return current != 0 && c.second == currentPath;
+            };
+
+            const PortPath* best = nullptr;
+            double bestMax = 0;
+            double bestSum = 0;
+            for (const PortPath& c : candidates)
+            {
+                double peak = 0;
+                double sum = 0;
+                for (uint32_t link : c.second)
+                {
+                    auto l = load.find(link);
+                    const double placed = l == load.end() ? 0.0 : l->second;
+                    peak = std::max(peak, placed);
+                    sum += placed;
+                }
+                const bool better = [&]() {
+                    if (best == nullptr || Below(peak, bestMax))
+                    {
+                        return true;
+                    }
+                    if (Below(bestMax, peak))
+                    {
+                        return false;
+                    }
+                    if (Below(sum, bestSum) || Below(bestSum, sum))
+                    {
+                        return Below(sum, bestSum);
+                    }
+                    if (isCurrent(c) != isCurrent(*best))
+                    {
+                        return isCurrent(c); // equal loads: do not move the group
+                    }
+                    return c.first < best->first;
+                }();
+                if (better)
+                {
+                    best = &c;
+                    bestMax = peak;
+                    bestSum = sum;
+                }
+            }
+
+            uint16_t port = best->first;
+            if (isCurrent(*best))
+            {
+                port = current; // same path: nothing to change
+            }
+
+            for (uint32_t link : best->second)
+            {
+                const uint64_t rate = control.GetLinkRateBps(link);
+                if (rate == 0)
+                {
+                    std::ostringstream os;
+                    os << "crux-scheduler: link " << link << " (job " << job.id << ", hosts "
+                       << g.src << " -> " << g.dst << "): field rateBps must be positive";
+                    throw std::runtime_error(os.str());
+                }
+                load[link] += 8.0 * static_cast<double>(g.bytes) / static_cast<double>(rate);
+                a.links.insert(link);
+            }
+            if (port != current)
+            {
+                SetSourcePort(job.id, g.src, g.dst, port);
+                m_ports[key] = port;
+            }
+            paths.push_back({{"job", job.id},
+                             {"src", g.src},
+                             {"dst", g.dst},
+                             {"port", port},
+                             {"links", best->second},
+                             {"peak_load_s", bestMax}});
+        }
+    }
+
+    // 3. Priorities, compressed to the data classes the fabric has.
+    const uint32_t k = std::min(m_classes, kDataClasses);
+    if (k < m_classes)
+    {
+        Note("effective_classes",
+             nlohmann::json{{"configured", m_classes},
+                            {"effective", k},
+                            {"reason", "traffic class 7 carries control frames"}}
+                 .dump());
+    }
+    std::vector<CruxJob> cruxJobs;
+    nlohmann::json intensity = nlohmann::json::object();
+    for (const Active& a : active)
+    {
+        cruxJobs.push_back(
+            {a.job->id, a.work, a.comm, m_correction, {a.links.begin(), a.links.end()}});
+        intensity[std::to_string(a.job->id)] = a.intensity;
+    }
+    const std::map<uint32_t, uint32_t> classes = CruxClasses(cruxJobs, k);
+    nlohmann::json classNote = nlohmann::json::object();
+    for (const auto& [id, c] : classes)
+    {
+        const auto cls = static_cast<int16_t>(c);
+        classNote[std::to_string(id)] = cls;
+        auto known = m_jobClass.find(id);
+        if (known == m_jobClass.end() || known->second != cls)
+        {
+            SetPriorityClass(id, cls);
+            m_jobClass[id] = cls;
+        }
+    }
+
+    Note("intensity", intensity.dump());
+    Note("classes", classNote.dump());
+    Note("paths", paths.dump());
+    if (!idle.empty())
+    {
+        Note("no_fabric_traffic", idle.dump());
+    }
+}
+
+} // namespace ns3

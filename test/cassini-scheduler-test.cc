@@ -1,0 +1,381 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/cassini-scheduler.h"
+#include "ns3/collective-scheduler-helper.h"
+#include "ns3/double.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <functional>
+#include <gtest/gtest.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint64_t kRateBps = 100'000'000'000;
+const Time kQuantum = MicroSeconds(10); // the TimeQuantum default
+
+/// Records gate changes (when they take effect) and tells a listener about them.
+class FakeControl : public SchedulerControl
+{
+  public:
+    struct GateCall
+    {
+        Time when;
+        uint32_t job;
+        bool open;
+    };
+
+    void SetGate(uint32_t job, bool open) override
+    {
+        gates.push_back({Simulator::Now(), job, open});
+        if (onGate)
+        {
+            onGate(job, open);
+        }
+    }
+
+    void SetPriorityClass(uint32_t /* job */, int16_t /* cls */) override
+    {
+    }
+
+    void SetRateWeight(uint32_t /* job */, double /* weight */) override
+    {
+    }
+
+    void SetSourcePort(uint32_t, uint32_t, uint32_t, uint16_t) override
+    {
+    }
+
+    std::vector<uint32_t> GetPath(uint32_t, uint32_t, uint16_t) const override
+    {
+        return {0};
+    }
+
+    uint64_t GetLinkRateBps(uint32_t /* link */) const override
+    {
+        return kRateBps;
+    }
+
+    /// Times the gate of \p job opened.
+    std::vector<Time> Openings(uint32_t job) const
+    {
+        std::vector<Time> out;
+        for (const auto& g : gates)
+        {
+            if (g.job == job && g.open)
+            {
+                out.push_back(g.when);
+            }
+        }
+        return out;
+    }
+
+    std::vector<GateCall> gates;
+    std::function<void(uint32_t, bool)> onGate;
+};
+
+/// A job with one flow over link 0 that keeps the link busy for its whole \p comm.
+SchedulerJob
+MakeJob(uint32_t id, Time compute, Time comm, uint32_t buckets = 1)
+{
+    SchedulerJob j;
+    j.id = id;
+    j.spec.id = id;
+    j.spec.buckets = buckets;
+    j.computeTime = compute;
+    j.commTime = comm;
+    j.startTime = Simulator::Now();
+    SchedulerFlow f;
+    f.srcHost = 0;
+    f.dstHost = 1;
+    f.bytes = static_cast<uint64_t>(comm.GetSeconds() * kRateBps / 8.0);
+    f.path = {0};
+    j.flows.push_back(f);
+    return j;
+}
+
+/**
+ * Runs jobs as a one-bucket TrainingJob would: compute, report ready, communicate
+ * for commTime once the gate is open, report done, start the next iteration.
+ */
+class JobDriver
+{
+  public:
+    JobDriver(Ptr<CollectiveScheduler> s, FakeControl& c)
+        : m_scheduler(s)
+    {
+        c.onGate = [this](uint32_t job, bool open) { OnGate(job, open); };
+    }
+
+    void Start(const SchedulerJob& job, uint32_t iterations)
+    {
+        State& st = m_jobs[job.id];
+        st.compute = job.computeTime;
+        st.comm = job.commTime;
+        st.iterations = iterations;
+        m_scheduler->NotifyJobArrived(job);
+        Simulator::Schedule(st.compute, &JobDriver::Ready, this, job.id);
+    }
+
+    /// [start, end) of every communication phase of \p job.
+    std::vector<std::pair<Time, Time>> Phases(uint32_t job) const
+    {
+        return m_jobs.at(job).phases;
+    }
+
+  private:
+    struct State
+    {
+        Time compute;
+        Time comm;
+        uint32_t iterations{0};
+        uint32_t iteration{0};
+        bool gateOpen{false};
+        bool waiting{false};
+        std::vector<std::pair<Time, Time>> phases;
+    };
+
+    void Ready(uint32_t job)
+    {
+        State& st = m_jobs.at(job);
+        st.waiting = true;
+        m_scheduler->NotifyCollectiveReady(job, st.iteration, 0);
+        if (st.gateOpen)
+        {
+            Communicate(job);
+        }
+    }
+
+    void OnGate(uint32_t job, bool open)
+    {
+        State& st = m_jobs.at(job);
+        st.gateOpen = open;
+        if (open && st.waiting)
+        {
+            Communicate(job);
+        }
+    }
+
+    void Communicate(uint32_t job)
+    {
+        State& st = m_jobs.at(job);
+        st.waiting = false;
+        st.phases.emplace_back(Simulator::Now(), Simulator::Now() + st.comm);
+        Simulator::Schedule(st.comm, &JobDriver::Done, this, job);
+    }
+
+    void Done(uint32_t job)
+    {
+        State& st = m_jobs.at(job);
+        m_scheduler->NotifyCollectiveDone(job, st.iteration, 0);
+        if (++st.iteration < st.iterations)
+        {
+            Simulator::Schedule(st.compute, &JobDriver::Ready, this, job);
+        }
+    }
+
+    Ptr<CollectiveScheduler> m_scheduler;
+    std::map<uint32_t, State> m_jobs;
+};
+
+/// The notes of the job-arrived decision about \p job.
+nlohmann::json
+ArrivalNotes(const CollectiveScheduler& s, uint32_t job)
+{
+    for (const auto& d : s.GetDecisions())
+    {
+        if (d.kind == "job-arrived" && d.job == static_cast<int64_t>(job))
+        {
+            return nlohmann::json::parse(d.detailJson);
+        }
+    }
+    return nlohmann::json();
+}
+
+/// A CASSINI scheduler whose grid period is the estimated iteration time exactly.
+Ptr<CassiniScheduler>
+MakeCassini()
+{
+    Ptr<CassiniScheduler> s = CreateObject<CassiniScheduler>();
+    s->SetAttribute("PeriodSlack", DoubleValue(0));
+    return s;
+}
+
+} // namespace
+
+TEST(CassiniSchedulerTest, IsFoundByNameAndStartsJobsGated)
+{
+    EXPECT_EQ(CollectiveSchedulerHelper::FindScheduler("cassini"), "ns3::CassiniScheduler");
+    Ptr<CassiniScheduler> s = CreateObject<CassiniScheduler>();
+    EXPECT_EQ(s->GetName(), "cassini");
+    EXPECT_TRUE(s->StartsJobsGated());
+}
+
+TEST(CassiniSchedulerTest, TwoIdenticalJobsAlternateHalfAPeriodApart)
+{
+    // Each job uses the whole link for half of its period 2C: they fit only half a period apart.
+    const Time c = MilliSeconds(1);
+    const Time period = c * 2;
+    const uint32_t iterations = 8;
+    FakeControl control;
+    Ptr<CassiniScheduler> s = MakeCassini();
+    s->SetControl(&control);
+    JobDriver driver(s, control);
+    Simulator::Schedule(Seconds(0), [&]() {
+        driver.Start(MakeJob(1, c, c), iterations);
+        driver.Start(MakeJob(2, c, c), iterations);
+    });
+    Simulator::Run();
+
+    const auto a = control.Openings(1);
+    const auto b = control.Openings(2);
+    ASSERT_EQ(a.size(), iterations);
+    ASSERT_EQ(b.size(), iterations);
+    for (uint32_t k = 0; k < iterations; ++k)
+    {
+        // Offset of the two jobs' openings, modulo the period: half a period.
+        const int64_t p = period.GetTimeStep();
+        const int64_t offset = (((b[k] - a[k]).GetTimeStep() % p) + p) % p;
+        EXPECT_LE(std::abs(offset - p / 2), kQuantum.GetTimeStep()) << "iteration " << k;
+        if (k > 0)
+        {
+            EXPECT_LE(Abs(a[k] - a[k - 1] - period), kQuantum) << "job 1, iteration " << k;
+            EXPECT_LE(Abs(b[k] - b[k - 1] - period), kQuantum) << "job 2, iteration " << k;
+        }
+    }
+    // The communication phases hardly overlap: at most the control-plane round trip each.
+    Time overlap;
+    for (const auto& [s1, e1] : driver.Phases(1))
+    {
+        for (const auto& [s2, e2] : driver.Phases(2))
+        {
+            overlap += Max(Time(0), Min(e1, e2) - Max(s1, s2));
+        }
+    }
+    EXPECT_LE(overlap, s->GetControlDelay() * 2 * iterations);
+
+    const auto notes = ArrivalNotes(*s, 2);
+    EXPECT_EQ(notes.at("period_ns").get<int64_t>(), period.GetNanoSeconds());
+    EXPECT_EQ(notes.at("inconsistent_edges").get<uint32_t>(), 0u);
+    EXPECT_NEAR(notes.at("link_scores").at("0").get<double>(), 1.0, 1e-9);
+    Simulator::Destroy();
+}
+
+TEST(CassiniSchedulerTest, GateFollowsTheGridAndTheLateTolerance)
+{
+    // A lone job: its communication stays where it is, on the grid C + n * 2C.
+    const Time c = MilliSeconds(1);
+    const Time period = c * 2;
+    const Time anchor = c;
+    FakeControl control;
+    Ptr<CassiniScheduler> s = MakeCassini();
+    Ptr<CassiniScheduler> strict = MakeCassini();
+    strict->SetAttribute("LateTolerance", DoubleValue(0.04)); // 80 us
+    FakeControl strictControl;
+    s->SetControl(&control);
+    strict->SetControl(&strictControl);
+    const Time d = s->GetControlDelay();
+
+    auto at = [](Time t, std::function<void()> f) { Simulator::Schedule(t, f); };
+    for (Ptr<CassiniScheduler> x : {s, strict})
+    {
+        at(Seconds(0), [x, c]() { x->NotifyJobArrived(MakeJob(1, c, c, 2)); });
+        // 0.05 periods (100 us) past grid point 3: within 0.1, beyond 0.04.
+        at(anchor + period * 3 + period / 20 - d, [x]() { x->NotifyCollectiveReady(1, 0, 0); });
+        at(MicroSeconds(7500), [x]() { x->NotifyCollectiveReady(1, 0, 1); });
+        at(MicroSeconds(7600), [x]() { x->NotifyCollectiveDone(1, 0, 0); });
+        at(MicroSeconds(8500), [x]() { x->NotifyCollectiveDone(1, 0, 1); });
+        // Half a period past grid point 5: waits for grid point 6.
+        at(anchor + period * 5 + period / 2 - d, [x]() { x->NotifyCollectiveReady(1, 1, 0); });
+        at(MilliSeconds(14), [x]() { x->NotifyCollectiveDone(1, 1, 1); });
+        // Early for grid point 7 (ready 1.5 ms after grid point 6): waits for it.
+        at(anchor + period * 6 + MicroSeconds(1500) - d,
+           [x]() { x->NotifyCollectiveReady(1, 2, 0); });
+    }
+    Simulator::Run();
+
+    auto expect = [](const FakeControl& fc, const std::vector<std::pair<Time, bool>>& want) {
+        ASSERT_EQ(fc.gates.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i)
+        {
+            EXPECT_EQ(fc.gates[i].job, 1u);
+            EXPECT_EQ(fc.gates[i].when, want[i].first) << "gate change " << i;
+            EXPECT_EQ(fc.gates[i].open, want[i].second) << "gate change " << i;
+        }
+    };
+    // Opened at once: the decision at ready + d reaches the NICs d later.
+    const Time slightlyLate = anchor + period * 3 + period / 20 + d;
+    expect(control,
+           {{slightlyLate, true},
+            {MicroSeconds(8500) + d * 2, false},
+            {anchor + period * 6, true},
+            {MilliSeconds(14) + d * 2, false},
+            {anchor + period * 7, true}});
+    // Held for grid point 4 (the scripted done comes first; the fake records in time order).
+    expect(strictControl,
+           {{MicroSeconds(8500) + d * 2, false},
+            {anchor + period * 4, true},
+            {anchor + period * 6, true},
+            {MilliSeconds(14) + d * 2, false},
+            {anchor + period * 7, true}});
+    Simulator::Destroy();
+}
+
+TEST(CassiniSchedulerTest, QuantumDoublesUntilTheCircleFits)
+{
+    // Periods 4001 and 4003 quanta (both prime): LCM 16,016,003 > kCassiniMaxPerimeter. At
+    // 20 us they are 2001 and 2002 quanta (rounded up), LCM 4,006,002: it fits.
+    const Time comm = MilliSeconds(1);
+    FakeControl control;
+    Ptr<CassiniScheduler> s = MakeCassini();
+    s->SetControl(&control);
+    Simulator::Schedule(Seconds(0), [&]() {
+        s->NotifyJobArrived(MakeJob(1, kQuantum * 4001 - comm, comm));
+        s->NotifyJobArrived(MakeJob(2, kQuantum * 4003 - comm, comm));
+    });
+    Simulator::Run();
+    EXPECT_EQ(ArrivalNotes(*s, 1).at("quantum_ns").get<int64_t>(), 10000);
+    const auto notes = ArrivalNotes(*s, 2);
+    EXPECT_EQ(notes.at("quantum_ns").get<int64_t>(), 20000);
+    EXPECT_EQ(notes.at("period_ns").get<int64_t>(), 2002 * 20000);
+    Simulator::Destroy();
+}
+
+TEST(CassiniSchedulerTest, JobWithoutFabricFlowsIsNeverHeld)
+{
+    FakeControl control;
+    Ptr<CassiniScheduler> s = MakeCassini();
+    s->SetControl(&control);
+    SchedulerJob local = MakeJob(3, MilliSeconds(1), MilliSeconds(1));
+    local.flows.clear();
+    Simulator::Schedule(Seconds(0), [&]() { s->NotifyJobArrived(local); });
+    Simulator::Schedule(MilliSeconds(5), [&]() { s->NotifyCollectiveReady(3, 0, 0); });
+    Simulator::Schedule(MilliSeconds(6), [&]() { s->NotifyCollectiveDone(3, 0, 0); });
+    Simulator::Run();
+    ASSERT_EQ(control.gates.size(), 1u);
+    EXPECT_TRUE(control.gates[0].open);
+    EXPECT_EQ(control.gates[0].when, s->GetControlDelay() * 2);
+    Simulator::Destroy();
+}
+
+TEST(CassiniSchedulerTest, PeriodSlackStretchesTheGrid)
+{
+    // Iteration 1 ms; 5% slack makes a 1.05 ms grid, rounded up to the quantum.
+    FakeControl control;
+    Ptr<CassiniScheduler> s = CreateObject<CassiniScheduler>();
+    s->SetAttribute("PeriodSlack", DoubleValue(0.05));
+    s->SetControl(&control);
+    Simulator::Schedule(Seconds(0), [&]() {
+        s->NotifyJobArrived(MakeJob(1, MicroSeconds(600), MicroSeconds(400)));
+    });
+    Simulator::Run();
+    EXPECT_EQ(ArrivalNotes(*s, 1).at("period_ns").get<int64_t>(), 1050000);
+    Simulator::Destroy();
+}

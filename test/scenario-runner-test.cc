@@ -1,0 +1,216 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Whole runs under each policy: isolated runs equal single-job runs, every
+ * policy repeats itself bit for bit on the same seed, CASSINI interleaves
+ * two jobs that fair sharing slows down, MLTCP's jobs drift apart, and the
+ * database holds each run's decisions, gates and summary (and nothing of a
+ * run that failed, which is marked so).
+ */
+
+#include "temp-dir-test.h"
+
+#include "ns3/collective-scheduling-module.h"
+#include "ns3/core-module.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+using namespace ns3;
+
+namespace
+{
+
+int64_t
+Count(sqlite3* db, const std::string& sql)
+{
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+    int64_t n = -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+    {
+        n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+class ScenarioRunnerTest : public test::TempDirTest
+{
+  protected:
+    void SetUp() override
+    {
+        TempDirTest::SetUp();
+        RoceUsePicoseconds();
+    }
+
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        TempDirTest::TearDown();
+    }
+
+    /**
+     * Two leaves of two hosts under one spine. Job 0 on hosts {0, 2}, job 1 on
+     * {1, 3}: both rings cross the same leaf-spine links in the same directions.
+     * Each all-reduces \p bytes per iteration after \p compute of compute.
+     */
+    static ScenarioSpec TwoJobsOneSpine(uint64_t bytes, Time compute, uint32_t iterations)
+    {
+        ScenarioSpec spec;
+        spec.source = "test";
+        spec.name = "runner-test";
+        spec.topology.kind = "leaf-spine";
+        spec.topology.gpusPerHost = 1;
+        spec.topology.leafSpine.leaves = 2;
+        spec.topology.leafSpine.spines = 1;
+        spec.topology.leafSpine.hostsPerLeaf = 2;
+        spec.fabric.cc = "dcqcn";
+        for (uint32_t j = 0; j < 2; ++j)
+        {
+            JobSpec s;
+            s.id = j;
+            s.model = "gpt2-124m";
+            s.dtype = "bf16";
+            s.workers = 2;
+            s.placement = "explicit";
+            s.hosts = {j, j + 2};
+            s.iterations = iterations;
+            s.scale = static_cast<double>(bytes) / 248e6;
+            s.computeTimeNs = std::llround(compute.GetNanoSeconds() / s.scale);
+            spec.jobs.push_back(s);
+        }
+        return spec;
+    }
+
+    static double Ratio(Time a, Time b)
+    {
+        return a.GetSeconds() / b.GetSeconds();
+    }
+};
+
+TEST_F(ScenarioRunnerTest, IsolatedTimesEqualEachJobsSingleJobRun)
+{
+    ScenarioSpec spec = TwoJobsOneSpine(2000000, MicroSeconds(150), 3);
+    RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    ASSERT_EQ(isolated.jobs.size(), 2u);
+    EXPECT_EQ(isolated.scheduler, "isolated");
+    for (uint32_t j = 0; j < 2; ++j)
+    {
+        ScenarioSpec alone = spec;
+        alone.jobs = {spec.jobs[j]};
+        RunOutcome single = ScenarioRunner(alone, "test").Run("fair");
+        ASSERT_EQ(single.jobs.size(), 1u);
+        EXPECT_EQ(single.jobs[0].iterationTimes, isolated.jobs[j].iterationTimes);
+        EXPECT_EQ(single.jobs[0].trainingTime, isolated.jobs[j].trainingTime);
+    }
+    // Alone, the two jobs are mirror images: the same times.
+    EXPECT_EQ(isolated.jobs[0].iterationTimes, isolated.jobs[1].iterationTimes);
+    // Sharing the spine links under fair sharing costs each job time.
+    RunOutcome fair = ScenarioRunner(spec, "test").Run("fair");
+    EXPECT_GT(Ratio(fair.MeanIterationTime(), isolated.MeanIterationTime()), 1.2);
+}
+
+TEST_F(ScenarioRunnerTest, EveryPolicyRepeatsItselfOnTheSameSeed)
+{
+    ScenarioSpec spec = TwoJobsOneSpine(1000000, MicroSeconds(80), 3);
+    for (const std::string& policy : CollectiveSchedulerHelper::GetSchedulerNames())
+    {
+        RunOutcome a = ScenarioRunner(spec, "test").Run(policy);
+        RunOutcome b = ScenarioRunner(spec, "test").Run(policy);
+        ASSERT_EQ(a.jobs.size(), b.jobs.size()) << policy;
+        for (std::size_t j = 0; j < a.jobs.size(); ++j)
+        {
+            EXPECT_TRUE(a.jobs[j].done) << policy;
+            EXPECT_EQ(a.jobs[j].iterationTimes, b.jobs[j].iterationTimes) << policy;
+            EXPECT_EQ(a.jobs[j].trainingTime, b.jobs[j].trainingTime) << policy;
+        }
+        EXPECT_EQ(a.decisions, b.decisions) << policy;
+    }
+}
+
+TEST_F(ScenarioRunnerTest, UnknownSchedulerOrParameterNamesTheField)
+{
+    ScenarioSpec spec = TwoJobsOneSpine(1000000, MicroSeconds(80), 1);
+    spec.lines["scheduler"] = 12;
+    spec.lines["schedulerParams.Bogus"] = 13;
+    try
+    {
+        ScenarioRunner(spec, "test").Run("no-such-policy");
+        FAIL() << "an unknown scheduler was accepted";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("test:12: scheduler"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("fair"), std::string::npos) << e.what();
+    }
+    spec.scheduler = "fair";
+    spec.schedulerParams = R"({"Bogus": 1})";
+    try
+    {
+        ScenarioRunner(spec, "test").Run();
+        FAIL() << "an unknown scheduler parameter was accepted";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("test:13: schedulerParams.Bogus"), std::string::npos)
+            << e.what();
+    }
+    Simulator::Destroy();
+}
+
+TEST_F(ScenarioRunnerTest, DatabaseHoldsDecisionsGatesAndSummary)
+{
+    ScenarioSpec spec = TwoJobsOneSpine(1000000, MicroSeconds(80), 3);
+    spec.output.db = (m_dir / "runs.db").string();
+    RunOutcome cassini = ScenarioRunner(spec, "test").Run("cassini");
+    ASSERT_EQ(cassini.runIds.size(), 1u);
+    EXPECT_GT(cassini.decisions, 0u);
+
+    // A run cut short by its stop time is marked failed and has no scheduler rows.
+    spec.stopTimeNs = 100000;
+    EXPECT_THROW(ScenarioRunner(spec, "test").Run("cassini"), IncompleteRunError);
+
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    const std::string id = std::to_string(cassini.runIds[0]);
+    EXPECT_EQ(
+        Count(db, "SELECT COUNT(*) FROM runs WHERE status='complete' AND scheduler='cassini'"),
+        1);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE status='failed'"), 1);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM scheduler_decisions WHERE run_id=" + id),
+              static_cast<int64_t>(cassini.decisions));
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM scheduler_decisions WHERE run_id<>" + id), 0);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM scheduler_runs"), 1);
+    EXPECT_EQ(Count(db, "SELECT decisions FROM scheduler_runs WHERE run_id=" + id),
+              static_cast<int64_t>(cassini.decisions));
+    // Gates: each job placed closed, then opened and closed once per iteration.
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM gates WHERE run_id=" + id + " AND open=0"), 2 * 4);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM gates WHERE run_id=" + id + " AND open=1"), 2 * 3);
+    sqlite3_close(db);
+}
+
+TEST_F(ScenarioRunnerTest, CassiniInterleavesWhatFairSharingSlowsDown)
+{
+    // Communication is about half of each iteration when alone.
+    ScenarioSpec spec = TwoJobsOneSpine(4000000, MicroSeconds(340), 12);
+    RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    RunOutcome fair = ScenarioRunner(spec, "test").Run("fair");
+    RunOutcome cassini = ScenarioRunner(spec, "test").Run("cassini");
+    for (std::size_t j = 0; j < 2; ++j)
+    {
+        const Time alone = isolated.jobs[j].meanIteration;
+        EXPECT_GT(Ratio(fair.jobs[j].meanIteration, alone), 1.15) << "job " << j;
+        // Steady state: after the first iteration (which may wait for the grid).
+        std::vector<Time> its = cassini.jobs[j].iterationTimes;
+        its.erase(its.begin());
+        Time sum(0);
+        for (Time t : its)
+        {
+            sum += t;
+        }
+        EXPECT_LT(Ratio(sum / static_cast<int64_t>(its.size()), alone), 1.10) << "job " << j;
+    }
+}
+
+} // namespace

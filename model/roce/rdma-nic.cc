@@ -108,6 +108,7 @@ RdmaNic::DoDispose()
     m_sendQps.clear();
     m_recvQps.clear();
     m_jobs.clear();
+    m_connections.clear();
     for (auto& r : m_ready)
     {
         r.clear();
@@ -190,7 +191,16 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
             job.iteration = info.iteration;
         }
     }
-    if (qp->info.srcPort == 0)
+    // A message posted with a UDP source port belongs to a connection (a
+    // long-lived queue pair, as NCCL keeps per peer and channel); one without
+    // is a connection of its own.
+    Connection* conn = nullptr;
+    if (qp->info.srcPort != 0)
+    {
+        conn = &m_connections[static_cast<uint64_t>(dstIp) << 16 | qp->info.srcPort];
+        qp->onConnection = true;
+    }
+    else
     {
         // Spread queue pairs over ECMP paths as NICs do: a port per QP,
         // hashed with the host address so hosts do not all start alike.
@@ -215,16 +225,48 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
         }
         m_ccPrototype = m_ccFactory.Create<RdmaCongestionOps>();
     }
-    qp->cc = m_ccPrototype->Fork();
-    qp->cc->Init(m_port->GetDataRate(), now);
+    if (conn && conn->cc)
+    {
+        qp->cc = conn->cc; // the connection's rate and timers carry on
+    }
+    else
+    {
+        qp->cc = m_ccPrototype->Fork();
+        qp->cc->Init(m_port->GetDataRate(), now);
+        if (conn)
+        {
+            conn->cc = qp->cc;
+        }
+    }
     if (qp->job)
     {
         qp->cc->SetRateWeight(qp->job->rateWeight);
     }
     m_sendQps.emplace(qpn, std::move(owned));
     m_sendStartTrace(qp->info);
+    RdmaSendQueuePair* before = conn ? conn->tail : nullptr;
+    if (conn)
+    {
+        conn->tail = qp;
+    }
+    if (before && !before->done && before->maxSent < before->nPackets)
+    {
+        qp->waiting = true;
+        before->next = qp;
+        return;
+    }
     MakeReady(qp);
     m_port->TrySend();
+}
+
+void
+RdmaNic::HandOver(RdmaSendQueuePair* qp)
+{
+    RdmaSendQueuePair* next = qp->next;
+    qp->next = nullptr;
+    next->waiting = false;
+    next->nextSend = std::max(next->nextSend, qp->nextSend); // pacing carries on
+    MakeReady(next);
 }
 
 void
@@ -344,6 +386,15 @@ void
 RdmaNic::Release(RdmaSendQueuePair* qp)
 {
     NS_ASSERT(qp->where == RdmaSendQueuePair::Where::IDLE);
+    NS_ASSERT(!qp->next);
+    if (qp->onConnection)
+    {
+        auto it = m_connections.find(static_cast<uint64_t>(qp->dstIp) << 16 | qp->info.srcPort);
+        if (it != m_connections.end() && it->second.tail == qp)
+        {
+            it->second.tail = nullptr;
+        }
+    }
     m_sendQps.erase(qp->qpn);
 }
 
@@ -411,6 +462,10 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
             if (!qp->rtoArmed)
             {
                 ArmTimeout(qp);
+            }
+            if (qp->next && qp->maxSent == qp->nPackets)
+            {
+                HandOver(qp);
             }
             if (qp->sndNxt < qp->nPackets)
             {

@@ -160,6 +160,20 @@ class RdmaNic : public Object, public RocePortOwner
     void ScheduleWake(Time at);
     void Wake();
     void Release(RdmaSendQueuePair* qp);
+    /// \p qp sent its last packet: the next message of its connection may start.
+    void HandOver(RdmaSendQueuePair* qp);
+
+    /**
+     * A connection: the messages a sender posts to one destination with one
+     * UDP source port, as on one long-lived RDMA queue pair. They share one
+     * congestion-control state and are sent in order, each starting when the
+     * one before has sent its last packet.
+     */
+    struct Connection
+    {
+        Ptr<RdmaCongestionOps> cc;
+        RdmaSendQueuePair* tail{nullptr}; ///< the newest message still alive
+    };
 
     Ptr<RoceNetDevice> m_port;
     uint32_t m_address{0};
@@ -177,6 +191,8 @@ class RdmaNic : public Object, public RocePortOwner
     std::unordered_map<uint32_t, std::unique_ptr<RdmaSendQueuePair>> m_sendQps;
     std::unordered_map<uint32_t, RdmaRecvQueuePair> m_recvQps;
     std::unordered_map<int64_t, RdmaJobState> m_jobs; ///< by job id
+    /// by destination address << 16 | UDP source port; only messages posted with a port
+    std::unordered_map<uint64_t, Connection> m_connections;
 
     /// Queue pairs that may send now, per class, served round robin.
     std::array<std::deque<RdmaSendQueuePair*>, RoceNetDevice::kClasses> m_ready;

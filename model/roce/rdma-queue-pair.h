@@ -69,6 +69,10 @@ struct RdmaSendQueuePair
     Ptr<RdmaCongestionOps> cc;
     struct RdmaJobState* job{nullptr}; ///< the owning job's state on this NIC, null for none
     Where where{Where::IDLE};
+    /// The next message of the same connection, waiting until this one has sent its last packet.
+    RdmaSendQueuePair* next{nullptr};
+    bool waiting{false};      ///< behind an earlier message of its connection
+    bool onConnection{false}; ///< posted with a UDP source port: part of a connection
     bool rtoArmed{false};
     bool done{false};
     EventId rto;

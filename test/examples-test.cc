@@ -6,6 +6,8 @@
  * checks what it left behind (exit code, stderr, the SQLite results file,
  * a pcap read back with tshark) against expectations computed here.
  */
+#include "ns3/collective-scheduler-helper.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -392,7 +394,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"IncastZeroBuffer", "roce-incast", "--bufferBytes=0"},
                       BadFlag{"TrainingOddK", "multi-tenant-fat-tree", "--k=5"},
                       BadFlag{"TrainingScale", "multi-tenant-fat-tree", "--scale=0"},
-                      BadFlag{"TrainingCc", "multi-tenant-fat-tree", "--cc=cubic"}),
+                      BadFlag{"TrainingCc", "multi-tenant-fat-tree", "--cc=cubic"},
+                      BadFlag{"TrainingScheduler", "multi-tenant-fat-tree", "--scheduler=fifo"},
+                      BadFlag{"TrainingCompare", "multi-tenant-fat-tree", "--compare=fair,fifo"}),
     [](const ::testing::TestParamInfo<BadFlag>& info) { return std::string(info.param.name); });
 
 struct BadTopology
@@ -761,6 +765,37 @@ TEST_F(ExamplesTest, MultiTenantRunsAreDeterministicPerSeed)
     EXPECT_NE(Query(db, "SELECT placement_json FROM jobs WHERE run_id = 1 ORDER BY job_id"),
               Query(db, "SELECT placement_json FROM jobs WHERE run_id = 3 ORDER BY job_id"))
         << "another seed places differently";
+}
+
+TEST_F(ExamplesTest, CompareRunsEveryPolicyAndPrintsOneTable)
+{
+    const fs::path db = Path("compare.db");
+    const Outcome o = Example(
+        "multi-tenant-fat-tree",
+        {"--jobs=2", "--workers=4", "--iterations=2", "--compare=all", "--db=" + db.string()});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    // One row per policy, fair first and normalized to itself.
+    std::map<std::string, std::string> rows;
+    std::istringstream lines(o.out);
+    for (std::string line; std::getline(lines, line);)
+    {
+        std::istringstream words(line);
+        std::string first;
+        words >> first;
+        rows[first] = line;
+    }
+    for (const std::string& p : ns3::CollectiveSchedulerHelper::GetSchedulerNames())
+    {
+        EXPECT_EQ(rows.count(p), 1u) << p << " missing in:\n" << o.out;
+    }
+    EXPECT_NE(rows["fair"].find(" 1.00 "), std::string::npos) << rows["fair"];
+    EXPECT_NE(rows["isolated"].find(" 1.00"), std::string::npos) << rows["isolated"];
+    // Every policy is one complete run, isolated one per job; each run's scheduler rows.
+    const int64_t policies =
+        static_cast<int64_t>(ns3::CollectiveSchedulerHelper::GetSchedulerNames().size());
+    EXPECT_EQ(CompleteRuns(db), policies + 1);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduler_runs"), policies + 1);
+    EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT scheduler) FROM runs"), policies);
 }
 
 struct BadScenario

@@ -14,6 +14,8 @@
 #include "ns3/core-module.h"
 
 #include <gtest/gtest.h>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 using namespace ns3;
@@ -196,7 +198,55 @@ TEST_F(ScenarioRunnerTest, CassiniInterleavesWhatFairSharingSlowsDown)
     ScenarioSpec spec = TwoJobsOneSpine(4000000, MicroSeconds(340), 12);
     RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
     RunOutcome fair = ScenarioRunner(spec, "test").Run("fair");
+    spec.output.db = (m_dir / "cassini.db").string();
     RunOutcome cassini = ScenarioRunner(spec, "test").Run("cassini");
+
+    // The second job's shift is a best one: brute force over every shift of its
+    // communication phase against the first job's, on the circle of their period.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    std::map<int64_t, nlohmann::json> notes;
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db,
+                       "SELECT job_id, detail_json FROM scheduler_decisions "
+                       "WHERE kind='job-arrived'",
+                       -1,
+                       &st,
+                       nullptr);
+    while (sqlite3_step(st) == SQLITE_ROW)
+    {
+        notes[sqlite3_column_int64(st, 0)] =
+            nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(st, 1)));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    ASSERT_EQ(notes.size(), 2u);
+    const int64_t q = notes[1]["quantum_ns"].get<int64_t>();
+    const int64_t period = notes[1]["period_ns"].get<int64_t>() / q;
+    ASSERT_EQ(notes[0]["period_ns"].get<int64_t>() / q, period); // identical jobs
+    const int64_t anchor0 = notes[0]["anchor_ns"].get<int64_t>() / q;
+    const int64_t comm0 = notes[0]["comm_ns"].get<int64_t>() / q;
+    const int64_t compute1 = notes[1]["compute_ns"].get<int64_t>() / q;
+    const int64_t comm1 = notes[1]["comm_ns"].get<int64_t>() / q;
+    // Total overlap of the two communication phases on the circle, per shift.
+    auto overlap = [&](int64_t shift) {
+        int64_t n = 0;
+        for (int64_t t = 0; t < period; ++t)
+        {
+            const bool busy0 = ((t - anchor0) % period + period) % period < comm0;
+            const bool busy1 = ((t - compute1 - shift) % period + period) % period < comm1;
+            n += busy0 && busy1;
+        }
+        return n;
+    };
+    int64_t best = period;
+    for (int64_t s = 0; s < period; ++s)
+    {
+        best = std::min(best, overlap(s));
+    }
+    const int64_t chosen = notes[1]["shift_ns"].get<int64_t>() / q;
+    EXPECT_EQ(overlap(chosen), best) << "shift " << chosen << " of " << period;
+    EXPECT_EQ(best, std::max<int64_t>(0, comm0 + comm1 - period));
     for (std::size_t j = 0; j < 2; ++j)
     {
         const Time alone = isolated.jobs[j].meanIteration;

@@ -232,6 +232,14 @@ CassiniScheduler::DoJobArrived(const SchedulerJob& job)
     Note("period_ns", std::to_string(p.GetNanoSeconds()));
     Note("shift_ns", std::to_string((quantum * shift).GetNanoSeconds()));
     Note("anchor_ns", std::to_string(grid.anchor.GetNanoSeconds()));
+    Note("compute_ns", std::to_string((quantum * compute).GetNanoSeconds()));
+    Note("comm_ns", std::to_string((quantum * comm).GetNanoSeconds()));
+    nlohmann::json demand = nlohmann::json::object();
+    for (const auto& [link, d] : grid.linkDemand)
+    {
+        demand[std::to_string(link)] = d;
+    }
+    Note("link_demand", demand.dump());
     Note("running_neighbours", nlohmann::json(neighbours).dump());
     Note("link_scores", scores.dump());
     Note("inconsistent_edges", std::to_string(r.inconsistentEdges));

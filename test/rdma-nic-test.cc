@@ -338,3 +338,46 @@ TEST_F(RdmaNicTest, ClosedGateSendsNothingAndReopensAtPacketBoundary)
 }
 
 } // namespace
+
+TEST_F(RdmaNicTest, MessagesOfOneConnectionGoInOrderOthersShareTheLink)
+{
+    // Two 500 kB messages posted together. On one connection (same UDP source
+    // port) the second starts when the first has sent its last packet, so the
+    // first finishes in its alone time and the second one serialization later.
+    // On two connections the NIC serves them round robin: both finish late.
+    const uint64_t bytes = 500000;
+    const double alone = AnalyticFct(bytes, 1000);
+    uint64_t wire = 0;
+    for (uint64_t i = 0; i < bytes / 1000; ++i)
+    {
+        wire += WireOf(DataFrameBytes(bytes, 1000, i));
+    }
+    const double serialize = wire * 8.0 / kRate;
+    for (bool sameConnection : {true, false})
+    {
+        Ptr<RoceFabric> fabric = BuildPair();
+        std::vector<double> done;
+        for (uint16_t port : {0xC001, 0xC002})
+        {
+            RdmaMessageInfo info;
+            info.bytes = bytes;
+            info.srcPort = sameConnection ? 0xC001 : port;
+            fabric->SendMessage(0, 1, info, Time(0), [&done]() {
+                done.push_back(Simulator::Now().GetSeconds());
+            });
+        }
+        Simulator::Run();
+        ASSERT_EQ(done.size(), 2u);
+        if (sameConnection)
+        {
+            EXPECT_NEAR(done[0], alone, 0.01 * alone);
+            EXPECT_NEAR(done[1], alone + serialize, 0.01 * alone);
+        }
+        else
+        {
+            EXPECT_GT(done[0], alone + 0.9 * serialize);
+            EXPECT_NEAR(done[1], alone + serialize, 0.01 * alone);
+        }
+        Simulator::Destroy();
+    }
+}

@@ -81,6 +81,12 @@ class FabricSchedulerControl : public Object, public SchedulerControl
         return m_fabric->GetTopology().GetLink(link / 2).rateBps;
     }
 
+    int32_t GetHostRack(uint32_t host) const override
+    {
+        const FabricTopology& topo = m_fabric->GetTopology();
+        return topo.GetNode(topo.GetHosts().at(host)).rack;
+    }
+
   protected:
     void DoDispose() override
     {

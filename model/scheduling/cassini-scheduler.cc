@@ -130,26 +130,9 @@ CassiniScheduler::StartsJobsGated() const
 void
 CassiniScheduler::DoJobArrived(const SchedulerJob& job)
 {
-    // Busy time per iteration of every link the job's flows cross.
-    std::map<uint32_t, double> busySeconds;
-    for (const auto& f : job.flows)
-    {
-        for (uint32_t link : f.path)
-        {
-            const double rate = static_cast<double>(GetControl().GetLinkRateBps(link));
-            busySeconds[link] += rate > 0 ? 8.0 * static_cast<double>(f.bytes) / rate : 0.0;
-        }
-    }
     JobGrid grid;
     grid.buckets = std::max<uint32_t>(1, job.spec.buckets);
-    const double commSeconds = job.commTime.GetSeconds();
-    for (const auto& [link, busy] : busySeconds)
-    {
-        if (busy > 0)
-        {
-            grid.linkDemand[link] = commSeconds > 0 ? std::min(1.0, busy / commSeconds) : 1.0;
-        }
-    }
+    grid.linkDemand = LinkShares(job, GetControl());
     if (grid.linkDemand.empty())
     {
         OpenGate(job.id); // nothing on the fabric: no slot to keep

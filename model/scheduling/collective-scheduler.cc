@@ -15,6 +15,31 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("CollectiveScheduler");
+
+std::map<uint32_t, double>
+LinkShares(const SchedulerJob& job, const SchedulerControl& control)
+{
+    std::map<uint32_t, double> busySeconds;
+    for (const auto& f : job.flows)
+    {
+        for (uint32_t link : f.path)
+        {
+            const double rate = static_cast<double>(control.GetLinkRateBps(link));
+            busySeconds[link] += rate > 0 ? 8.0 * static_cast<double>(f.bytes) / rate : 0.0;
+        }
+    }
+    std::map<uint32_t, double> shares;
+    const double commSeconds = job.commTime.GetSeconds();
+    for (const auto& [link, busy] : busySeconds)
+    {
+        if (busy > 0)
+        {
+            shares[link] = commSeconds > 0 ? std::min(1.0, busy / commSeconds) : 1.0;
+        }
+    }
+    return shares;
+}
+
 NS_OBJECT_ENSURE_REGISTERED(CollectiveScheduler);
 
 TypeId
@@ -163,6 +188,18 @@ CollectiveScheduler::Decide(const char* kind, int64_t job, F handler)
     d.wallUs = std::chrono::duration<double, std::micro>(end - begin).count();
     m_decisions.push_back(d);
     m_decisionTrace(m_decisions.back());
+}
+
+EventId
+CollectiveScheduler::ScheduleDecision(Time at,
+                                      const std::string& kind,
+                                      int64_t job,
+                                      std::function<void()> handler)
+{
+    const Time delay = std::max(at, Simulator::Now()) - Simulator::Now();
+    return Simulator::Schedule(delay, [this, kind, job, handler]() {
+        Decide(kind.c_str(), job, handler);
+    });
 }
 
 void

@@ -7,9 +7,11 @@
 #include "scheduler-job.h"
 
 #include "ns3/application.h"
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -141,6 +143,17 @@ class CollectiveScheduler : public Application
     /// ECMP path choice: UDP source port of the job's connections from \p src to \p dst.
     void SetSourcePort(uint32_t job, uint32_t src, uint32_t dst, uint16_t port);
     /// @}
+
+    /**
+     * Run \p handler at \p at (now if earlier) as a decision of kind \p kind
+     * about \p job: a policy's own timers (epoch boundaries, planned starts)
+     * act through the control API like event handlers do.
+     * \return the event, to cancel it
+     */
+    EventId ScheduleDecision(Time at,
+                             const std::string& kind,
+                             int64_t job,
+                             std::function<void()> handler);
 
     /// Add a note (a JSON value, as text) to the decision being made.
     void Note(const std::string& key, const std::string& jsonValue);

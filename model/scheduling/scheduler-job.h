@@ -8,6 +8,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace ns3
@@ -84,7 +85,21 @@ class SchedulerControl
                                           uint16_t port) const = 0;
     /// Line rate of directed link \p link, bit/s.
     virtual uint64_t GetLinkRateBps(uint32_t link) const = 0;
+
+    /// The rack (edge switch index) of host \p host; -1 if unknown (the default).
+    virtual int32_t GetHostRack(uint32_t /* host */) const
+    {
+        return -1;
+    }
 };
+
+/**
+ * \ingroup collective-scheduling
+ * The share of each directed link a job uses while it communicates: its
+ * busy time per iteration there (payload bits over the line rate) over its
+ * communication time, capped at 1. Links it does not use are absent.
+ */
+std::map<uint32_t, double> LinkShares(const SchedulerJob& job, const SchedulerControl& control);
 
 } // namespace ns3
 

@@ -3,6 +3,12 @@
 # headers as CMakeLists.txt (test/build-lists-test.cc checks that).
 
 
+def configure(conf):
+    # COIN-OR CBC (coinor-libcbc-dev): its flags become the CBC uselib.
+    conf.check_cfg(package='cbc', uselib_store='CBC', args=['--cflags', '--libs'],
+                   mandatory=True)
+
+
 def build(bld):
     module = bld.create_ns3_module('collective-scheduling', ['core', 'network'])
     module.source = [
@@ -55,10 +61,17 @@ def build(bld):
         'model/scheduling/fair-scheduler.cc',
         'model/scheduling/mltcp-scheduler.cc',
         'model/scheduling/crux-scheduler.cc',
+        'model/scheduling/epoch-plan.cc',
         'helper/collective-scheduler-helper.cc',
         'helper/scheduler-job-builder.cc',
         'helper/scenario-runner.cc',
         'helper/scheduler-results.cc',
+        'model/milp/milp-model.cc',
+        'model/milp/milp-solver.cc',
+        'model/milp/cbc-milp-solver.cc',
+        'model/scheduling/epoch-scheduler.cc',
+        'model/scheduling/symphony-scheduler.cc',
+        'model/scheduling/harmonics-scheduler.cc',
         ]
 
     headers = bld(features='ns3header')
@@ -119,14 +132,21 @@ def build(bld):
         'model/scheduling/fair-scheduler.h',
         'model/scheduling/mltcp-scheduler.h',
         'model/scheduling/crux-scheduler.h',
+        'model/scheduling/epoch-plan.h',
         'model/scheduling/scheduler-job.h',
         'helper/collective-scheduler-helper.h',
         'helper/scheduler-job-builder.h',
         'helper/scenario-runner.h',
         'helper/scheduler-results.h',
+        'model/milp/milp-model.h',
+        'model/milp/milp-solver.h',
+        'model/milp/cbc-milp-solver.h',
+        'model/scheduling/epoch-scheduler.h',
+        'model/scheduling/symphony-scheduler.h',
+        'model/scheduling/harmonics-scheduler.h',
         ]
 
-    module.uselib = 'SQLITE3'
+    module.uselib = 'SQLITE3 CBC'
 
     if bld.env.ENABLE_EXAMPLES:
         bld.recurse('examples')

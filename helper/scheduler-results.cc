@@ -23,7 +23,11 @@ WriteSchedulerResults(ResultsDatabase& db, int64_t runId, const CollectiveSchedu
             "CREATE TABLE IF NOT EXISTS scheduler_runs("
             " run_id INTEGER PRIMARY KEY REFERENCES runs(run_id), scheduler TEXT NOT NULL,"
             " params_json TEXT NOT NULL, decisions INTEGER NOT NULL,"
-            " total_wall_us REAL NOT NULL, max_wall_us REAL NOT NULL);");
+            " total_wall_us REAL NOT NULL, max_wall_us REAL NOT NULL);"
+            "CREATE TABLE IF NOT EXISTS scheduler_timing("
+            " run_id INTEGER NOT NULL REFERENCES runs(run_id), part TEXT NOT NULL,"
+            " count INTEGER NOT NULL, total_us REAL NOT NULL, mean_us REAL NOT NULL,"
+            " max_us REAL NOT NULL, PRIMARY KEY (run_id, part));");
     const std::string name = scheduler.GetName();
     auto decision = db.Prepare("INSERT INTO scheduler_decisions VALUES (?,?,?,?,?,?,?)");
     double total = 0;
@@ -66,6 +70,18 @@ WriteSchedulerResults(ResultsDatabase& db, int64_t runId, const CollectiveSchedu
         .BindDouble(5, total)
         .BindDouble(6, longest);
     summary.Step();
+    auto timing = db.Prepare("INSERT INTO scheduler_timing VALUES (?,?,?,?,?,?)");
+    for (const auto& [part, t] : scheduler.GetTimings())
+    {
+        timing.Reset();
+        timing.BindInt64(1, runId)
+            .BindText(2, part)
+            .BindInt64(3, static_cast<int64_t>(t.count))
+            .BindDouble(4, t.totalUs)
+            .BindDouble(5, t.count ? t.totalUs / static_cast<double>(t.count) : 0.0)
+            .BindDouble(6, t.maxUs);
+        timing.Step();
+    }
 }
 
 } // namespace ns3

@@ -18,7 +18,9 @@ namespace ns3
  *   one row per decision;
  * - `gates(run_id, t_ns, job_id, open)`, one row per gate change at the NICs;
  * - `scheduler_runs(run_id, scheduler, params_json, decisions, total_wall_us,
- *   max_wall_us)`, the policy, its parameters and the summary of its decision times.
+ *   max_wall_us)`, the policy, its parameters and the summary of its decision times;
+ * - `scheduler_timing(run_id, part, count, total_us, mean_us, max_us)`, the parts of the
+ *   scheduling time the policy timed (a solve, Harmonics' coordinator and local planners).
  */
 void WriteSchedulerResults(ResultsDatabase& db,
                            int64_t runId,

@@ -64,9 +64,9 @@ fi
 log "build dependencies"
 # dpkg-dev, bzip2 and xz-utils unpack the source package, rsync copies the
 # module; the rest build ns-3 and this module (nlohmann-json for the examples'
-# scenario files).
-packages=(cmake make g++ python3 dpkg-dev bzip2 xz-utils rsync
-    libsqlite3-dev libboost-dev nlohmann-json3-dev)
+# scenario files, CBC for the MILP schedulers, found with pkg-config).
+packages=(cmake make g++ pkg-config python3 dpkg-dev bzip2 xz-utils rsync
+    libsqlite3-dev libboost-dev nlohmann-json3-dev coinor-libcbc-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q "install ok installed" ||

@@ -273,6 +273,15 @@ CollectiveScheduler::AddAction(const std::string& actionJson)
 }
 
 void
+CollectiveScheduler::RecordTiming(const std::string& part, double us)
+{
+    TimingSummary& t = m_timings[part];
+    ++t.count;
+    t.totalUs += us;
+    t.maxUs = std::max(t.maxUs, us);
+}
+
+void
 CollectiveScheduler::Note(const std::string& key, const std::string& jsonValue)
 {
     NS_ABORT_MSG_UNLESS(m_deciding, "notes belong to a decision");

@@ -111,6 +111,20 @@ class CollectiveScheduler : public Application
         return m_gateChanges;
     }
 
+    /// Count, total and maximum of one named part of the scheduling time, in microseconds.
+    struct TimingSummary
+    {
+        uint64_t count{0};
+        double totalUs{0};
+        double maxUs{0};
+    };
+
+    /// Parts of the scheduling time the policy recorded (RecordTiming), by name.
+    const std::map<std::string, TimingSummary>& GetTimings() const
+    {
+        return m_timings;
+    }
+
     /// The policy's attributes as a JSON object (name -> value text).
     std::string GetParametersJson() const;
 
@@ -155,6 +169,9 @@ class CollectiveScheduler : public Application
                              int64_t job,
                              std::function<void()> handler);
 
+    /// Add \p us microseconds to the timing part \p part (e.g. "solve", "coordinator").
+    void RecordTiming(const std::string& part, double us);
+
     /// Add a note (a JSON value, as text) to the decision being made.
     void Note(const std::string& key, const std::string& jsonValue);
 
@@ -188,6 +205,7 @@ class CollectiveScheduler : public Application
     std::map<uint32_t, SchedulerJob> m_jobs;
     std::vector<SchedulerDecision> m_decisions;
     std::vector<GateChange> m_gateChanges;
+    std::map<std::string, TimingSummary> m_timings;
     bool m_deciding{false};
     std::string m_actions; ///< JSON array items of the decision being made
     std::string m_notes;   ///< JSON object members of the decision being made

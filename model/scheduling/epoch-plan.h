@@ -1,0 +1,143 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EPOCH_PLAN_H
+#define EPOCH_PLAN_H
+
+#include "ns3/milp-solver.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+/**
+ * \file
+ * The time-indexed scheduling problem of Symphony and Harmonics (see
+ * doc/collective-scheduling.rst and MISSION.md "The scheduling problem"),
+ * as plain data, with an exact MILP formulation, a greedy (Smith's rule,
+ * earliest feasible slot) and an independent feasibility check. No
+ * simulator objects: slots are integers, links are ids.
+ *
+ * Time is cut into slots 0 .. horizon-1. Each job has a chain of
+ * collectives (its communication phases, in order). Collective k of a job
+ * may start at slot >= its readySlot and, for k > 0, at slot >= start of
+ * collective k-1 + its duration + the job's computeSlots (the job computes
+ * between its collectives). Once started, a collective runs for duration
+ * slots and uses fraction usage[l] of each link l in every one of them.
+ * Per link and slot, the usage of the collectives running there plus the
+ * reserved capacity must not exceed 1. A collective may also be deferred
+ * past the horizon ("start" = horizon, finishing at horizon + duration, no
+ * capacity used), which keeps every instance feasible; chaining still holds
+ * (a deferred collective defers the rest of its chain). Objective: minimize
+ * the sum over collectives of weight x (start + duration), the weighted
+ * finish times.
+ */
+
+namespace ns3
+{
+
+/// One collective to place.
+struct PlanCollective
+{
+    int64_t readySlot{0};             ///< earliest start slot (>= 0)
+    int64_t duration{1};              ///< slots it runs once started (>= 1)
+    double weight{1.0};               ///< w_c (> 0)
+    std::map<uint32_t, double> usage; ///< link id -> fraction of the link used, in (0, 1]
+};
+
+/// A job's chain of collectives.
+struct PlanJob
+{
+    uint32_t id{0};
+    int64_t computeSlots{0};                 ///< compute between two collectives of the chain
+    std::vector<PlanCollective> collectives; ///< in order; the first may be ready already
+};
+
+/// A whole instance.
+struct PlanInstance
+{
+    int64_t horizon{1};        ///< number of slots (>= 1)
+    std::vector<PlanJob> jobs; ///< unique ids
+    /// link id -> capacity already reserved per slot (vector of horizon values in [0, 1]);
+    /// a link absent here has nothing reserved.
+    std::map<uint32_t, std::vector<double>> reserved;
+
+    /// \throw std::invalid_argument naming the offending job, collective or link
+    void Validate() const;
+};
+
+/// A solution: the start slot of every collective (horizon = deferred).
+struct Plan
+{
+    /// (job id, collective index) -> start slot in [readySlot, horizon), or
+    /// horizon = deferred
+    std::map<std::pair<uint32_t, uint32_t>, int64_t> start;
+    double objective{0}; ///< sum of weight x (start + duration)
+    std::string method;  ///< "milp", "greedy" or "brute-force"
+    MilpResult solve;    ///< the solver's statistics when method is "milp"
+    bool proven{false};  ///< proven optimal
+};
+
+/// Sum of weight x (start + duration) of \p plan over \p instance.
+double PlanObjective(const PlanInstance& instance, const Plan& plan);
+
+/**
+ * Whether \p plan is feasible for \p instance, checked directly on the
+ * definition (ready slots, chaining, capacity per link and slot including
+ * the reservations, every collective placed once).
+ * \param why if not null and the plan is infeasible, what is wrong
+ */
+bool CheckPlan(const PlanInstance& instance, const Plan& plan, std::string* why = nullptr);
+
+/**
+ * The per-link, per-slot capacity \p plan uses (to hand to other planners
+ * as reservations): link id -> horizon values.
+ */
+std::map<uint32_t, std::vector<double>> PlanUsage(const PlanInstance& instance, const Plan& plan);
+
+/**
+ * The time-indexed MILP of \p instance: binary x[j][k][s] for s in
+ * [earliest possible start, horizon] (slot horizon = deferred), one start per
+ * collective, chaining as linear constraints on the start times, capacity
+ * per link and slot, weighted finish times as the objective. Start slots
+ * where the reservations leave no room for the collective alone get no
+ * variable, and capacity rows that no choice of starts can violate are left
+ * out. Names: x_j<job>_k<index>_s<slot>, one_j<job>_k<index>,
+ * chain_j<job>_k<index>, cap_l<link>_t<slot>.
+ */
+MilpModel BuildPlanModel(const PlanInstance& instance);
+
+/**
+ * Solve \p instance with \p solver. The greedy plan is given as a warm
+ * start (replacing options.warmStart), and is returned (method "greedy", the
+ * solver's result kept in Plan::solve) if the solver ends without a
+ * solution, so a plan always comes back feasible.
+ * \throw std::logic_error if the solver's answer fails CheckPlan or its
+ * objective differs from the decoded plan's
+ */
+Plan SolvePlan(const PlanInstance& instance,
+               const MilpSolver& solver,
+               const MilpSolveOptions& options);
+
+/**
+ * Smith's rule: collectives in decreasing weight / duration (ties: job id,
+ * then index), each chain in order, each at the earliest slot where it fits
+ * the capacity left (deferred past the horizon if none). Feasible by
+ * construction; not optimal in general.
+ */
+Plan GreedyPlan(const PlanInstance& instance);
+
+/**
+ * Exhaustive search over every start slot of every collective (for tests
+ * and tiny instances). Among optimal plans, the one whose start vector in
+ * (job id, index) order is lexicographically smallest.
+ * \throw std::invalid_argument if the start vectors that respect ready slots
+ * and chaining number more than \p maxCombinations
+ */
+Plan BruteForcePlan(const PlanInstance& instance, uint64_t maxCombinations = 2000000);
+
+} // namespace ns3
+
+#endif /* EPOCH_PLAN_H */

@@ -1,0 +1,49 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SYMPHONY_SCHEDULER_H
+#define SYMPHONY_SCHEDULER_H
+
+#include "epoch-scheduler.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Symphony (ICNP 2025): one central planner solves the time-indexed
+ * MILP over every job and every link at each epoch boundary and on each job
+ * arrival and departure, with CBC, within TimeLimit and RelativeGap (a solve
+ * that stops without a solution falls back to the greedy plan).
+ */
+class SymphonyScheduler : public EpochScheduler
+{
+  public:
+    static TypeId GetTypeId();
+    std::string GetName() const override;
+
+  protected:
+    Plan PlanEpoch(const PlanInstance& instance) override;
+    /// One MILP over everything, timed as the "scheduling" part.
+    Plan SolveCentrally(const PlanInstance& instance, const MilpSolveOptions& options);
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief The quality reference: Symphony's model solved to proven optimality
+ * (TimeLimit and RelativeGap are ignored: no limit, zero gap). For small
+ * instances.
+ */
+class OptimalScheduler : public SymphonyScheduler
+{
+  public:
+    static TypeId GetTypeId();
+    std::string GetName() const override;
+
+  protected:
+    Plan PlanEpoch(const PlanInstance& instance) override;
+};
+
+} // namespace ns3
+
+#endif /* SYMPHONY_SCHEDULER_H */

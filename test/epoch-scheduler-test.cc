@@ -1,0 +1,223 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The epoch planners in whole runs: Symphony and Harmonics interleave two
+ * jobs that collide under fair sharing, each within 10% of its isolated
+ * iteration time; Harmonics plans exactly as Symphony when every job stays
+ * in its rack; a solver stopped by its time limit still gives a feasible
+ * plan and the run goes on; scheduling time is recorded by part.
+ */
+
+#include "temp-dir-test.h"
+
+#include "ns3/collective-scheduling-module.h"
+#include "ns3/core-module.h"
+
+#include <gtest/gtest.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+using namespace ns3;
+
+namespace
+{
+
+/// (kind, detail) of every decision of run \p runId, in order.
+std::vector<std::pair<std::string, nlohmann::json>>
+Decisions(const std::string& dbPath, int64_t runId)
+{
+    std::vector<std::pair<std::string, nlohmann::json>> out;
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(dbPath.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    const std::string sql =
+        "SELECT kind, detail_json FROM scheduler_decisions WHERE run_id=" + std::to_string(runId) +
+        " ORDER BY rowid";
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW)
+    {
+        out.emplace_back(
+            reinterpret_cast<const char*>(sqlite3_column_text(st, 0)),
+            nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(st, 1))));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+}
+
+class EpochSchedulerTest : public test::TempDirTest
+{
+  protected:
+    void SetUp() override
+    {
+        TempDirTest::SetUp();
+        RoceUsePicoseconds();
+    }
+
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        TempDirTest::TearDown();
+    }
+
+    /// A job of \p workers ranks on \p hosts all-reducing \p bytes after \p compute.
+    static JobSpec Job(uint32_t id,
+                       std::vector<uint32_t> hosts,
+                       uint64_t bytes,
+                       Time compute,
+                       uint32_t iterations)
+    {
+        JobSpec s;
+        s.id = id;
+        s.model = "gpt2-124m";
+        s.dtype = "bf16";
+        s.workers = static_cast<uint32_t>(hosts.size());
+        s.placement = "explicit";
+        s.hosts = std::move(hosts);
+        s.gpusPerHost = 2;
+        s.iterations = iterations;
+        s.scale = static_cast<double>(bytes) / 248e6;
+        s.computeTimeNs = std::llround(compute.GetNanoSeconds() / s.scale);
+        return s;
+    }
+
+    /// Two leaves of two hosts (2 GPUs each) under one spine.
+    static ScenarioSpec TwoLeaves()
+    {
+        ScenarioSpec spec;
+        spec.source = "test";
+        spec.name = "epoch-test";
+        spec.topology.kind = "leaf-spine";
+        spec.topology.gpusPerHost = 2;
+        spec.topology.leafSpine.leaves = 2;
+        spec.topology.leafSpine.spines = 1;
+        spec.topology.leafSpine.hostsPerLeaf = 2;
+        return spec;
+    }
+
+    static double Ratio(Time a, Time b)
+    {
+        return a.GetSeconds() / b.GetSeconds();
+    }
+};
+
+TEST_F(EpochSchedulerTest, SymphonyAndHarmonicsInterleaveWhatFairSharingSlowsDown)
+{
+    // Jobs 0 and 1 cross the spine in the same directions; alone, each
+    // communicates about 380 us after 500 us of compute, so they can take turns.
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 2}, 4000000, MicroSeconds(500), 10),
+                 Job(1, {1, 3}, 4000000, MicroSeconds(500), 10)};
+    const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    const RunOutcome fair = ScenarioRunner(spec, "test").Run("fair");
+    for (std::size_t j = 0; j < 2; ++j)
+    {
+        EXPECT_GT(Ratio(fair.jobs[j].meanIteration, isolated.jobs[j].meanIteration), 1.2);
+    }
+    for (const char* policy : {"symphony", "harmonics"})
+    {
+        const RunOutcome o = ScenarioRunner(spec, "test").Run(policy);
+        for (std::size_t j = 0; j < 2; ++j)
+        {
+            EXPECT_TRUE(o.jobs[j].done) << policy;
+            EXPECT_LT(Ratio(o.jobs[j].meanIteration, isolated.jobs[j].meanIteration), 1.10)
+                << policy << " job " << j;
+        }
+    }
+}
+
+TEST_F(EpochSchedulerTest, HarmonicsPlansAsSymphonyWhenJobsStayInTheirRacks)
+{
+    // Jobs 0 and 1 share hosts 0 and 1 (rack 0), job 2 is alone in rack 1:
+    // nothing crosses racks, so the local plans together are the central one.
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 1}, 2000000, MicroSeconds(300), 3),
+                 Job(1, {0, 1}, 2000000, MicroSeconds(300), 3),
+                 Job(2, {2, 3}, 2000000, MicroSeconds(300), 3)};
+    spec.output.db = (m_dir / "racks.db").string();
+    Config::SetDefault("ns3::EpochScheduler::RelativeGap", DoubleValue(0.0));
+    const RunOutcome symphony = ScenarioRunner(spec, "test").Run("symphony");
+    const RunOutcome harmonics = ScenarioRunner(spec, "test").Run("harmonics");
+    Config::SetDefault("ns3::EpochScheduler::RelativeGap", DoubleValue(1e-3));
+    const auto s = Decisions(spec.output.db, symphony.runIds.at(0));
+    const auto h = Decisions(spec.output.db, harmonics.runIds.at(0));
+    // The three arrivals see the same instance in both runs.
+    uint32_t compared = 0;
+    for (std::size_t i = 0; i < std::min(s.size(), h.size()) && s[i].first == "job-arrived"; ++i)
+    {
+        ASSERT_EQ(h[i].first, "job-arrived");
+        EXPECT_TRUE(s[i].second["plan"]["proven"].get<bool>());
+        EXPECT_NEAR(s[i].second["plan"]["objective"].get<double>(),
+                    h[i].second["objective"].get<double>(),
+                    1e-6);
+        EXPECT_EQ(h[i].second["coordinator"]["jobs"].get<int>(), 0);
+        ++compared;
+    }
+    EXPECT_EQ(compared, 3u);
+}
+
+TEST_F(EpochSchedulerTest, TimeLimitedSolverStillPlansAndTheRunGoesOn)
+{
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 2}, 2000000, MicroSeconds(300), 4),
+                 Job(1, {1, 3}, 2000000, MicroSeconds(300), 4),
+                 Job(2, {0, 3}, 2000000, MicroSeconds(300), 4)};
+    spec.scheduler = "symphony";
+    spec.schedulerParams = R"({"TimeLimit": "1ns", "SlotLength": "10us"})";
+    spec.output.db = (m_dir / "limit.db").string();
+    const RunOutcome o = ScenarioRunner(spec, "test").Run();
+    for (const JobOutcome& j : o.jobs)
+    {
+        EXPECT_TRUE(j.done);
+    }
+    uint32_t unproven = 0;
+    for (const auto& [kind, d] : Decisions(spec.output.db, o.runIds.at(0)))
+    {
+        if (d.contains("plan"))
+        {
+            unproven += d["plan"]["proven"].get<bool>() ? 0 : 1;
+        }
+    }
+    EXPECT_GT(unproven, 0u);
+}
+
+TEST_F(EpochSchedulerTest, SchedulingTimeIsRecordedByPart)
+{
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 2}, 1000000, MicroSeconds(200), 2),
+                 Job(1, {1, 3}, 1000000, MicroSeconds(200), 2),
+                 Job(2, {0, 1}, 1000000, MicroSeconds(200), 2)};
+    spec.output.db = (m_dir / "timing.db").string();
+    const RunOutcome o = ScenarioRunner(spec, "test").Run("harmonics");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "SELECT part, count, total_us, max_us FROM scheduler_timing",
+                                 -1,
+                                 &st,
+                                 nullptr),
+              SQLITE_OK);
+    std::map<std::string, std::tuple<int64_t, double, double>> parts;
+    while (sqlite3_step(st) == SQLITE_ROW)
+    {
+        parts[reinterpret_cast<const char*>(sqlite3_column_text(st, 0))] = {
+            sqlite3_column_int64(st, 1),
+            sqlite3_column_double(st, 2),
+            sqlite3_column_double(st, 3)};
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    ASSERT_EQ(parts.count("coordinator"), 1u);
+    ASSERT_EQ(parts.count("local"), 1u);
+    ASSERT_EQ(parts.count("scheduling"), 1u);
+    // One coordinator and one scheduling time per plan; scheduling = coordinator + slowest local.
+    EXPECT_EQ(std::get<0>(parts["coordinator"]), std::get<0>(parts["scheduling"]));
+    EXPECT_GE(std::get<1>(parts["scheduling"]), std::get<1>(parts["coordinator"]));
+    EXPECT_LE(std::get<1>(parts["scheduling"]),
+              std::get<1>(parts["coordinator"]) + std::get<1>(parts["local"]) + 1e-6);
+    EXPECT_GT(o.decisions, 0u);
+}
+
+} // namespace

@@ -221,3 +221,26 @@ TEST_F(EpochSchedulerTest, SchedulingTimeIsRecordedByPart)
 }
 
 } // namespace
+
+namespace
+{
+
+TEST_F(EpochSchedulerTest, ReadyCollectiveOnIdleLinksStartsAtOnce)
+{
+    // Slots of 300 us round every planned start up by as much, and epochs of
+    // 5 ms rarely re-plan; a job alone still starts each collective as soon as
+    // it is ready (its links are idle), so it runs at its isolated speed.
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 2}, 2000000, MicroSeconds(230), 6)};
+    const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    for (const char* policy : {"symphony", "harmonics"})
+    {
+        spec.scheduler = policy;
+        spec.schedulerParams = R"({"SlotLength": "300us", "EpochLength": "5ms"})";
+        const RunOutcome o = ScenarioRunner(spec, "test").Run();
+        ASSERT_TRUE(o.jobs[0].done) << policy;
+        EXPECT_LT(Ratio(o.jobs[0].meanIteration, isolated.jobs[0].meanIteration), 1.01) << policy;
+    }
+}
+
+} // namespace

@@ -61,9 +61,23 @@ HarmonicsScheduler::GetName() const
     return "harmonics";
 }
 
-Plan
-HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
+bool
+HarmonicsPlan::Proven() const
 {
+    if (globalJobs > 0)
+    {
+        return false;
+    }
+    return std::all_of(locals.begin(), locals.end(), [](const Local& l) { return l.plan.proven; });
+}
+
+HarmonicsPlan
+PlanHarmonics(const PlanInstance& instance,
+              const std::map<uint32_t, int32_t>& jobRack,
+              const MilpSolver& solver,
+              const MilpSolveOptions& options)
+{
+    instance.Validate();
     // Split: a job is local to a rack when every rank of it is in that rack.
     PlanInstance global;
     global.horizon = instance.horizon;
@@ -71,14 +85,10 @@ HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
     std::map<int32_t, PlanInstance> local;
     for (const PlanJob& j : instance.jobs)
     {
-        std::set<int32_t> racks;
-        for (uint32_t h : GetJobs().at(j.id).rankHosts)
+        auto it = jobRack.find(j.id);
+        if (it != jobRack.end() && it->second >= 0)
         {
-            racks.insert(GetControl().GetHostRack(h));
-        }
-        if (racks.size() == 1 && *racks.begin() >= 0)
-        {
-            local[*racks.begin()].jobs.push_back(j);
+            local[it->second].jobs.push_back(j);
         }
         else
         {
@@ -87,53 +97,79 @@ HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
     }
 
     // Global Coordinator: greedy on the capacity ledger.
+    HarmonicsPlan out;
+    out.globalJobs = static_cast<uint32_t>(global.jobs.size());
     auto begin = std::chrono::steady_clock::now();
-    Plan merged;
     std::map<uint32_t, std::vector<double>> reserved = instance.reserved;
-    nlohmann::json coordinator = {{"jobs", global.jobs.size()}};
     if (!global.jobs.empty())
     {
         const Plan g = GreedyPlan(global);
-        merged.start = g.start;
+        out.plan.start = g.start;
         reserved = AddUsage(reserved, PlanUsage(global, g), instance.horizon);
-        coordinator["objective"] = g.objective;
     }
-    const double coordinatorUs = MicrosecondsSince(begin);
-    coordinator["wall_us"] = coordinatorUs;
+    out.coordinatorUs = MicrosecondsSince(begin);
 
     // Local Schedulers: independent MILPs, one per rack.
     double slowestUs = 0;
-    bool proven = global.jobs.empty();
-    nlohmann::json locals = nlohmann::json::array();
     for (auto& [rack, li] : local)
     {
         li.horizon = instance.horizon;
         li.reserved = reserved;
         begin = std::chrono::steady_clock::now();
-        const Plan p = SolvePlan(li, CbcMilpSolver(), GetSolveOptions());
-        const double us = MicrosecondsSince(begin);
-        slowestUs = std::max(slowestUs, us);
-        RecordTiming("local", us);
-        proven = proven && p.proven;
-        merged.start.insert(p.start.begin(), p.start.end());
-        locals.push_back({{"rack", rack},
-                          {"jobs", li.jobs.size()},
-                          {"method", p.method},
-                          {"status", ToString(p.solve.status)},
-                          {"objective", p.objective},
-                          {"variables", p.solve.variables},
-                          {"wall_us", us}});
+        HarmonicsPlan::Local l;
+        l.rack = rack;
+        l.jobs = static_cast<uint32_t>(li.jobs.size());
+        l.plan = SolvePlan(li, solver, options);
+        l.wallUs = MicrosecondsSince(begin);
+        slowestUs = std::max(slowestUs, l.wallUs);
+        out.plan.start.insert(l.plan.start.begin(), l.plan.start.end());
+        out.locals.push_back(std::move(l));
     }
-    RecordTiming("coordinator", coordinatorUs);
-    RecordTiming("scheduling", coordinatorUs + slowestUs);
-    merged.method = "harmonics";
-    merged.proven = proven;
-    merged.objective = PlanObjective(instance, merged);
-    Note("coordinator", coordinator.dump());
+    out.schedulingUs = out.coordinatorUs + slowestUs;
+    out.plan.method = "harmonics";
+    out.plan.proven = out.Proven();
+    out.plan.objective = PlanObjective(instance, out.plan);
+    return out;
+}
+
+Plan
+HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
+{
+    std::map<uint32_t, int32_t> jobRack;
+    for (const PlanJob& j : instance.jobs)
+    {
+        std::set<int32_t> racks;
+        for (uint32_t h : GetJobs().at(j.id).rankHosts)
+        {
+            racks.insert(GetControl().GetHostRack(h));
+        }
+        jobRack[j.id] = racks.size() == 1 ? *racks.begin() : -1;
+    }
+    const HarmonicsPlan h = PlanHarmonics(instance, jobRack, CbcMilpSolver(), GetSolveOptions());
+    nlohmann::json locals = nlohmann::json::array();
+    for (const auto& l : h.locals)
+    {
+        RecordTiming("local", l.wallUs);
+        locals.push_back({{"rack", l.rack},
+                          {"jobs", l.jobs},
+                          {"method", l.plan.method},
+                          {"status", ToString(l.plan.solve.status)},
+                          {"objective", l.plan.objective},
+                          {"variables", l.plan.solve.variables},
+                          {"wall_us", l.wallUs}});
+    }
+    RecordTiming("coordinator", h.coordinatorUs);
+    RecordTiming("scheduling", h.schedulingUs);
+    Note("coordinator",
+         nlohmann::json{{"jobs", h.globalJobs}, {"wall_us", h.coordinatorUs}}.dump());
     Note("locals", locals.dump());
-    Note("objective", std::to_string(merged.objective));
-    Note("scheduling_us", std::to_string(coordinatorUs + slowestUs));
-    return merged;
+    Note("objective", std::to_string(h.plan.objective));
+    Note("scheduling_us", std::to_string(h.schedulingUs));
+    if (!CheckPlan(instance, h.plan))
+    {
+        NS_FATAL_ERROR("Harmonics produced an infeasible plan");
+    }
+    return h.plan;
 }
 
 } // namespace ns3

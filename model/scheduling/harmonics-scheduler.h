@@ -29,6 +29,46 @@ namespace ns3
  * When every job stays inside a rack there is nothing to coordinate and the
  * local MILPs together are Symphony's MILP (racks share no links).
  */
+struct HarmonicsPlan
+{
+    Plan plan;               ///< the merged plan (method "harmonics")
+    uint32_t globalJobs{0};  ///< jobs the coordinator placed
+    double coordinatorUs{0}; ///< the coordinator's wall-clock time
+
+    /// Per rack: jobs, wall-clock time and the local plan (its solver statistics).
+    struct Local
+    {
+        int32_t rack{0};
+        uint32_t jobs{0};
+        double wallUs{0};
+        Plan plan;
+    };
+
+    std::vector<Local> locals;
+    double schedulingUs{0}; ///< coordinator + the slowest local planner
+
+    /// Every local plan proven optimal and nothing left to the coordinator.
+    bool Proven() const;
+};
+
+/**
+ * \ingroup collective-scheduling
+ * Harmonics' planning of \p instance: the jobs with \p jobRack -1 (or
+ * absent) cross racks and are placed greedily by the Global Coordinator; the
+ * others are planned per rack by a Local Scheduler each (an MILP solved by
+ * \p solver with \p options), with the coordinator's capacity as
+ * reservations. Used by HarmonicsScheduler and by the scheduling-time
+ * benchmark.
+ */
+HarmonicsPlan PlanHarmonics(const PlanInstance& instance,
+                            const std::map<uint32_t, int32_t>& jobRack,
+                            const MilpSolver& solver,
+                            const MilpSolveOptions& options);
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Harmonics as a collective scheduler (see above and PlanHarmonics).
+ */
 class HarmonicsScheduler : public EpochScheduler
 {
   public:

@@ -264,3 +264,45 @@ TEST_F(ScenarioRunnerTest, CassiniInterleavesWhatFairSharingSlowsDown)
 }
 
 } // namespace
+
+namespace
+{
+
+TEST_F(ScenarioRunnerTest, MltcpJobsStartedTogetherDriftApartAndInterleave)
+{
+    // DCQCN in its additive-increase regime (the target rate follows every
+    // cut, one fast-recovery step, a 1 Gb/s step every 10 us), where MLTCP's
+    // scaling of that step matters. The two jobs start together and collide;
+    // within 16 iterations they have moved apart and take turns.
+    ScenarioSpec spec = TwoJobsOneSpine(4000000, MicroSeconds(340), 24);
+    spec.attributes = {{"ns3::Dcqcn::ClampTargetRate", "true"},
+                       {"ns3::Dcqcn::FastRecoveryTimes", "1"},
+                       {"ns3::Dcqcn::AdditiveIncreaseRate", "1Gbps"},
+                       {"ns3::Dcqcn::RateIncreaseInterval", "10us"}};
+    spec.scheduler = "mltcp";
+    spec.schedulerParams = R"({"Slope": 2.0, "Intercept": 0.25})";
+    const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    const RunOutcome mltcp = ScenarioRunner(spec, "test").Run();
+    for (std::size_t j = 0; j < 2; ++j)
+    {
+        const Time alone = isolated.jobs[j].meanIteration;
+        const auto& its = mltcp.jobs[j].iterationTimes;
+        ASSERT_EQ(its.size(), 24u);
+        EXPECT_GT(Ratio(its[0], alone), 1.3) << "job " << j << " did not collide at first";
+        for (std::size_t i = 16; i < its.size(); ++i)
+        {
+            EXPECT_LT(Ratio(its[i], alone), 1.10) << "job " << j << " iteration " << i;
+        }
+    }
+    for (const char* name :
+         {"ClampTargetRate", "FastRecoveryTimes", "AdditiveIncreaseRate", "RateIncreaseInterval"})
+    {
+        // Back to the defaults for whatever runs next in this process.
+        const std::string full = std::string("ns3::Dcqcn::") + name;
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName("ns3::Dcqcn").LookupAttributeByName(name, &info);
+        Config::SetDefault(full, *info.originalInitialValue);
+    }
+}
+
+} // namespace

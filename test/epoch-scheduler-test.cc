@@ -8,10 +8,7 @@
  * plan and the run goes on; scheduling time is recorded by part.
  */
 
-#include "temp-dir-test.h"
-
-#include "ns3/collective-scheduling-module.h"
-#include "ns3/core-module.h"
+#include "scenario-run-test.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -46,59 +43,15 @@ Decisions(const std::string& dbPath, int64_t runId)
     return out;
 }
 
-class EpochSchedulerTest : public test::TempDirTest
+class EpochSchedulerTest : public test::ScenarioRunTest
 {
   protected:
-    void SetUp() override
-    {
-        TempDirTest::SetUp();
-        RoceUsePicoseconds();
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-        TempDirTest::TearDown();
-    }
-
-    /// A job of \p workers ranks on \p hosts all-reducing \p bytes after \p compute.
-    static JobSpec Job(uint32_t id,
-                       std::vector<uint32_t> hosts,
-                       uint64_t bytes,
-                       Time compute,
-                       uint32_t iterations)
-    {
-        JobSpec s;
-        s.id = id;
-        s.model = "gpt2-124m";
-        s.dtype = "bf16";
-        s.workers = static_cast<uint32_t>(hosts.size());
-        s.placement = "explicit";
-        s.hosts = std::move(hosts);
-        s.gpusPerHost = 2;
-        s.iterations = iterations;
-        s.scale = static_cast<double>(bytes) / 248e6;
-        s.computeTimeNs = std::llround(compute.GetNanoSeconds() / s.scale);
-        return s;
-    }
-
-    /// Two leaves of two hosts (2 GPUs each) under one spine.
+    /// Two leaves of two hosts with 2 GPUs each under one spine.
     static ScenarioSpec TwoLeaves()
     {
-        ScenarioSpec spec;
-        spec.source = "test";
+        ScenarioSpec spec = ScenarioRunTest::TwoLeaves(2);
         spec.name = "epoch-test";
-        spec.topology.kind = "leaf-spine";
-        spec.topology.gpusPerHost = 2;
-        spec.topology.leafSpine.leaves = 2;
-        spec.topology.leafSpine.spines = 1;
-        spec.topology.leafSpine.hostsPerLeaf = 2;
         return spec;
-    }
-
-    static double Ratio(Time a, Time b)
-    {
-        return a.GetSeconds() / b.GetSeconds();
     }
 };
 

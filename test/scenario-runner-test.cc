@@ -8,10 +8,7 @@
  * run that failed, which is marked so).
  */
 
-#include "temp-dir-test.h"
-
-#include "ns3/collective-scheduling-module.h"
-#include "ns3/core-module.h"
+#include "scenario-run-test.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -37,57 +34,24 @@ Count(sqlite3* db, const std::string& sql)
     return n;
 }
 
-class ScenarioRunnerTest : public test::TempDirTest
+class ScenarioRunnerTest : public test::ScenarioRunTest
 {
   protected:
-    void SetUp() override
-    {
-        TempDirTest::SetUp();
-        RoceUsePicoseconds();
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-        TempDirTest::TearDown();
-    }
-
     /**
-     * Two leaves of two hosts under one spine. Job 0 on hosts {0, 2}, job 1 on
-     * {1, 3}: both rings cross the same leaf-spine links in the same directions.
-     * Each all-reduces \p bytes per iteration after \p compute of compute.
+     * Job 0 on hosts {0, 2}, job 1 on {1, 3}: both rings cross the same
+     * leaf-spine links in the same directions. Each all-reduces \p bytes per
+     * iteration after \p compute of compute.
      */
     static ScenarioSpec TwoJobsOneSpine(uint64_t bytes, Time compute, uint32_t iterations)
     {
-        ScenarioSpec spec;
-        spec.source = "test";
+        ScenarioSpec spec = TwoLeaves(1);
         spec.name = "runner-test";
-        spec.topology.kind = "leaf-spine";
-        spec.topology.gpusPerHost = 1;
-        spec.topology.leafSpine.leaves = 2;
-        spec.topology.leafSpine.spines = 1;
-        spec.topology.leafSpine.hostsPerLeaf = 2;
-        spec.fabric.cc = "dcqcn";
         for (uint32_t j = 0; j < 2; ++j)
         {
-            JobSpec s;
-            s.id = j;
-            s.model = "gpt2-124m";
-            s.dtype = "bf16";
-            s.workers = 2;
-            s.placement = "explicit";
-            s.hosts = {j, j + 2};
-            s.iterations = iterations;
-            s.scale = static_cast<double>(bytes) / 248e6;
-            s.computeTimeNs = std::llround(compute.GetNanoSeconds() / s.scale);
-            spec.jobs.push_back(s);
+            spec.jobs.push_back(Job(j, {j, j + 2}, bytes, compute, iterations));
+            spec.jobs.back().gpusPerHost = 1;
         }
         return spec;
-    }
-
-    static double Ratio(Time a, Time b)
-    {
-        return a.GetSeconds() / b.GetSeconds();
     }
 };
 

@@ -1,0 +1,88 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCENARIO_RUN_TEST_H
+#define SCENARIO_RUN_TEST_H
+
+// A GoogleTest fixture for tests that run whole scenarios: a private
+// directory for result files, picosecond time, the simulator destroyed after
+// each test, and scenarios on a two-leaf, one-spine fabric.
+
+#include "temp-dir-test.h"
+
+#include "ns3/collective-scheduling-module.h"
+#include "ns3/core-module.h"
+
+#include <cmath>
+#include <vector>
+
+namespace ns3
+{
+namespace test
+{
+
+class ScenarioRunTest : public TempDirTest
+{
+  protected:
+    void SetUp() override
+    {
+        TempDirTest::SetUp();
+        RoceUsePicoseconds();
+    }
+
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        TempDirTest::TearDown();
+    }
+
+    /**
+     * Two leaves of two hosts (\p gpusPerHost GPUs each) under one spine, no
+     * jobs yet. Host h hangs off leaf h / 2.
+     */
+    static ScenarioSpec TwoLeaves(uint32_t gpusPerHost)
+    {
+        ScenarioSpec spec;
+        spec.source = "test";
+        spec.name = "scenario-run-test";
+        spec.topology.kind = "leaf-spine";
+        spec.topology.gpusPerHost = gpusPerHost;
+        spec.topology.leafSpine.leaves = 2;
+        spec.topology.leafSpine.spines = 1;
+        spec.topology.leafSpine.hostsPerLeaf = 2;
+        spec.fabric.cc = "dcqcn";
+        return spec;
+    }
+
+    /// A job with one rank on each of \p hosts, all-reducing \p bytes after \p compute.
+    static JobSpec Job(uint32_t id,
+                       std::vector<uint32_t> hosts,
+                       uint64_t bytes,
+                       Time compute,
+                       uint32_t iterations)
+    {
+        JobSpec s;
+        s.id = id;
+        s.model = "gpt2-124m";
+        s.dtype = "bf16";
+        s.workers = static_cast<uint32_t>(hosts.size());
+        s.placement = "explicit";
+        s.hosts = std::move(hosts);
+        s.gpusPerHost = 2;
+        s.iterations = iterations;
+        // Gradient bytes = 124e6 parameters x 2 bytes x scale; scale multiplies compute too.
+        s.scale = static_cast<double>(bytes) / 248e6;
+        s.computeTimeNs = std::llround(compute.GetNanoSeconds() / s.scale);
+        return s;
+    }
+
+    static double Ratio(Time a, Time b)
+    {
+        return a.GetSeconds() / b.GetSeconds();
+    }
+};
+
+} // namespace test
+} // namespace ns3
+
+#endif /* SCENARIO_RUN_TEST_H */

@@ -72,6 +72,7 @@ def build(bld):
         'model/scheduling/epoch-scheduler.cc',
         'model/scheduling/symphony-scheduler.cc',
         'model/scheduling/harmonics-scheduler.cc',
+        'helper/link-sampler.cc',
         ]
 
     headers = bld(features='ns3header')
@@ -144,6 +145,7 @@ def build(bld):
         'model/scheduling/epoch-scheduler.h',
         'model/scheduling/symphony-scheduler.h',
         'model/scheduling/harmonics-scheduler.h',
+        'helper/link-sampler.h',
         ]
 
     module.uselib = 'SQLITE3 CBC'

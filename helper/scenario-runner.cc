@@ -4,6 +4,7 @@
 #include "scenario-runner.h"
 
 #include "collective-scheduler-helper.h"
+#include "link-sampler.h"
 #include "roce-flow-monitor.h"
 #include "scenario-helper.h"
 #include "scheduler-results.h"
@@ -231,6 +232,9 @@ ScenarioRunner::Simulate(const std::string& scheduler,
     {
         runParams["run"] = runTag;
     }
+    TimeValue sampleInterval;
+    CreateObject<LinkSampler>()->GetAttribute("Interval", sampleInterval);
+    runParams["sample_interval_ns"] = sampleInterval.Get().GetNanoSeconds();
     SimulationRun run(m_spec.name.empty() ? m_example : m_spec.name,
                       policy->GetName(),
                       m_spec.seed,
@@ -244,6 +248,8 @@ ScenarioRunner::Simulate(const std::string& scheduler,
         scenario.AddJobs(*cluster, jobs);
         schedulerHelper.Install(policy, cluster);
         RoceFlowMonitor monitor(fabric);
+        Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
+        sampler->Install(fabric);
         if (out)
         {
             *out << m_spec.topology.kind << ": " << fabric->GetNHosts() << " hosts x "
@@ -275,6 +281,7 @@ ScenarioRunner::Simulate(const std::string& scheduler,
         run.Finish(monitor, m_spec.output.flowRows, [&](ResultsDatabase& db, int64_t id) {
             WriteTrainingResults(db, id, *cluster);
             WriteSchedulerResults(db, id, *policy);
+            sampler->Write(db, id);
         });
         if (run.GetRunId() >= 0)
         {

@@ -97,6 +97,10 @@ RoceNetDevice::GetTypeId()
             .AddTraceSource("PromiscSniffer",
                             "Every frame sent or received (for pcap).",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_promiscSnifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Transmit",
+                            "A frame (data, control or PFC) starts onto the wire.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_txTrace),
                             "ns3::Packet::TracedCallback");
     return tid;
 }
@@ -339,6 +343,7 @@ RoceNetDevice::TrySend()
     m_txFreeAt = now + txTime;
     m_snifferTrace(p);
     m_promiscSnifferTrace(p);
+    m_txTrace(p);
     m_channel->Transmit(std::move(p), this, txTime);
     // Come back when the wire is free if there may be more; otherwise the
     // owner calls TrySend when it has something.

@@ -249,6 +249,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_rxDropTrace;
     TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;
+    TracedCallback<Ptr<const Packet>> m_txTrace;
 };
 
 } // namespace ns3

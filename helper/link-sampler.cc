@@ -1,0 +1,118 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "link-sampler.h"
+
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(LinkSampler);
+
+TypeId
+LinkSampler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::LinkSampler")
+                            .SetParent<Object>()
+                            .SetGroupName("CollectiveScheduling")
+                            .AddConstructor<LinkSampler>()
+                            .AddAttribute("Interval",
+                                          "Sampling interval of the bytes on every link; 0 "
+                                          "turns sampling off.",
+                                          TimeValue(Time(0)),
+                                          MakeTimeAccessor(&LinkSampler::m_interval),
+                                          MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+LinkSampler::LinkSampler() = default;
+
+void
+LinkSampler::Install(Ptr<RoceFabric> fabric)
+{
+    if (!IsEnabled())
+    {
+        return;
+    }
+    for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
+    {
+        Ptr<RdmaNic> nic = fabric->GetNic(h);
+        nic->TraceConnectWithoutContext(
+            "SendStarted",
+            MakeCallback(&LinkSampler::OnSendStarted, this).Bind(nic->GetAddress()));
+    }
+    for (uint32_t l = 0; l < fabric->GetTopology().GetNLinks(); ++l)
+    {
+        Ptr<RoceChannel> ch = fabric->GetChannel(l);
+        for (uint8_t end = 0; end < 2; ++end)
+        {
+            // End 0 is the link's node_a: its frames go from a to b (direction 0).
+            ch->GetRoceDevice(end)->TraceConnectWithoutContext(
+                "Transmit",
+                MakeCallback(&LinkSampler::OnTransmit, this).Bind(l, end));
+        }
+    }
+}
+
+void
+LinkSampler::OnSendStarted(uint32_t address, const RdmaMessageInfo& info)
+{
+    m_jobOf[static_cast<uint64_t>(address) << 16 | info.srcPort] = info.jobId;
+}
+
+void
+LinkSampler::OnTransmit(uint32_t link, uint8_t direction, Ptr<const Packet> p)
+{
+    int64_t job = -1;
+    const RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
+    if (info.etherType == RoceWire::kEtherTypeIpv4)
+    {
+        // Data carries its sender's port; ACK, NAK and CNP echo it back.
+        auto it = m_jobOf.find(static_cast<uint64_t>(info.srcIp) << 16 | info.srcPort);
+        if (it == m_jobOf.end())
+        {
+            it = m_jobOf.find(static_cast<uint64_t>(info.dstIp) << 16 | info.srcPort);
+        }
+        if (it != m_jobOf.end())
+        {
+            job = it->second;
+        }
+    }
+    const int64_t bin = Simulator::Now().GetTimeStep() / m_interval.GetTimeStep();
+    m_bytes[{link, direction, job, bin}] += p->GetSize();
+}
+
+void
+LinkSampler::Write(ResultsDatabase& db, int64_t runId) const
+{
+    db.Exec("CREATE TABLE IF NOT EXISTS link_samples("
+            " run_id INTEGER NOT NULL REFERENCES runs(run_id), link_id INTEGER NOT NULL,"
+            " direction INTEGER NOT NULL, job_id INTEGER, t_ns INTEGER NOT NULL,"
+            " tx_bytes INTEGER NOT NULL);"
+            "CREATE INDEX IF NOT EXISTS link_samples_run ON link_samples(run_id, link_id);");
+    if (!IsEnabled())
+    {
+        return;
+    }
+    auto row = db.Prepare("INSERT INTO link_samples VALUES (?,?,?,?,?,?)");
+    for (const auto& [key, bytes] : m_bytes)
+    {
+        const auto& [link, direction, job, bin] = key;
+        row.Reset();
+        row.BindInt64(1, runId).BindInt64(2, link).BindInt64(3, direction);
+        if (job >= 0)
+        {
+            row.BindInt64(4, job);
+        }
+        else
+        {
+            row.BindNull(4);
+        }
+        row.BindInt64(5, (m_interval * bin).GetNanoSeconds())
+            .BindInt64(6, static_cast<int64_t>(bytes));
+        row.Step();
+    }
+}
+
+} // namespace ns3

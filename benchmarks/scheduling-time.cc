@@ -13,7 +13,10 @@
  * carry 4 hosts' worth). Each job has two collectives in the horizon (its
  * next and one predicted), durations 2-6 slots, compute 2-8 slots.
  *
- *   ./scheduling-time --maxRacks=64 --timeLimit=20
+ * With --db the rows also go to an SQLite file (table scheduling_bench, one
+ * run of example "figure2"), which utils/plot-figures.py draws.
+ *
+ *   ./scheduling-time --maxRacks=64 --timeLimit=20 --db=figures.db
  */
 
 #include "ns3/collective-scheduling-module.h"
@@ -116,12 +119,14 @@ main(int argc, char* argv[])
     double timeLimit = 20;
     uint32_t horizon = 40;
     uint32_t seed = 1;
+    std::string dbPath;
     CommandLine cmd(__FILE__);
     cmd.AddValue("minRacks", "Smallest cluster, in racks (doubled up to maxRacks)", minRacks);
     cmd.AddValue("maxRacks", "Largest cluster, in racks", maxRacks);
     cmd.AddValue("timeLimit", "Wall-clock limit of each MILP solve, seconds", timeLimit);
     cmd.AddValue("horizon", "Slots in the plan", horizon);
     cmd.AddValue("seed", "Seed of the job sets", seed);
+    cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
     cmd.Parse(argc, argv);
     if (minRacks < 2 || maxRacks < minRacks || timeLimit <= 0 || horizon < 8)
     {
@@ -130,6 +135,32 @@ main(int argc, char* argv[])
         return 2;
     }
 
+    Ptr<ResultsDatabase> db;
+    int64_t runId = -1;
+    const auto wallStart = std::chrono::steady_clock::now();
+    if (!dbPath.empty())
+    {
+        db = CreateObject<ResultsDatabase>();
+        db->Open(dbPath);
+        runId = db->BeginRun("figure2",
+                             "symphony,harmonics",
+                             seed,
+                             "{\"timeLimit_s\":" + std::to_string(timeLimit) +
+                                 ",\"horizon\":" + std::to_string(horizon) + "}");
+        db->Exec("CREATE TABLE IF NOT EXISTS scheduling_bench(run_id INTEGER NOT NULL "
+                 "REFERENCES runs(run_id), racks INTEGER, jobs INTEGER, gpus INTEGER, planner "
+                 "TEXT, wall_ms REAL, objective REAL, proven INTEGER)");
+    }
+
+    struct Row
+    {
+        uint32_t racks, jobs, gpus;
+        std::string planner;
+        double wallMs, objective;
+        bool proven;
+    };
+
+    std::vector<Row> rows;
     MilpSolveOptions options;
     options.timeLimitSeconds = timeLimit;
     options.relativeGap = 1e-3;
@@ -159,6 +190,37 @@ main(int argc, char* argv[])
                   << std::setw(15) << h.plan.objective << std::setprecision(2) << std::setw(9)
                   << symphonyMs / harmonicsMs << std::setw(11)
                   << h.plan.objective / central.objective << std::endl;
+        const auto jobs = static_cast<uint32_t>(in.plan.jobs.size());
+        rows.push_back(
+            {racks, jobs, in.gpus, "symphony", symphonyMs, central.objective, central.proven});
+        rows.push_back(
+            {racks, jobs, in.gpus, "harmonics", harmonicsMs, h.plan.objective, h.plan.proven});
+    }
+    if (db)
+    {
+        // The rows and the run's completion in one transaction: all or nothing.
+        db->Transaction([&]() {
+            auto row = db->Prepare("INSERT INTO scheduling_bench VALUES (?,?,?,?,?,?,?,?)");
+            for (const Row& r : rows)
+            {
+                row.Reset();
+                row.BindInt64(1, runId)
+                    .BindInt64(2, r.racks)
+                    .BindInt64(3, r.jobs)
+                    .BindInt64(4, r.gpus)
+                    .BindText(5, r.planner)
+                    .BindDouble(6, r.wallMs)
+                    .BindDouble(7, r.objective)
+                    .BindInt64(8, r.proven ? 1 : 0);
+                row.Step();
+            }
+            db->FinishRun(
+                runId,
+                0,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count(),
+                0,
+                0);
+        });
     }
     return 0;
 }

@@ -15,7 +15,10 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
+#include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 namespace ns3
@@ -103,6 +106,66 @@ PrintJobs(const std::vector<JobOutcome>& jobs, std::ostream& os)
     os << std::defaultfloat;
 }
 
+/**
+ * Prints simulated time, wall time and events per second every wall-clock
+ * interval. ns-3's ShowProgress starts its checks at simulated seconds,
+ * longer than these runs of a few milliseconds, so this one checks the wall
+ * clock every 5 us of simulated time (a few hundred events per simulated
+ * millisecond) and prints when the interval has passed.
+ */
+class ProgressReporter
+{
+  public:
+    ProgressReporter(Time wallInterval, std::ostream& os, std::string label)
+        : m_interval(wallInterval.GetSeconds()),
+          m_os(os),
+          m_label(std::move(label)),
+          m_start(std::chrono::steady_clock::now()),
+          m_last(m_start),
+          m_eventsAtLast(Simulator::GetEventCount())
+    {
+        m_event = Simulator::Schedule(kCheck, &ProgressReporter::Check, this);
+    }
+
+    ~ProgressReporter()
+    {
+        m_event.Cancel();
+    }
+
+  private:
+    static constexpr int64_t kCheckNs = 5000;
+    inline static const Time kCheck = NanoSeconds(kCheckNs);
+
+    void Check()
+    {
+        const auto now = std::chrono::steady_clock::now();
+        const double sinceLast = std::chrono::duration<double>(now - m_last).count();
+        if (sinceLast >= m_interval)
+        {
+            const uint64_t events = Simulator::GetEventCount();
+            m_os << "  " << m_label << ": simulated " << std::fixed << std::setprecision(3)
+                 << Simulator::Now().GetSeconds() * 1e3 << " ms, wall " << std::setprecision(1)
+                 << std::chrono::duration<double>(now - m_start).count() << " s, "
+                 << std::setprecision(2) << (events - m_eventsAtLast) / sinceLast / 1e6
+                 << " M events/s" << std::defaultfloat << std::endl;
+            m_last = now;
+            m_eventsAtLast = events;
+        }
+        if (!Simulator::IsFinished())
+        {
+            m_event = Simulator::Schedule(kCheck, &ProgressReporter::Check, this);
+        }
+    }
+
+    double m_interval;
+    std::ostream& m_os;
+    std::string m_label;
+    std::chrono::steady_clock::time_point m_start;
+    std::chrono::steady_clock::time_point m_last;
+    uint64_t m_eventsAtLast;
+    EventId m_event;
+};
+
 /// A scheduler parameter's value as attribute text: strings as they are, anything else as JSON.
 std::string
 AttributeText(const nlohmann::json& v)
@@ -146,6 +209,13 @@ ScenarioRunner::ScenarioRunner(const ScenarioSpec& spec, std::string exampleName
       m_example(std::move(exampleName)),
       m_scenario(m_spec)
 {
+}
+
+void
+ScenarioRunner::SetShowProgress(Time wallInterval, std::ostream* os)
+{
+    m_progressInterval = wallInterval;
+    m_progressStream = os;
 }
 
 RunOutcome
@@ -261,7 +331,16 @@ ScenarioRunner::Simulate(const std::string& scheduler,
         {
             Simulator::Stop(NanoSeconds(m_spec.stopTimeNs));
         }
+        std::unique_ptr<ProgressReporter> progress;
+        if (m_progressInterval.IsStrictlyPositive())
+        {
+            progress = std::make_unique<ProgressReporter>(
+                m_progressInterval,
+                m_progressStream ? *m_progressStream : std::cerr,
+                policy->GetName() + (runTag.empty() ? "" : " (" + runTag + ")"));
+        }
         Simulator::Run();
+        progress.reset();
         std::vector<JobOutcome> done;
         for (const auto& e : cluster->GetJobs())
         {

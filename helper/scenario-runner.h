@@ -99,6 +99,13 @@ class ScenarioRunner
      */
     std::vector<RunOutcome> Compare(std::vector<std::string> schedulers, std::ostream& out);
 
+    /**
+     * Print progress (simulated time, wall time, events per second) to
+     * \p os every \p wallInterval of wall-clock time during each simulation
+     * (ns-3's ShowProgress); zero (the default) prints none.
+     */
+    void SetShowProgress(Time wallInterval, std::ostream* os = nullptr);
+
     /// Print the comparison table of \p outcomes (the first two: fair, isolated).
     static void PrintComparison(const std::vector<RunOutcome>& outcomes, std::ostream& out);
 
@@ -114,6 +121,8 @@ class ScenarioRunner
     ScenarioSpec m_spec;
     std::string m_example;
     ScenarioHelper m_scenario; ///< over m_spec; locates every job's errors
+    Time m_progressInterval;
+    std::ostream* m_progressStream{nullptr};
 };
 
 } // namespace ns3

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Reproduce the papers' figures at packet level: installs what is missing,
+# builds in release mode, runs every figure's simulations into one SQLite
+# file and draws the PNGs and a table of our numbers beside the papers'.
+#
+#   utils/make-figures.sh [OUT_DIR]      (default: figures)
+#
+# Writes OUT_DIR/figures.db, OUT_DIR/figure{1,2,3,4}.png, OUT_DIR/figures.md.
+# See doc/figures.md for what each figure runs and what it costs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-figures}"
+build="${BUILD_DIR:-build-release}"
+
+utils/install-deps.sh
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" --target paper-figures scheduling-time
+
+mkdir -p "$out"
+db="$out/figures.db"
+# A fresh file each time: the plots refuse a database with unfinished runs.
+rm -f "$db" "$db-wal" "$db-shm"
+"$build/paper-figures" --figure=all --db="$db"
+echo "=== figure 2"
+"$build/scheduling-time" --maxRacks=64 --timeLimit=20 --db="$db"
+python3 utils/plot-figures.py "$db" --out "$out"
+echo "figures and table in $out/"

@@ -396,7 +396,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"TrainingScale", "multi-tenant-fat-tree", "--scale=0"},
                       BadFlag{"TrainingCc", "multi-tenant-fat-tree", "--cc=cubic"},
                       BadFlag{"TrainingScheduler", "multi-tenant-fat-tree", "--scheduler=fifo"},
-                      BadFlag{"TrainingCompare", "multi-tenant-fat-tree", "--compare=fair,fifo"}),
+                      BadFlag{"TrainingCompare", "multi-tenant-fat-tree", "--compare=fair,fifo"},
+                      BadFlag{"FiguresUnknown", "paper-figures", "--figure=2"},
+                      BadFlag{"FiguresMtu", "paper-figures", "--mtu=9001"}),
     [](const ::testing::TestParamInfo<BadFlag>& info) { return std::string(info.param.name); });
 
 struct BadTopology
@@ -796,6 +798,21 @@ TEST_F(ExamplesTest, CompareRunsEveryPolicyAndPrintsOneTable)
     EXPECT_EQ(CompleteRuns(db), policies + 1);
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduler_runs"), policies + 1);
     EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT scheduler) FROM runs"), policies);
+}
+
+TEST_F(ExamplesTest, InterleavingFigureSamplesTheSharedLinks)
+{
+    const fs::path db = Path("figure4.db");
+    const Outcome o =
+        Example("paper-figures", {"--figure=4", "--iterations=2", "--db=" + db.string()});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE example='figure4'"), 2);
+    EXPECT_EQ(CompleteRuns(db), 2);
+    // Both jobs' bytes on one spine uplink, in 20 us samples, adding up to its counter.
+    EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT job_id) FROM link_samples WHERE run_id=1"), 2);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM link_samples WHERE t_ns % 20000 <> 0"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT sum(tx_bytes_ab + tx_bytes_ba) FROM links WHERE run_id=1"),
+              QueryInt(db, "SELECT sum(tx_bytes) FROM link_samples WHERE run_id=1"));
 }
 
 struct BadScenario

@@ -214,7 +214,11 @@ RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpR
         // 100 + n: n threads with a repeatable search.
         args.insert(args.end(), {"-threads", std::to_string(100 + options.threads)});
     }
-    args.insert(args.end(), {"-solve", "-quit"});
+    // CBC 2.10's preprocessing can crash in CglPreProcess::postProcess when a
+    // time limit stops a search that started from a warm start (seen on the
+    // epoch plans of a 16-job, 128-host cluster); without it the search is
+    // slower but sound.
+    args.insert(args.end(), {"-preprocess", "off", "-solve", "-quit"});
     std::vector<const char*> argv;
     for (const auto& a : args)
     {

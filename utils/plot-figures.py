@@ -1,0 +1,737 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Draw the papers' figures from a results database written by this module.
+
+    utils/plot-figures.py RESULTS.db --out DIR [--figures 1,2,3,4]
+
+Runs are chosen by runs.example:
+  figure1  policy comparison on a model mix (tables jobs, iterations)
+  figure2  scheduling time against cluster size (table scheduling_bench)
+  figure3  policy comparison on a large cluster (tables jobs, iterations)
+  figure4  interleaving of jobs on one link over time (table link_samples)
+A policy's runs are the runs of that example whose runs.scheduler is the policy;
+'isolated' has one run per job, and their jobs are pooled.
+
+Writes DIR/figureN.png for every selected figure the database holds, and
+DIR/figures.md: our numbers beside the papers' claims, "n/a" where data is missing.
+
+Exit status 2, with nothing written, when the file is missing, is not a results
+database (no runs table), or holds a run of a selected figure's example that is not
+'complete' (or a complete run whose jobs did not finish). A figure whose table or
+runs are missing is skipped with a message on stderr; the others are still drawn.
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import NullLocator
+except ImportError:
+    sys.exit(f"plot-figures.py needs matplotlib for {sys.executable} "
+             "(Debian: apt-get install python3-matplotlib)")
+
+EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4"}
+
+# Baseline first, the idealized references last; unknown policies go before them.
+POLICY_ORDER = ["fair", "cassini", "crux", "mltcp", "symphony", "harmonics"]
+REFERENCE_ORDER = ["optimal", "isolated"]
+
+PAPER_CLAIMS = {
+    "train": "up to -33%",
+    "comm": "up to -48%",
+    "speedup": "up to 91x",
+    "large": "-26%",
+}
+
+
+class Refusal(Exception):
+    """The database cannot be plotted at all: exit 2 and write nothing."""
+
+
+class Skip(Exception):
+    """One figure cannot be drawn from this database; the others still are."""
+
+
+# ----------------------------------------------------------------------------- database
+
+
+class ResultsDb:
+    """A results database opened read-only, with the tables it holds."""
+
+    def __init__(self, path):
+        self.path = path
+        file = Path(path)
+        if not file.exists():
+            raise Refusal(f"{path}: no such file")
+        if not file.is_file():
+            raise Refusal(f"{path}: not a regular file")
+        try:
+            # Read-only through a URI, so a wrong path never creates an empty database.
+            self.conn = sqlite3.connect(file.resolve().as_uri() + "?mode=ro", uri=True)
+            self.tables = {name for (name,) in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as e:
+            raise Refusal(f"{path}: not an SQLite database ({e})") from None
+        if "runs" not in self.tables:
+            raise Refusal(f"{path}: not a results database (it has no runs table)")
+        missing = {"run_id", "example", "scheduler", "status", "params_json"} - self.columns("runs")
+        if missing:
+            raise Refusal(f"{path}: not a results database "
+                          f"(runs lacks {', '.join(sorted(missing))})")
+
+    def columns(self, table):
+        return {row[1] for row in self.conn.execute(f'PRAGMA table_info("{table}")')}
+
+    def require(self, table, columns):
+        """Skip the figure unless `table` exists with `columns`."""
+        if table not in self.tables:
+            raise Skip(f"table {table} is missing")
+        missing = set(columns) - self.columns(table)
+        if missing:
+            raise Skip(f"table {table} lacks column(s) {', '.join(sorted(missing))}")
+
+    def query(self, sql, params=()):
+        return self.conn.execute(sql, params).fetchall()
+
+    def count_runs(self):
+        return self.query("SELECT COUNT(*) FROM runs")[0][0]
+
+
+def check_complete(db, examples):
+    """Refuse if any run of `examples` is not complete."""
+    marks = ",".join("?" * len(examples))
+    has_error = "error" in db.columns("runs")
+    rows = db.query(
+        f"SELECT run_id, example, scheduler, status, {'error' if has_error else 'NULL'}"
+        f" FROM runs WHERE example IN ({marks}) AND status IS NOT 'complete' ORDER BY run_id",
+        examples)
+    if rows:
+        lines = []
+        for run_id, example, scheduler, status, error in rows:
+            line = f"  run {run_id} (example {example}, scheduler {scheduler}): status {status!r}"
+            if error:
+                line += f", error: {error}"
+            lines.append(line)
+        raise Refusal(f"{db.path}: {len(rows)} run(s) of the selected figures are not complete; "
+                      "rerun or delete them:\n" + "\n".join(lines))
+
+
+def policy_key(name):
+    if name in POLICY_ORDER:
+        return (0, POLICY_ORDER.index(name), "")
+    if name in REFERENCE_ORDER:
+        return (2, REFERENCE_ORDER.index(name), "")
+    return (1, 0, name)
+
+
+# ----------------------------------------------------------------------------- formatting
+
+
+def fmt_time(ns):
+    """A duration in ns, in the unit that keeps it readable."""
+    if ns is None:
+        return "n/a"
+    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.4g} {unit}"
+    return f"{ns:.4g} ns"
+
+
+def fmt_change(ratio):
+    """Relative change from a ratio to the baseline: 0.75 -> '-25.0%'."""
+    return "n/a" if ratio is None else f"{(ratio - 1) * 100:+.1f}%"
+
+
+def fmt_ratio(ratio):
+    return "n/a" if ratio is None else f"{ratio:.3f}"
+
+
+def fmt_speedup(speedup):
+    if speedup is None:
+        return "n/a"
+    return f"{speedup:.0f}x" if speedup >= 10 else f"{speedup:.2g}x"
+
+
+def mean(values):
+    return sum(values) / len(values) if values else None
+
+
+# ----------------------------------------------------------------------------- figures 1 and 3
+
+
+class PolicyMeans:
+    """One policy's runs of one example, pooled."""
+
+    def __init__(self, name):
+        self.name = name
+        self.runs = set()
+        self.train_ns = []  # per job: end - arrival
+        self.comm_ns = []  # per iteration: comm_end - comm_ready
+        self.models = Counter()
+
+    @property
+    def train_mean(self):
+        return mean(self.train_ns)
+
+    @property
+    def comm_mean(self):
+        return mean(self.comm_ns)
+
+
+class PolicyComparison:
+    def __init__(self, example, policies):
+        self.example = example
+        self.policies = policies  # ordered for display, fair first
+        self.fair = policies[0]
+
+    def ratio(self, policy, metric):
+        """policy's mean of `metric` ('train' or 'comm') over fair's, or None."""
+        value = getattr(policy, f"{metric}_mean")
+        base = getattr(self.fair, f"{metric}_mean")
+        return None if value is None else value / base
+
+    def find(self, name):
+        return next((p for p in self.policies if p.name == name), None)
+
+
+def load_policy_comparison(db, example):
+    runs = db.query("SELECT run_id, scheduler FROM runs WHERE example = ?", (example,))
+    if not runs:
+        raise Skip(f"no runs with example '{example}'")
+    db.require("jobs", ["run_id", "job_id", "model", "arrival_ns", "end_ns"])
+    db.require("iterations", ["run_id", "job_id", "iter", "comm_ready_ns", "comm_end_ns"])
+    policies = {}
+    for run_id, scheduler in runs:
+        policies.setdefault(scheduler, PolicyMeans(scheduler)).runs.add(run_id)
+
+    for policy, run_id, job_id, model, arrival, end in db.query(
+            "SELECT r.scheduler, j.run_id, j.job_id, j.model, j.arrival_ns, j.end_ns"
+            " FROM jobs j JOIN runs r ON r.run_id = j.run_id WHERE r.example = ?"
+            " ORDER BY j.run_id, j.job_id", (example,)):
+        where = f"run {run_id} ({example}, {policy}) job {job_id}"
+        if arrival is None or end is None:
+            raise Refusal(f"{db.path}: {where} has no end_ns: the job did not finish, so its "
+                          "training time is undefined")
+        if end < arrival:
+            raise Refusal(f"{db.path}: {where} ends (end_ns {end}) before it arrives "
+                          f"(arrival_ns {arrival})")
+        policies[policy].train_ns.append(end - arrival)
+        policies[policy].models[model] += 1
+
+    for policy, run_id, job_id, it, ready, done in db.query(
+            "SELECT r.scheduler, i.run_id, i.job_id, i.iter, i.comm_ready_ns, i.comm_end_ns"
+            " FROM iterations i JOIN runs r ON r.run_id = i.run_id WHERE r.example = ?"
+            " ORDER BY i.run_id, i.job_id, i.iter", (example,)):
+        where = f"run {run_id} ({example}, {policy}) job {job_id} iteration {it}"
+        if ready is None or done is None or done < ready:
+            raise Refusal(f"{db.path}: {where}: comm_ready_ns {ready}, comm_end_ns {done} "
+                          "give no communication time")
+        policies[policy].comm_ns.append(done - ready)
+
+    for name in sorted(policies):
+        if not policies[name].train_ns:
+            print(f"{example}: policy {name} has no jobs; left out", file=sys.stderr)
+            del policies[name]
+    fair = policies.get("fair")
+    if fair is None:
+        raise Skip(f"no 'fair' runs with example '{example}' to normalize against")
+    if not fair.train_mean or not fair.comm_mean:
+        raise Skip(f"fair's mean training or communication time in '{example}' is zero or missing")
+    return PolicyComparison(example, sorted(policies.values(), key=lambda p: policy_key(p.name)))
+
+
+def model_mix(policy):
+    parts = [f"{n}x {model or '?'}" for model, n in policy.models.most_common()]
+    text = ", ".join(parts[:4])
+    return text + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
+
+
+def draw_policy_comparison(data, number, heading, path):
+    names = [p.name if p.name != "isolated" else "isolated\n(each job alone)"
+             for p in data.policies]
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.15 * len(names) + 2.5), 5))
+    width = 0.38
+    series = (
+        ("train", -width / 2, "C0", "training time (job arrival to end, mean over jobs)"),
+        ("comm", width / 2, "C1",
+         "communication time (collective ready to done, mean over iterations)"),
+    )
+    top = 1.0
+    for metric, offset, color, label in series:
+        xs, ys = [], []
+        for i, policy in enumerate(data.policies):
+            ratio = data.ratio(policy, metric)
+            if ratio is not None:
+                xs.append(i + offset)
+                ys.append(ratio)
+        bars = ax.bar(xs, ys, width, color=color, label=label)
+        ax.bar_label(bars, labels=[f"{y:.2f}" for y in ys], padding=2, fontsize=8)
+        top = max([top] + ys)
+    ax.axhline(1.0, color="grey", linestyle="--", linewidth=0.8, zorder=0)
+    ax.set_xticks(range(len(names)), names)
+    ax.set_xlabel("scheduling policy")
+    ax.set_ylabel("mean time, normalized to fair (fair = 1.0)")
+    ax.set_ylim(0, top * 1.3)
+    ax.legend(loc="upper left", fontsize=8)
+    fair = data.fair
+    ax.set_title(f"Figure {number}: {heading}\n"
+                 f"{len(fair.train_ns)} jobs ({model_mix(fair)}); fair's means: training "
+                 f"{fmt_time(fair.train_mean)}, communication {fmt_time(fair.comm_mean)}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def comparison_table(data):
+    lines = ["| Policy | Runs | Jobs | Iterations | Mean training time | Training / fair "
+             "| Mean communication time | Communication / fair |",
+             "|---|---|---|---|---|---|---|---|"]
+    for p in data.policies:
+        lines.append(f"| {p.name} | {len(p.runs)} | {len(p.train_ns)} | {len(p.comm_ns)} "
+                     f"| {fmt_time(p.train_mean)} | {fmt_ratio(data.ratio(p, 'train'))} "
+                     f"| {fmt_time(p.comm_mean)} | {fmt_ratio(data.ratio(p, 'comm'))} |")
+    return lines
+
+
+# ----------------------------------------------------------------------------- figure 2
+
+
+class BenchPoint:
+    """Both planners at one cluster size, averaged over repetitions."""
+
+    def __init__(self, racks):
+        self.racks = racks
+        self.jobs = 0
+        self.gpus = 0
+        self.wall_ms = {}  # planner -> mean wall time
+        self.objective = {}  # planner -> mean objective, when every repetition had one
+        self.proven = {}  # planner -> every repetition proven optimal
+
+    @property
+    def speedup(self):
+        s, h = self.wall_ms.get("symphony"), self.wall_ms.get("harmonics")
+        return s / h if s is not None and h else None
+
+    @property
+    def objective_ratio(self):
+        s, h = self.objective.get("symphony"), self.objective.get("harmonics")
+        return h / s if s and h is not None else None
+
+
+def load_scheduling_bench(db):
+    if not db.query("SELECT 1 FROM runs WHERE example = 'figure2' LIMIT 1"):
+        raise Skip("no runs with example 'figure2'")
+    db.require("scheduling_bench",
+               ["run_id", "racks", "jobs", "gpus", "planner", "wall_ms", "objective", "proven"])
+    rows = db.query("SELECT b.racks, b.jobs, b.gpus, b.planner, b.wall_ms, b.objective, b.proven"
+                    " FROM scheduling_bench b JOIN runs r ON r.run_id = b.run_id"
+                    " WHERE r.example = 'figure2' AND b.planner IN ('symphony', 'harmonics')")
+    if not rows:
+        raise Skip("scheduling_bench has no symphony or harmonics rows for the 'figure2' runs")
+    grouped = defaultdict(list)
+    points = {}
+    for racks, jobs, gpus, planner, wall_ms, objective, proven in rows:
+        if racks is None or wall_ms is None or racks <= 0 or wall_ms <= 0:
+            raise Refusal(f"{db.path}: scheduling_bench row with racks {racks}, planner {planner}"
+                          f" has no positive wall_ms ({wall_ms})")
+        point = points.setdefault(racks, BenchPoint(racks))
+        point.jobs = max(point.jobs, jobs or 0)
+        point.gpus = max(point.gpus, gpus or 0)
+        grouped[racks, planner].append((wall_ms, objective, proven))
+    for (racks, planner), reps in grouped.items():
+        point = points[racks]
+        point.wall_ms[planner] = mean([w for w, _, _ in reps])
+        objectives = [o for _, o, _ in reps if o is not None]
+        if len(objectives) == len(reps):
+            point.objective[planner] = mean(objectives)
+        point.proven[planner] = all(bool(p) for _, _, p in reps)
+    return [points[r] for r in sorted(points)]
+
+
+def best_speedup(points):
+    with_both = [p for p in points if p.speedup is not None]
+    return max(with_both, key=lambda p: p.speedup) if with_both else None
+
+
+def draw_scheduling_time(points, path):
+    fig, (ax_time, ax_ratio) = plt.subplots(
+        2, 1, sharex=True, figsize=(7.5, 6.5), gridspec_kw={"height_ratios": [3, 1.3]})
+    styles = {"symphony": ("C3", "s", "Symphony (one MILP over the cluster)"),
+              "harmonics": ("C0", "o", "Harmonics (coordinator + per-rack MILPs)")}
+    unproven_drawn = False
+    for planner, (color, marker, label) in styles.items():
+        mine = [p for p in points if planner in p.wall_ms]
+        if not mine:
+            continue
+        xs = [p.racks for p in mine]
+        ys = [p.wall_ms[planner] for p in mine]
+        ax_time.plot(xs, ys, color=color, marker=marker, label=label)
+        loose = [p for p in mine if not p.proven.get(planner, True)]
+        if loose:
+            ax_time.scatter([p.racks for p in loose], [p.wall_ms[planner] for p in loose],
+                            s=90, facecolors="white", edgecolors=color, marker=marker, zorder=3,
+                            label=None if unproven_drawn else "not proven optimal (hollow)")
+            unproven_drawn = True
+    best = best_speedup(points)
+    if best is not None:
+        low, high = best.wall_ms["harmonics"], best.wall_ms["symphony"]
+        ax_time.annotate("", xy=(best.racks, low), xytext=(best.racks, high),
+                         arrowprops={"arrowstyle": "<->", "color": "black"})
+        ax_time.annotate(f"{fmt_speedup(best.speedup)} faster",
+                         xy=(best.racks, math.sqrt(low * high)),
+                         xytext=(-8, 0), textcoords="offset points", ha="right", va="center",
+                         fontsize=9, fontweight="bold")
+    ax_time.set_yscale("log")
+    ax_time.set_ylabel("scheduling time per epoch (ms, log scale)")
+    ax_time.legend(loc="upper left", fontsize=8)
+    ax_time.grid(True, which="major", linewidth=0.3)
+    ax_time.set_title("Figure 2: time to plan one epoch against cluster size")
+
+    ratios = [p for p in points if p.objective_ratio is not None]
+    if ratios:
+        ax_ratio.plot([p.racks for p in ratios], [p.objective_ratio for p in ratios],
+                      color="C2", marker="D", label="Harmonics' objective / Symphony's")
+        for p in ratios:
+            ax_ratio.annotate(f"{p.objective_ratio:.3f}", (p.racks, p.objective_ratio),
+                              xytext=(0, 5), textcoords="offset points", ha="center", fontsize=7)
+    else:
+        ax_ratio.text(0.5, 0.5, "no objective of both planners at any size", ha="center",
+                      va="center", transform=ax_ratio.transAxes)
+    ax_ratio.axhline(1.0, color="grey", linestyle="--", linewidth=0.8)
+    ax_ratio.set_ylabel("objective ratio\n(lower is better; 1 = equal)", fontsize=8)
+    ax_ratio.legend(loc="upper left", fontsize=8)
+    ax_ratio.set_xscale("log", base=2)
+    ax_ratio.set_xticks([p.racks for p in points],
+                        [f"{p.racks}\n({p.gpus} GPUs)" if p.gpus else str(p.racks) for p in points])
+    ax_ratio.xaxis.set_minor_locator(NullLocator())
+    ax_ratio.set_xlabel("cluster size (racks, log2 scale)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def bench_table(points):
+    lines = ["| Racks | GPUs | Jobs | Symphony (ms) | Harmonics (ms) | Speed-up "
+             "| Objective ratio (Harmonics / Symphony) | Symphony proven optimal |",
+             "|---|---|---|---|---|---|---|---|"]
+
+    def ms(p, planner):
+        value = p.wall_ms.get(planner)
+        return "n/a" if value is None else f"{value:.4g}"
+
+    for p in points:
+        proven = p.proven.get("symphony")
+        lines.append(f"| {p.racks} | {p.gpus} | {p.jobs} | {ms(p, 'symphony')} "
+                     f"| {ms(p, 'harmonics')} | {fmt_speedup(p.speedup)} "
+                     f"| {fmt_ratio(p.objective_ratio)} "
+                     f"| {'n/a' if proven is None else ('yes' if proven else 'no')} |")
+    return lines
+
+
+# ----------------------------------------------------------------------------- figure 4
+
+
+class LinkTimeline:
+    """One run's per-job throughput on its busiest link shared by two jobs."""
+
+    def __init__(self, run_id, policy):
+        self.run_id = run_id
+        self.policy = policy
+        self.interval_ns = 0
+        self.link = None  # (link_id, direction), or None if no link carried two jobs
+        self.nodes = None  # (from, to) node ids, when the links table has the link
+        self.rate_gbps = None
+        self.end_ns = 0
+        self.bytes = {}  # job id (None: no job) -> {interval index: bytes}
+
+    def jobs(self):
+        return sorted(self.bytes, key=lambda j: (j is None, j if j is not None else 0))
+
+    def shared_fraction(self):
+        """Of the intervals in which the link was busy, the share in which 2+ jobs sent."""
+        busy = Counter()
+        for job, series in self.bytes.items():
+            if job is None:
+                continue
+            for index, value in series.items():
+                if value > 0:
+                    busy[index] += 1
+        return sum(1 for n in busy.values() if n >= 2) / len(busy) if busy else None
+
+
+def load_link_timelines(db):
+    runs = db.query("SELECT run_id, scheduler, params_json FROM runs WHERE example = 'figure4'"
+                    " ORDER BY run_id")
+    if not runs:
+        raise Skip("no runs with example 'figure4'")
+    db.require("link_samples", ["run_id", "link_id", "direction", "job_id", "t_ns", "tx_bytes"])
+    links = "links" in db.tables and {"run_id", "link_id", "node_a", "node_b",
+                                      "rate_bps"} <= db.columns("links")
+    timelines = []
+    for run_id, policy, params_json in sorted(runs, key=lambda r: (policy_key(r[1]), r[0])):
+        where = f"run {run_id} ({policy})"
+        try:
+            interval = json.loads(params_json).get("sample_interval_ns")
+        except (ValueError, AttributeError, TypeError):
+            raise Skip(f"{where}: params_json is not a JSON object") from None
+        if not isinstance(interval, int) or interval <= 0:
+            raise Skip(f"{where}: link sampling was off (params_json sample_interval_ns is "
+                       f"{interval!r})")
+        timeline = LinkTimeline(run_id, policy)
+        timeline.interval_ns = interval
+        last = db.query("SELECT MAX(t_ns) FROM link_samples WHERE run_id = ?", (run_id,))[0][0]
+        if last is None:
+            raise Skip(f"{where}: no link_samples rows")
+        timeline.end_ns = last + interval
+        chosen = db.query(
+            "SELECT link_id, direction FROM link_samples WHERE run_id = ?"
+            " GROUP BY link_id, direction"
+            " HAVING COUNT(DISTINCT CASE WHEN tx_bytes > 0 THEN job_id END) >= 2"
+            " ORDER BY SUM(tx_bytes) DESC, link_id, direction LIMIT 1", (run_id,))
+        if chosen:
+            timeline.link = tuple(chosen[0])
+            link_id, direction = timeline.link
+            for job, t_ns, tx in db.query(
+                    "SELECT job_id, t_ns, SUM(tx_bytes) FROM link_samples WHERE run_id = ?"
+                    " AND link_id = ? AND direction = ? GROUP BY job_id, t_ns",
+                    (run_id, link_id, direction)):
+                series = timeline.bytes.setdefault(job, {})
+                index = round(t_ns / interval)
+                series[index] = series.get(index, 0) + tx
+            if links:
+                row = db.query("SELECT node_a, node_b, rate_bps FROM links"
+                               " WHERE run_id = ? AND link_id = ?", (run_id, link_id))
+                if row:
+                    a, b, rate = row[0]
+                    timeline.nodes = (a, b) if direction == 0 else (b, a)
+                    timeline.rate_gbps = rate / 1e9 if rate else None
+        timelines.append(timeline)
+    return timelines
+
+
+def link_name(t):
+    link_id, direction = t.link
+    if t.nodes:
+        return f"link {link_id}, node {t.nodes[0]} -> node {t.nodes[1]}"
+    return f"link {link_id}, direction {'a->b' if direction == 0 else 'b->a'}"
+
+
+def draw_link_timelines(timelines, path):
+    all_jobs = sorted({j for t in timelines for j in t.bytes if j is not None})
+    colors = {job: f"C{i % 10}" for i, job in enumerate(all_jobs)}
+    colors[None] = "lightgrey"
+    fig, axes = plt.subplots(len(timelines), 1, sharex=True, sharey=True, squeeze=False,
+                             figsize=(8.5, 1.2 + 2.4 * len(timelines)))
+    rate_drawn = False
+    for ax, t in zip(axes[:, 0], timelines):
+        if t.link is None:
+            ax.text(0.5, 0.5, "no link carried the traffic of two jobs", ha="center",
+                    va="center", transform=ax.transAxes)
+            ax.set_title(f"{t.policy} (run {t.run_id})", fontsize=10)
+            ax.set_ylabel("throughput (Gb/s)")
+            continue
+        count = math.ceil(t.end_ns / t.interval_ns)
+        # Step plot: each sample holds for its interval; the repeated last value closes it.
+        xs = [i * t.interval_ns / 1e6 for i in range(count + 1)]
+        lower = [0.0] * (count + 1)
+        for job in t.jobs():
+            series = t.bytes[job]
+            # bytes * 8 / ns = Gb/s
+            upper = [lower[i] + series.get(min(i, count - 1), 0) * 8 / t.interval_ns
+                     for i in range(count + 1)]
+            ax.fill_between(xs, lower, upper, step="post", color=colors[job], linewidth=0)
+            lower = upper
+        if t.rate_gbps:
+            ax.axhline(t.rate_gbps, color="black", linestyle="--", linewidth=0.8)
+            rate_drawn = True
+        ax.set_title(f"{t.policy} (run {t.run_id}): {link_name(t)}", fontsize=10)
+        ax.set_ylabel("throughput (Gb/s)")
+        ax.set_ylim(bottom=0)
+    axes[-1, 0].set_xlabel(f"simulated time (ms); samples of "
+                           f"{fmt_time(timelines[0].interval_ns)}")
+    axes[-1, 0].set_xlim(left=0)
+    handles = [Patch(color=colors[j], label=f"job {j}") for j in all_jobs]
+    if any(None in t.bytes for t in timelines):
+        handles.append(Patch(color=colors[None], label="no job (e.g. PFC)"))
+    if rate_drawn:
+        handles.append(plt.Line2D([], [], color="black", linestyle="--", label="link rate"))
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 6), fontsize=8)
+    fig.suptitle("Figure 4: per-job throughput (stacked) on the busiest link shared by two "
+                 "jobs", fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def timeline_table(timelines):
+    lines = ["| Policy | Run | Link | Jobs on the link | Busy intervals shared by 2+ jobs |",
+             "|---|---|---|---|---|"]
+    for t in timelines:
+        if t.link is None:
+            lines.append(f"| {t.policy} | {t.run_id} | none shared by two jobs | n/a | n/a |")
+            continue
+        jobs = ", ".join(str(j) for j in t.jobs() if j is not None)
+        share = t.shared_fraction()
+        lines.append(f"| {t.policy} | {t.run_id} | {link_name(t)} | {jobs} "
+                     f"| {'n/a' if share is None else f'{share * 100:.1f}%'} |")
+    return lines
+
+
+# ----------------------------------------------------------------------------- summary
+
+
+FIGURE_HEADINGS = {
+    1: "policy comparison on a model mix",
+    2: "scheduling time against cluster size",
+    3: "policy comparison on a large cluster",
+    4: "interleaving on a shared link",
+}
+
+
+def summary(db, data, skipped, selected):
+    """figures.md: the papers' claims beside this database's numbers."""
+
+    def why(number):
+        if number not in selected:
+            return "figure not selected"
+        return skipped.get(number, "")
+
+    def harmonics_vs_fair(number, metric):
+        comparison = data.get(number)
+        if comparison is None:
+            return "n/a", why(number)
+        harmonics = comparison.find("harmonics")
+        if harmonics is None:
+            return "n/a", f"no harmonics runs with example 'figure{number}'"
+        ratio = comparison.ratio(harmonics, metric)
+        if ratio is None:
+            return "n/a", "harmonics has no iterations"
+        return fmt_change(ratio), f"{ratio:.3f} x fair"
+
+    def speedup():
+        points = data.get(2)
+        if points is None:
+            return "n/a", why(2)
+        best = best_speedup(points)
+        if best is None:
+            return "n/a", "no cluster size with both planners"
+        note = f"largest, at {best.racks} racks"
+        if not best.proven.get("symphony", True):
+            note += " (Symphony not proven optimal there: its time is bounded by its time limit)"
+        return fmt_speedup(best.speedup), note
+
+    rows = [
+        ("Harmonics vs fair, mean job training time (figure 1)", PAPER_CLAIMS["train"],
+         *harmonics_vs_fair(1, "train")),
+        ("Harmonics vs fair, mean communication time per iteration (figure 1)",
+         PAPER_CLAIMS["comm"], *harmonics_vs_fair(1, "comm")),
+        ("Scheduling-time speed-up of Harmonics over Symphony (figure 2)",
+         PAPER_CLAIMS["speedup"], *speedup()),
+        ("Large cluster: Harmonics vs fair, mean job training time (figure 3)",
+         PAPER_CLAIMS["large"], *harmonics_vs_fair(3, "train")),
+    ]
+    lines = ["# Figures: this database beside the papers' claims", "",
+             f"Database: `{db.path}` ({db.count_runs()} runs). Changes are relative to fair "
+             "(negative is faster); times are means over all jobs (training: arrival to end) "
+             "or all iterations (communication: collective ready to done) of a policy's runs.",
+             "", "| Claim | Paper | This database | Note |", "|---|---|---|---|"]
+    lines += [f"| {claim} | {paper} | {ours} | {note} |" for claim, paper, ours, note in rows]
+    tables = {1: comparison_table, 2: bench_table, 3: comparison_table, 4: timeline_table}
+    for number in sorted(EXAMPLES):
+        lines += ["", f"## Figure {number}: {FIGURE_HEADINGS[number]}", ""]
+        if number in data:
+            lines += [f"![Figure {number}](figure{number}.png)", ""]
+            lines += tables[number](data[number])
+        else:
+            lines.append(f"Not drawn: {why(number)}.")
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- main
+
+LOADERS = {
+    1: lambda db: load_policy_comparison(db, "figure1"),
+    2: load_scheduling_bench,
+    3: lambda db: load_policy_comparison(db, "figure3"),
+    4: load_link_timelines,
+}
+
+DRAWERS = {
+    1: lambda d, p: draw_policy_comparison(d, 1, "training and communication time by policy "
+                                           "(model mix)", p),
+    2: draw_scheduling_time,
+    3: lambda d, p: draw_policy_comparison(d, 3, "training and communication time by policy "
+                                           "(large cluster)", p),
+    4: draw_link_timelines,
+}
+
+
+def parse_figures(text):
+    try:
+        numbers = {int(part) for part in text.split(",") if part.strip()}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of 1-4") from None
+    if not numbers or not numbers <= set(EXAMPLES):
+        raise argparse.ArgumentTypeError(f"'{text}': figures are numbered 1 to 4")
+    return numbers
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description="Draw the papers' figures (PNG) and figures.md from a results database.")
+    parser.add_argument("db", help="SQLite results database written by the module")
+    parser.add_argument("--out", required=True, help="directory for figureN.png and figures.md")
+    parser.add_argument("--figures", type=parse_figures, default=set(EXAMPLES),
+                        help="comma-separated figure numbers (default 1,2,3,4)")
+    args = parser.parse_args(argv)
+    selected = sorted(args.figures)
+
+    # Everything is read and checked before anything is written.
+    data, skipped = {}, {}
+    try:
+        db = ResultsDb(args.db)
+        check_complete(db, [EXAMPLES[n] for n in selected])
+        for number in selected:
+            try:
+                data[number] = LOADERS[number](db)
+            except Skip as reason:
+                skipped[number] = str(reason)
+                print(f"figure {number} skipped: {reason}", file=sys.stderr)
+    except Refusal as reason:
+        print(f"plot-figures.py: {reason}\nnothing written", file=sys.stderr)
+        return 2
+
+    out = Path(args.out)
+    with tempfile.TemporaryDirectory(prefix="plot-figures-") as stage:
+        for number, figure in data.items():
+            DRAWERS[number](figure, os.path.join(stage, f"figure{number}.png"))
+        Path(stage, "figures.md").write_text(summary(db, data, skipped, selected))
+        out.mkdir(parents=True, exist_ok=True)
+        for number in skipped:
+            # A picture left from an earlier database would contradict figures.md.
+            stale = out / f"figure{number}.png"
+            if stale.exists():
+                stale.unlink()
+                print(f"removed stale {stale}", file=sys.stderr)
+        for name in sorted(os.listdir(stage)):
+            shutil.move(os.path.join(stage, name), out / name)
+            print(f"wrote {out / name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,447 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks of plot-figures.py on small synthetic results databases.
+
+Each test writes a database with the module's schema in a temporary directory, runs
+the script as a subprocess and checks its outputs against numbers computed here from
+the synthetic inputs, not from anything the script prints.
+"""
+
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent / "plot-figures.py"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+SCHEMA = """
+CREATE TABLE runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT, example TEXT NOT NULL, scheduler TEXT NOT NULL,
+    seed INTEGER NOT NULL, params_json TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')),
+    started_at TEXT NOT NULL, finished_at TEXT, sim_end_ns INTEGER, wall_s REAL,
+    events INTEGER, packet_hops INTEGER, error TEXT);
+CREATE TABLE links (
+    run_id INTEGER NOT NULL, link_id INTEGER NOT NULL, node_a INTEGER NOT NULL,
+    node_b INTEGER NOT NULL, rate_bps INTEGER NOT NULL, delay_ns INTEGER NOT NULL,
+    tx_bytes_ab INTEGER NOT NULL, tx_bytes_ba INTEGER NOT NULL, drops INTEGER NOT NULL,
+    pfc_pauses_sent INTEGER NOT NULL, ecn_marked INTEGER NOT NULL,
+    max_queue_bytes INTEGER NOT NULL);
+CREATE TABLE jobs(
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, model TEXT, workers INTEGER,
+    gpus_per_host INTEGER, placement_json TEXT, arrival_ns INTEGER, start_ns INTEGER,
+    end_ns INTEGER, iterations INTEGER, weight REAL, PRIMARY KEY (run_id, job_id));
+CREATE TABLE iterations(
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, iter INTEGER NOT NULL,
+    compute_start_ns INTEGER, comm_ready_ns INTEGER, comm_start_ns INTEGER,
+    comm_end_ns INTEGER, PRIMARY KEY (run_id, job_id, iter));
+CREATE TABLE scheduling_bench(
+    run_id INTEGER NOT NULL, racks INTEGER, jobs INTEGER, gpus INTEGER, planner TEXT,
+    wall_ms REAL, objective REAL, proven INTEGER);
+CREATE TABLE link_samples(
+    run_id INTEGER NOT NULL, link_id INTEGER NOT NULL, direction INTEGER NOT NULL,
+    job_id INTEGER, t_ns INTEGER NOT NULL, tx_bytes INTEGER NOT NULL);
+"""
+
+# Policy comparisons: per policy, its runs; per run, its jobs as
+# (arrival_ns, end_ns, [communication time of each iteration, ns]).
+# Policies are inserted out of display order on purpose.
+FIGURE1 = {
+    "isolated": [[(0, 100, [5, 15])], [(100, 160, [10, 10])]],
+    "harmonics": [[(0, 150, [10, 10]), (100, 250, [20, 40])]],
+    "fair": [[(0, 300, [10, 30]), (100, 200, [50, 70])]],
+    "cassini": [[(0, 240, [20, 40]), (100, 220, [30, 30])]],
+}
+FIGURE3 = {
+    "harmonics": [[(0, 1480, [100]), (500, 1980, [300])]],
+    "fair": [[(0, 1000, [200]), (500, 3500, [600])]],
+    "crux": [[(0, 1500, [150]), (500, 3000, [450])]],
+}
+
+# Scheduling benchmark: (racks, gpus, symphony ms, harmonics ms, symphony objective,
+# harmonics objective, symphony proven).
+FIGURE2 = [
+    (4, 64, 10.0, 5.0, 100.0, 100.0, 1),
+    (8, 128, 100.0, 10.0, 200.0, 210.0, 1),
+    (16, 256, 1000.0, 20.0, 400.0, 440.0, 0),
+]
+
+# Link samples of the interleaving runs (interval 1000 ns):
+# (link, direction, job, t_ns, bytes). Link 1 a->b is the busiest but carries one job;
+# link 2 b->a carries two jobs and more bytes than link 3 a->b, which also carries two.
+SAMPLE_INTERVAL_NS = 1000
+LINKS = {1: (10, 11), 2: (10, 20), 3: (30, 40)}  # link -> (node_a, node_b)
+
+
+def figure4_samples(interleaved):
+    samples = [(1, 0, 0, t * 1000, 50000) for t in range(5)]
+    samples += [(1, 0, None, 0, 64)]
+    for t in range(6):
+        if interleaved:
+            samples.append((2, 1, t % 2, t * 1000, 2000))
+        else:
+            samples += [(2, 1, 0, t * 1000, 1000), (2, 1, 1, t * 1000, 1000)]
+    samples += [(3, 0, 0, 0, 500), (3, 0, 1, 0, 500)]
+    return samples
+
+
+FIGURE4 = {"fair": figure4_samples(False), "harmonics": figure4_samples(True)}
+
+
+def mean(values):
+    return sum(values) / len(values)
+
+
+def expected_ratios(figure):
+    """Per policy: (mean training time / fair's, mean communication time / fair's)."""
+    def means(runs):
+        jobs = [job for run in runs for job in run]
+        return (mean([end - arrival for arrival, end, _ in jobs]),
+                mean([c for _, _, comms in jobs for c in comms]))
+
+    fair_train, fair_comm = means(figure["fair"])
+    result = {}
+    for policy, runs in figure.items():
+        train, comm = means(runs)
+        result[policy] = (train / fair_train, comm / fair_comm)
+    return result
+
+
+class Database:
+    """A synthetic results database with the module's tables."""
+
+    def __init__(self, path, drop=()):
+        self.path = path
+        self.conn = sqlite3.connect(path)
+        self.conn.executescript(SCHEMA)
+        for table in drop:
+            self.conn.execute(f"DROP TABLE {table}")
+        self.tables = {name for (name,) in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def insert(self, table, row):
+        if table in self.tables:
+            marks = ",".join("?" * len(row))
+            self.conn.execute(f"INSERT INTO {table} VALUES ({marks})", row)
+
+    def run(self, example, scheduler, params='{}', status="complete"):
+        cursor = self.conn.execute(
+            "INSERT INTO runs (example, scheduler, seed, params_json, status, started_at)"
+            " VALUES (?, ?, 1, ?, ?, '2026-01-01T00:00:00Z')",
+            (example, scheduler, params, status))
+        return cursor.lastrowid
+
+    def policy_comparison(self, example, figure):
+        ids = {}
+        for policy, runs in figure.items():
+            for run_jobs in runs:
+                run_id = self.run(example, policy)
+                ids.setdefault(policy, []).append(run_id)
+                for job_id, (arrival, end, comms) in enumerate(run_jobs):
+                    if policy == "isolated":
+                        job_id = len(ids[policy]) - 1  # one job per run, as the runner writes
+                    self.insert("jobs", (run_id, job_id, "gpt2-124m", 4, 1, "{}", arrival,
+                                         arrival, end, len(comms), 4.0))
+                    for it, comm in enumerate(comms):
+                        ready = arrival + 7 + 1000 * it
+                        self.insert("iterations", (run_id, job_id, it, ready - 7, ready,
+                                                   ready + 1, ready + comm))
+        return ids
+
+    def scheduling_bench(self):
+        run_id = self.run("figure2", "bench")
+        for racks, gpus, s_ms, h_ms, s_obj, h_obj, proven in FIGURE2:
+            for planner, wall_ms, objective, proven_optimal in (
+                    ("symphony", s_ms, s_obj, proven), ("harmonics", h_ms, h_obj, 1)):
+                self.insert("scheduling_bench", (run_id, racks, racks * 4, gpus, planner,
+                                                 wall_ms, objective, proven_optimal))
+        # Rows of another example must not count.
+        other = self.run("other-bench", "bench")
+        self.insert("scheduling_bench", (other, 32, 128, 512, "symphony", 1e6, 1.0, 1))
+        self.insert("scheduling_bench", (other, 32, 128, 512, "harmonics", 1.0, 1.0, 1))
+        return run_id
+
+    def interleaving(self):
+        ids = {}
+        for policy, samples in FIGURE4.items():
+            run_id = self.run("figure4", policy,
+                              f'{{"sample_interval_ns": {SAMPLE_INTERVAL_NS}}}')
+            ids[policy] = run_id
+            for link, (a, b) in LINKS.items():
+                self.insert("links", (run_id, link, a, b, 100 * 10**9, 1000, 0, 0, 0, 0, 0, 0))
+            for link, direction, job, t_ns, tx in samples:
+                self.insert("link_samples", (run_id, link, direction, job, t_ns, tx))
+        return ids
+
+    def close(self):
+        self.conn.commit()
+        self.conn.close()
+
+
+def full_database(path, drop=()):
+    """A database with all four figures; returns the run ids per figure and policy."""
+    db = Database(path, drop)
+    ids = {1: db.policy_comparison("figure1", FIGURE1), 2: db.scheduling_bench(),
+           3: db.policy_comparison("figure3", FIGURE3), 4: db.interleaving()}
+    db.close()
+    return ids
+
+
+def set_status(path, run_id, status, column="status"):
+    conn = sqlite3.connect(path)
+    conn.execute(f"UPDATE runs SET {column} = ? WHERE run_id = ?", (status, run_id))
+    conn.commit()
+    conn.close()
+
+
+def markdown_table(text, heading):
+    """The first table after `heading` in `text`, as dicts keyed by the header cells."""
+    lines = text.splitlines()
+    start = lines.index(heading)
+    rows = []
+    for line in lines[start:]:
+        if line.startswith("## ") and line != heading:
+            break
+        if line.startswith("|"):
+            rows.append([cell.strip() for cell in line.strip("|").split("|")])
+        elif rows:
+            break
+    header, body = rows[0], rows[2:]
+    return [dict(zip(header, row)) for row in body]
+
+
+class PlotFiguresTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="plot-figures-test-")
+        self.dir = Path(self.tmp.name)
+        self.db = self.dir / "results.db"
+        self.out = self.dir / "out"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def plot(self, *extra, db=None):
+        return subprocess.run(
+            [sys.executable, str(SCRIPT), str(db or self.db), "--out", str(self.out), *extra],
+            capture_output=True, text=True, timeout=300)
+
+    def assert_ok(self, result):
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def assert_refused(self, result, *phrases):
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        for phrase in phrases:
+            self.assertIn(phrase, result.stderr)
+        self.assertFalse(self.out.exists() and any(self.out.iterdir()),
+                         "a refused database must leave no output")
+
+    def assert_png(self, name):
+        data = (self.out / name).read_bytes()
+        self.assertEqual(data[:8], PNG_SIGNATURE, name)
+        self.assertGreater(len(data), 10000, f"{name} looks empty")
+
+    def summary(self):
+        return (self.out / "figures.md").read_text()
+
+    def claims(self):
+        return {row["Claim"]: row for row in
+                markdown_table(self.summary(), "| Claim | Paper | This database | Note |")}
+
+    def claim(self, words):
+        matches = [row for claim, row in self.claims().items() if words in claim]
+        self.assertEqual(len(matches), 1, words)
+        return matches[0]
+
+    # ------------------------------------------------------------------ all figures
+
+    def test_all_four_figures_and_the_summary_are_written(self):
+        full_database(self.db)
+        result = self.plot()
+        self.assert_ok(result)
+        self.assertEqual(sorted(os.listdir(self.out)),
+                         ["figure1.png", "figure2.png", "figure3.png", "figure4.png",
+                          "figures.md"])
+        for n in range(1, 5):
+            self.assert_png(f"figure{n}.png")
+
+    def test_normalized_means_equal_the_inputs_over_fair(self):
+        full_database(self.db)
+        self.assert_ok(self.plot())
+        for number, figure in ((1, FIGURE1), (3, FIGURE3)):
+            heading = f"## Figure {number}: " + ("policy comparison on a model mix" if number == 1
+                                                 else "policy comparison on a large cluster")
+            rows = markdown_table(self.summary(), heading)
+            expected = expected_ratios(figure)
+            # Baseline first, references (isolated) last, the rest in the papers' order.
+            order = [p for p in ["fair", "cassini", "crux", "harmonics", "isolated"]
+                     if p in figure]
+            self.assertEqual([row["Policy"] for row in rows], order)
+            for row in rows:
+                train, comm = expected[row["Policy"]]
+                self.assertAlmostEqual(float(row["Training / fair"]), train, delta=0.0005,
+                                       msg=f"figure {number} {row['Policy']}")
+                self.assertAlmostEqual(float(row["Communication / fair"]), comm, delta=0.0005,
+                                       msg=f"figure {number} {row['Policy']}")
+            fair = next(row for row in rows if row["Policy"] == "fair")
+            self.assertEqual(fair["Training / fair"], "1.000")
+            self.assertEqual(fair["Communication / fair"], "1.000")
+        # Isolated pools its one-job runs.
+        isolated = next(row for row in markdown_table(
+            self.summary(), "## Figure 1: policy comparison on a model mix")
+            if row["Policy"] == "isolated")
+        self.assertEqual((isolated["Runs"], isolated["Jobs"], isolated["Iterations"]),
+                         ("2", "2", "4"))
+
+    def test_claims_rows_give_harmonics_against_fair_and_symphony(self):
+        full_database(self.db)
+        self.assert_ok(self.plot())
+        r1, r3 = expected_ratios(FIGURE1), expected_ratios(FIGURE3)
+        self.assertEqual(self.claim("training time (figure 1)")["This database"],
+                         f"{(r1['harmonics'][0] - 1) * 100:+.1f}%")
+        self.assertEqual(self.claim("communication time per iteration (figure 1)")
+                         ["This database"], f"{(r1['harmonics'][1] - 1) * 100:+.1f}%")
+        self.assertEqual(self.claim("(figure 3)")["This database"],
+                         f"{(r3['harmonics'][0] - 1) * 100:+.1f}%")
+        # Largest speed-up of the figure2 runs only: 1000 ms / 20 ms at 16 racks.
+        best = max(FIGURE2, key=lambda p: p[2] / p[3])
+        speedup = self.claim("speed-up")
+        self.assertEqual(speedup["This database"], f"{best[2] / best[3]:.0f}x")
+        self.assertIn(f"{best[0]} racks", speedup["Note"])
+        self.assertEqual(self.claim("speed-up")["Paper"], "up to 91x")
+
+    def test_scheduling_table_has_speedups_and_objective_ratios(self):
+        full_database(self.db)
+        self.assert_ok(self.plot("--figures", "2"))
+        rows = markdown_table(self.summary(),
+                              "## Figure 2: scheduling time against cluster size")
+        self.assertEqual([int(row["Racks"]) for row in rows], [p[0] for p in FIGURE2])
+        for row, (racks, gpus, s_ms, h_ms, s_obj, h_obj, proven) in zip(rows, FIGURE2):
+            self.assertEqual(int(row["GPUs"]), gpus)
+            self.assertAlmostEqual(float(row["Speed-up"].rstrip("x")), s_ms / h_ms, places=6)
+            self.assertAlmostEqual(float(row["Objective ratio (Harmonics / Symphony)"]),
+                                   h_obj / s_obj, delta=0.0005)
+            self.assertEqual(row["Symphony proven optimal"], "yes" if proven else "no")
+
+    def test_interleaving_uses_the_busiest_link_shared_by_two_jobs(self):
+        ids = full_database(self.db)
+        self.assert_ok(self.plot("--figures", "4"))
+        rows = markdown_table(self.summary(), "## Figure 4: interleaving on a shared link")
+        self.assertEqual([(row["Policy"], int(row["Run"])) for row in rows],
+                         [("fair", ids[4]["fair"]), ("harmonics", ids[4]["harmonics"])])
+        a, b = LINKS[2]
+        for row in rows:
+            # Direction 1 runs from node_b to node_a.
+            self.assertEqual(row["Link"], f"link 2, node {b} -> node {a}")
+            self.assertEqual(row["Jobs on the link"], "0, 1")
+        # Fair: both jobs in every busy interval; harmonics: never together.
+        self.assertEqual(rows[0]["Busy intervals shared by 2+ jobs"], "100.0%")
+        self.assertEqual(rows[1]["Busy intervals shared by 2+ jobs"], "0.0%")
+        self.assert_png("figure4.png")
+
+    def test_selected_figures_only(self):
+        full_database(self.db)
+        self.assert_ok(self.plot("--figures", "1,3"))
+        self.assertEqual(sorted(os.listdir(self.out)),
+                         ["figure1.png", "figure3.png", "figures.md"])
+        self.assertEqual(self.claim("speed-up")["This database"], "n/a")
+        self.assertIn("not selected", self.claim("speed-up")["Note"])
+
+    # ------------------------------------------------------------------ refusals
+
+    def test_incomplete_run_is_refused_naming_it_and_nothing_is_written(self):
+        for status in ("running", "failed"):
+            with self.subTest(status=status):
+                self.db.unlink(missing_ok=True)
+                ids = full_database(self.db)
+                bad = ids[1]["cassini"][0]
+                set_status(self.db, bad, status)
+                result = self.plot()
+                self.assert_refused(result, f"run {bad} ", f"'{status}'")
+                self.assertFalse(self.out.exists())
+
+    def test_refusal_leaves_an_existing_output_directory_untouched(self):
+        ids = full_database(self.db)
+        self.assert_ok(self.plot())
+        before = {name: (self.out / name).read_bytes() for name in os.listdir(self.out)}
+        set_status(self.db, ids[4]["harmonics"], "running")
+        result = self.plot()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(f"run {ids[4]['harmonics']} ", result.stderr)
+        after = {name: (self.out / name).read_bytes() for name in os.listdir(self.out)}
+        self.assertEqual(before, after)
+
+    def test_incomplete_run_of_an_unselected_figure_does_not_matter(self):
+        ids = full_database(self.db)
+        set_status(self.db, ids[4]["fair"], "running")
+        self.assert_ok(self.plot("--figures", "1"))
+        self.assertEqual(sorted(os.listdir(self.out)), ["figure1.png", "figures.md"])
+
+    def test_unfinished_job_in_a_complete_run_is_refused(self):
+        ids = full_database(self.db)
+        conn = sqlite3.connect(self.db)
+        run = ids[3]["fair"][0]
+        conn.execute("UPDATE jobs SET end_ns = NULL WHERE run_id = ? AND job_id = 1", (run,))
+        conn.commit()
+        conn.close()
+        self.assert_refused(self.plot(), f"run {run} ", "job 1")
+
+    def test_missing_file_is_refused(self):
+        self.assert_refused(self.plot(db=self.dir / "absent.db"), "no such file")
+        self.assertFalse((self.dir / "absent.db").exists(), "must not create the database")
+
+    def test_file_that_is_not_sqlite_is_refused(self):
+        path = self.dir / "notes.txt"
+        path.write_text("not a database, but long enough to have a header of sorts\n" * 20)
+        self.assert_refused(self.plot(db=path), "not an SQLite database")
+
+    def test_sqlite_file_without_runs_table_is_refused(self):
+        conn = sqlite3.connect(self.db)
+        conn.execute("CREATE TABLE something (x INTEGER)")
+        conn.close()
+        self.assert_refused(self.plot(), "no runs table")
+
+    # ------------------------------------------------------------------ skipped figures
+
+    def test_missing_table_skips_only_that_figure(self):
+        for table, number in (("scheduling_bench", 2), ("link_samples", 4), ("iterations", 1)):
+            with self.subTest(table=table):
+                if self.db.exists():
+                    self.db.unlink()
+                if self.out.exists():
+                    for name in os.listdir(self.out):
+                        (self.out / name).unlink()
+                full_database(self.db, drop=[table])
+                result = self.plot()
+                self.assert_ok(result)
+                self.assertIn(f"figure {number} skipped", result.stderr)
+                self.assertIn(table, result.stderr)
+                written = set(os.listdir(self.out))
+                self.assertNotIn(f"figure{number}.png", written)
+                others = {f"figure{n}.png" for n in range(1, 5)} - {f"figure{number}.png"}
+                # Without iterations both policy comparisons go; the rest are drawn.
+                if table == "iterations":
+                    others -= {"figure3.png"}
+                self.assertLessEqual(others | {"figures.md"}, written)
+                self.assertIn(f"table {table} is missing", self.summary())
+
+    def test_skipped_figure_reads_na_in_the_claims(self):
+        full_database(self.db, drop=["scheduling_bench"])
+        self.assert_ok(self.plot())
+        self.assertEqual(self.claim("speed-up")["This database"], "n/a")
+        self.assertNotEqual(self.claim("training time (figure 1)")["This database"], "n/a")
+
+    def test_stale_picture_of_a_skipped_figure_is_removed(self):
+        full_database(self.db)
+        self.assert_ok(self.plot())
+        other = self.dir / "other.db"
+        full_database(other, drop=["link_samples"])
+        self.assert_ok(self.plot(db=other))
+        self.assertFalse((self.out / "figure4.png").exists())
+
+
+if __name__ == "__main__":
+    unittest.main()

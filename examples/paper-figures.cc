@@ -11,7 +11,7 @@
  *  4. interleaving: two jobs sharing a spine, fair sharing versus Harmonics,
  *     with per-link throughput sampled ("figure4").
  * (Figure 2, scheduling time against cluster size, needs no packets: see
- * benchmarks/scheduling-time.)
+ * examples/scheduling-time.)
  *
  * --scale multiplies gradient bytes and compute time alike (keeping their
  * ratio); --mtu sets the payload per packet (9000 for jumbo frames). Both
@@ -164,7 +164,7 @@ main(int argc, char* argv[])
     FigureFlags f;
     f.db = "figures.db";
     CommandLine cmd(__FILE__);
-    cmd.AddValue("figure", "1, 3, 4 or all (figure 2: benchmarks/scheduling-time)", figure);
+    cmd.AddValue("figure", "1, 3, 4 or all (figure 2: examples/scheduling-time)", figure);
     cmd.AddValue("scale",
                  "Gradient bytes and compute time factor (0: each figure's default)",
                  f.scale);
@@ -199,7 +199,7 @@ main(int argc, char* argv[])
                 RequireFlag(n == "1" || n == "3" || n == "4",
                             "figure",
                             figure,
-                            "must list 1, 3 or 4 (figure 2 is benchmarks/scheduling-time)");
+                            "must list 1, 3 or 4 (figure 2 is examples/scheduling-time)");
                 figures.push_back(n);
             }
         }

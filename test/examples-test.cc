@@ -398,7 +398,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"TrainingScheduler", "multi-tenant-fat-tree", "--scheduler=fifo"},
                       BadFlag{"TrainingCompare", "multi-tenant-fat-tree", "--compare=fair,fifo"},
                       BadFlag{"FiguresUnknown", "paper-figures", "--figure=2"},
-                      BadFlag{"FiguresMtu", "paper-figures", "--mtu=9001"}),
+                      BadFlag{"FiguresMtu", "paper-figures", "--mtu=9001"},
+                      BadFlag{"SchedulingTimeRacks", "scheduling-time", "--maxRacks=1"}),
     [](const ::testing::TestParamInfo<BadFlag>& info) { return std::string(info.param.name); });
 
 struct BadTopology
@@ -813,6 +814,28 @@ TEST_F(ExamplesTest, InterleavingFigureSamplesTheSharedLinks)
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM link_samples WHERE t_ns % 20000 <> 0"), 0);
     EXPECT_EQ(QueryInt(db, "SELECT sum(tx_bytes_ab + tx_bytes_ba) FROM links WHERE run_id=1"),
               QueryInt(db, "SELECT sum(tx_bytes) FROM link_samples WHERE run_id=1"));
+}
+
+TEST_F(ExamplesTest, SchedulingTimeRowsAndAProvenOptimumBeatsHarmonics)
+{
+    const fs::path db = Path("figure2.db");
+    const Outcome o =
+        Example("scheduling-time",
+                {"--minRacks=2", "--maxRacks=4", "--timeLimit=30", "--db=" + db.string()});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE example='figure2'"), 1);
+    EXPECT_EQ(CompleteRuns(db), 1);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduling_bench"), 4); // 2 sizes x 2 planners
+    // Harmonics' plan is one of Symphony's feasible plans: never better than a proven optimum.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM scheduling_bench s JOIN scheduling_bench h ON "
+                       "s.racks = h.racks AND s.planner = 'symphony' AND h.planner = "
+                       "'harmonics' WHERE s.proven = 1 AND h.objective < s.objective - 1e-6"),
+              0);
+    EXPECT_GT(QueryInt(db,
+                       "SELECT count(*) FROM scheduling_bench WHERE planner='symphony' AND "
+                       "proven=1"),
+              0);
 }
 
 struct BadScenario

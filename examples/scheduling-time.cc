@@ -111,6 +111,13 @@ MillisecondsSince(std::chrono::steady_clock::time_point begin)
 
 } // namespace
 
+void Measure(uint32_t minRacks,
+             uint32_t maxRacks,
+             double timeLimit,
+             uint32_t horizon,
+             uint32_t seed,
+             const std::string& dbPath);
+
 int
 main(int argc, char* argv[])
 {
@@ -128,13 +135,26 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "Seed of the job sets", seed);
     cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
     cmd.Parse(argc, argv);
-    if (minRacks < 2 || maxRacks < minRacks || timeLimit <= 0 || horizon < 8)
-    {
-        std::cerr << "scheduling-time: need 2 <= minRacks <= maxRacks, timeLimit > 0, "
-                     "horizon >= 8\n";
-        return 2;
-    }
+    return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& /* run */) {
+        RequireFlag(minRacks >= 2, "minRacks", std::to_string(minRacks), "must be >= 2");
+        RequireFlag(maxRacks >= minRacks,
+                    "maxRacks",
+                    std::to_string(maxRacks),
+                    "must be >= minRacks (" + std::to_string(minRacks) + ")");
+        RequireFlag(timeLimit > 0, "timeLimit", std::to_string(timeLimit), "must be positive");
+        RequireFlag(horizon >= 8, "horizon", std::to_string(horizon), "must be >= 8");
+        Measure(minRacks, maxRacks, timeLimit, horizon, seed, dbPath);
+    });
+}
 
+void
+Measure(uint32_t minRacks,
+        uint32_t maxRacks,
+        double timeLimit,
+        uint32_t horizon,
+        uint32_t seed,
+        const std::string& dbPath)
+{
     Ptr<ResultsDatabase> db;
     int64_t runId = -1;
     const auto wallStart = std::chrono::steady_clock::now();
@@ -222,5 +242,4 @@ main(int argc, char* argv[])
                 0);
         });
     }
-    return 0;
 }

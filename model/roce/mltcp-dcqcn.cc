@@ -101,6 +101,12 @@ MltcpDcqcn::SetProgress(double fraction)
     m_progress = fraction;
 }
 
+bool
+MltcpDcqcn::UsesProgress() const
+{
+    return true;
+}
+
 DataRate
 MltcpDcqcn::GetAdditiveIncrease() const
 {

@@ -68,6 +68,7 @@ class MltcpDcqcn : public Dcqcn
     void Init(DataRate lineRate, Time now) override;
     /// \param fraction the job's progress through its iteration, in [0,1]
     void SetProgress(double fraction) override;
+    bool UsesProgress() const override;
 
     /// \return the progress last set
     double GetProgress() const

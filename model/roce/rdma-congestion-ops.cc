@@ -40,6 +40,12 @@ RdmaCongestionOps::SetProgress(double /* fraction */)
 {
 }
 
+bool
+RdmaCongestionOps::UsesProgress() const
+{
+    return false;
+}
+
 void
 RdmaCongestionOps::SetRateWeight(double /* weight */)
 {

@@ -70,6 +70,9 @@ class RdmaCongestionOps : public Object
      */
     virtual void SetProgress(double fraction);
 
+    /// Whether SetProgress matters to this algorithm (the NIC skips it otherwise).
+    virtual bool UsesProgress() const;
+
     /**
      * A scheduler's weight for the queue pair's job: algorithms that grow
      * their rate additively scale the step with it (1 = unweighted).

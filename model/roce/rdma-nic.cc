@@ -241,6 +241,7 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
     if (qp->job)
     {
         qp->cc->SetRateWeight(qp->job->rateWeight);
+        qp->ccUsesProgress = qp->cc->UsesProgress();
     }
     m_sendQps.emplace(qpn, std::move(owned));
     m_sendStartTrace(qp->info);
@@ -452,7 +453,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
             }
             Ptr<Packet> p = BuildData(qp);
             const uint32_t wire = RoceWire::WireBytes(p->GetSize());
-            if (qp->job)
+            if (qp->ccUsesProgress)
             {
                 qp->cc->SetProgress(qp->job->Progress());
             }

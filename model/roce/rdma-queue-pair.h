@@ -71,8 +71,9 @@ struct RdmaSendQueuePair
     Where where{Where::IDLE};
     /// The next message of the same connection, waiting until this one has sent its last packet.
     RdmaSendQueuePair* next{nullptr};
-    bool waiting{false};      ///< behind an earlier message of its connection
-    bool onConnection{false}; ///< posted with a UDP source port: part of a connection
+    bool waiting{false};        ///< behind an earlier message of its connection
+    bool onConnection{false};   ///< posted with a UDP source port: part of a connection
+    bool ccUsesProgress{false}; ///< cc->UsesProgress(), asked once
     bool rtoArmed{false};
     bool done{false};
     EventId rto;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace ns3
 {
@@ -120,10 +121,21 @@ CollectiveScheduler::GetParametersJson() const
     {
         for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
         {
-            const std::string name = tid.GetAttribute(i).name;
+            const TypeId::AttributeInformation& info = tid.GetAttribute(i);
+            if (info.checker->GetValueTypeName() == "ns3::TimeValue")
+            {
+                // "2us" rather than the picosecond count a TimeValue prints.
+                TimeValue t;
+                GetAttribute(info.name, t);
+                std::ostringstream os;
+                os << t.Get().As(Time::AUTO);
+                std::string text = os.str();
+                params[info.name] = text.rfind('+', 0) == 0 ? text.substr(1) : text;
+                continue;
+            }
             StringValue v;
-            GetAttribute(name, v);
-            params[name] = v.Get();
+            GetAttribute(info.name, v);
+            params[info.name] = v.Get();
         }
     }
     return params.dump();

@@ -222,36 +222,33 @@ RunOutcome
 ScenarioRunner::Run(const std::string& scheduler, std::ostream* out)
 {
     const std::string name = scheduler.empty() ? m_spec.scheduler : scheduler;
-    const std::string typeName = CollectiveSchedulerHelper::FindScheduler(name);
-    if (typeName.empty())
+    try
     {
-        std::string known;
-        for (const auto& n : CollectiveSchedulerHelper::GetSchedulerNames())
-        {
-            known += (known.empty() ? "" : ", ") + n;
-        }
-        throw std::runtime_error(m_spec.Where("scheduler") + ": unknown scheduler '" + name +
-                                 "' (known: " + known + ")");
+        CollectiveSchedulerHelper().SetScheduler(name); // checks the name, lists the known ones
     }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(m_spec.Where("scheduler") + ": " + e.what());
+    }
+    const std::string typeName = CollectiveSchedulerHelper::FindScheduler(name);
     const std::vector<JobSpec> jobs = m_scenario.CollectJobs();
     RunOutcome outcome;
     if (typeName == "ns3::IsolatedScheduler")
     {
         for (const JobSpec& j : jobs)
         {
-            Simulate(name, typeName, {j}, outcome, out, "job " + std::to_string(j.id) + " alone");
+            Simulate(typeName, {j}, outcome, out, "job " + std::to_string(j.id) + " alone");
         }
     }
     else
     {
-        Simulate(name, typeName, jobs, outcome, out, "");
+        Simulate(typeName, jobs, outcome, out, "");
     }
     return outcome;
 }
 
 void
-ScenarioRunner::Simulate(const std::string& scheduler,
-                         const std::string& typeName,
+ScenarioRunner::Simulate(const std::string& typeName,
                          const std::vector<JobSpec>& jobs,
                          RunOutcome& outcome,
                          std::ostream* out,

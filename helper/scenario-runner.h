@@ -110,9 +110,8 @@ class ScenarioRunner
     static void PrintComparison(const std::vector<RunOutcome>& outcomes, std::ostream& out);
 
   private:
-    /// One simulation of \p jobs under \p scheduler, recorded as one database run.
-    void Simulate(const std::string& scheduler,
-                  const std::string& typeName,
+    /// One simulation of \p jobs under scheduler \p typeName, recorded as one database run.
+    void Simulate(const std::string& typeName,
                   const std::vector<JobSpec>& jobs,
                   RunOutcome& outcome,
                   std::ostream* out,

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -255,4 +256,14 @@ ParseRateBps(const std::string& text)
                       std::numeric_limits<uint64_t>::max(),
                       "bits per second");
 }
+
+std::string
+FormatReal(double value)
+{
+    std::ostringstream s;
+    s.precision(15);
+    s << value;
+    return s.str();
+}
+
 } // namespace ns3

@@ -34,6 +34,13 @@ int64_t ParseTimeNs(const std::string& text);
  */
 uint64_t ParseRateBps(const std::string& text);
 
+/**
+ * \ingroup collective-scheduling
+ * A real number as messages and LP files show it: 15 significant digits, so
+ * that it reads back as the same double in all but the last bits.
+ */
+std::string FormatReal(double value);
+
 } // namespace ns3
 
 #endif /* UNIT_STRINGS_H */

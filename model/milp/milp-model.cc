@@ -3,6 +3,8 @@
  */
 #include "milp-model.h"
 
+#include "ns3/unit-strings.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -32,15 +34,6 @@ Quoted(const std::string& name)
     return "'" + name + "'";
 }
 
-std::string
-Num(double value)
-{
-    std::ostringstream s;
-    s.precision(15);
-    s << value;
-    return s.str();
-}
-
 /// Checks the terms of one linear expression; \p where names it in messages.
 void
 ValidateTerms(const std::vector<MilpModel::Term>& terms,
@@ -60,7 +53,7 @@ ValidateTerms(const std::vector<MilpModel::Term>& terms,
         {
             Fail(where + " term " + std::to_string(k) + " (variable " +
                  Quoted(variables[t.var].name) + "): coefficient must be finite, got " +
-                 Num(t.coef));
+                 FormatReal(t.coef));
         }
     }
 }
@@ -140,11 +133,11 @@ WriteTerms(std::ostream& os,
         const bool first = written == 0;
         if (t.coef < 0)
         {
-            os << (first ? "- " : " - ") << Num(-t.coef);
+            os << (first ? "- " : " - ") << FormatReal(-t.coef);
         }
         else
         {
-            os << (first ? "" : " + ") << Num(t.coef);
+            os << (first ? "" : " + ") << FormatReal(t.coef);
         }
         os << " " << (t.var < varNames.size() ? varNames[t.var] : "?");
         ++written;
@@ -328,11 +321,11 @@ MilpModel::Validate() const
         }
         if (v.lower > v.upper || v.lower == kInfinity || v.upper == -kInfinity)
         {
-            Fail(where + ": bad bounds [" + Num(v.lower) + ", " + Num(v.upper) + "]");
+            Fail(where + ": bad bounds [" + FormatReal(v.lower) + ", " + FormatReal(v.upper) + "]");
         }
         if (v.kind == VarKind::BINARY && (v.lower < 0.0 || v.upper > 1.0))
         {
-            Fail(where + ": binary bounds [" + Num(v.lower) + ", " + Num(v.upper) +
+            Fail(where + ": binary bounds [" + FormatReal(v.lower) + ", " + FormatReal(v.upper) +
                  "] outside [0, 1]");
         }
     }
@@ -354,14 +347,14 @@ MilpModel::Validate() const
         }
         if (!std::isfinite(c.rhs))
         {
-            Fail(where + ": right-hand side must be finite, got " + Num(c.rhs));
+            Fail(where + ": right-hand side must be finite, got " + FormatReal(c.rhs));
         }
         ValidateTerms(c.terms, m_variables, where);
     }
     ValidateTerms(m_objective, m_variables, "objective");
     if (!std::isfinite(m_objectiveConstant))
     {
-        Fail("objective: constant must be finite, got " + Num(m_objectiveConstant));
+        Fail("objective: constant must be finite, got " + FormatReal(m_objectiveConstant));
     }
 }
 
@@ -388,7 +381,7 @@ MilpModel::IsFeasible(const std::vector<double>& values,
     }
     if (!(tolerance >= 0.0))
     {
-        Fail("IsFeasible: tolerance must be >= 0, got " + Num(tolerance));
+        Fail("IsFeasible: tolerance must be >= 0, got " + FormatReal(tolerance));
     }
     auto report = [violation](const std::string& text) {
         if (violation)
@@ -401,20 +394,20 @@ MilpModel::IsFeasible(const std::vector<double>& values,
     {
         const Variable& v = m_variables[i];
         const double x = values[i];
-        const std::string where = "variable " + Quoted(v.name) + " = " + Num(x);
+        const std::string where = "variable " + Quoted(v.name) + " = " + FormatReal(x);
         if (std::isnan(x))
         {
             return report("variable " + Quoted(v.name) + " is NaN");
         }
         if (x < v.lower - tolerance)
         {
-            return report(where + " below its lower bound " + Num(v.lower) + " by " +
-                          Num(v.lower - x));
+            return report(where + " below its lower bound " + FormatReal(v.lower) + " by " +
+                          FormatReal(v.lower - x));
         }
         if (x > v.upper + tolerance)
         {
-            return report(where + " above its upper bound " + Num(v.upper) + " by " +
-                          Num(x - v.upper));
+            return report(where + " above its upper bound " + FormatReal(v.upper) + " by " +
+                          FormatReal(x - v.upper));
         }
         if (v.kind != VarKind::CONTINUOUS && std::fabs(x - std::round(x)) > tolerance)
         {
@@ -441,8 +434,8 @@ MilpModel::IsFeasible(const std::vector<double>& values,
         }
         if (std::isnan(lhs) || excess > slack)
         {
-            return report(where + ": " + Num(lhs) + " " + ToString(c.sense) + " " + Num(c.rhs) +
-                          " violated by " + Num(excess));
+            return report(where + ": " + FormatReal(lhs) + " " + ToString(c.sense) + " " +
+                          FormatReal(c.rhs) + " violated by " + FormatReal(excess));
         }
     }
     if (violation)
@@ -477,11 +470,11 @@ MilpModel::WriteLp(std::ostream& os) const
         const double k = m_objectiveConstant;
         if (m_objective.empty())
         {
-            os << Num(k);
+            os << FormatReal(k);
         }
         else
         {
-            os << (k < 0 ? " - " : " + ") << Num(std::fabs(k));
+            os << (k < 0 ? " - " : " + ") << FormatReal(std::fabs(k));
         }
     }
     os << "\nSubject To\n";
@@ -498,7 +491,7 @@ MilpModel::WriteLp(std::ostream& os) const
         {
             WriteTerms(os, c.terms, varNames);
         }
-        os << " " << (c.sense == Sense::EQUAL ? "=" : ToString(c.sense)) << " " << Num(c.rhs)
+        os << " " << (c.sense == Sense::EQUAL ? "=" : ToString(c.sense)) << " " << FormatReal(c.rhs)
            << "\n";
     }
     os << "Bounds\n";
@@ -526,19 +519,19 @@ MilpModel::WriteLp(std::ostream& os) const
         }
         else if (v.lower == v.upper)
         {
-            os << " " << n << " = " << Num(v.lower) << "\n";
+            os << " " << n << " = " << FormatReal(v.lower) << "\n";
         }
         else if (v.upper == kInfinity)
         {
             if (v.lower != 0.0)
             {
-                os << " " << n << " >= " << Num(v.lower) << "\n";
+                os << " " << n << " >= " << FormatReal(v.lower) << "\n";
             }
         }
         else
         {
-            os << " " << (v.lower == -kInfinity ? std::string("-inf") : Num(v.lower)) << " <= " << n
-               << " <= " << Num(v.upper) << "\n";
+            os << " " << (v.lower == -kInfinity ? std::string("-inf") : FormatReal(v.lower))
+               << " <= " << n << " <= " << FormatReal(v.upper) << "\n";
         }
     }
     auto writeList = [&os, &varNames](const char* section, const std::vector<std::size_t>& list) {

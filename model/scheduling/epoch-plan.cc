@@ -3,6 +3,8 @@
  */
 #include "epoch-plan.h"
 
+#include "ns3/unit-strings.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -26,15 +28,6 @@ using Key = std::pair<uint32_t, uint32_t>;
 Fail(const std::string& what)
 {
     throw std::invalid_argument("epoch-plan: " + what);
-}
-
-std::string
-Num(double value)
-{
-    std::ostringstream s;
-    s.precision(15);
-    s << value;
-    return s.str();
 }
 
 std::string
@@ -356,14 +349,14 @@ PlanInstance::Validate() const
             }
             if (!(c.weight > 0.0) || !std::isfinite(c.weight))
             {
-                Fail(w + ": field weight must be finite and > 0, got " + Num(c.weight));
+                Fail(w + ": field weight must be finite and > 0, got " + FormatReal(c.weight));
             }
             for (const auto& [link, u] : c.usage)
             {
                 if (!(u > 0.0 && u <= 1.0))
                 {
                     Fail(w + ": field usage of link " + std::to_string(link) +
-                         " must be in (0, 1], got " + Num(u));
+                         " must be in (0, 1], got " + FormatReal(u));
                 }
             }
         }
@@ -381,7 +374,7 @@ PlanInstance::Validate() const
             if (!(values[t] >= 0.0 && values[t] <= 1.0))
             {
                 Fail(l + " slot " + std::to_string(t) + ": must be in [0, 1], got " +
-                     Num(values[t]));
+                     FormatReal(values[t]));
             }
         }
     }
@@ -501,7 +494,8 @@ CheckPlan(const PlanInstance& instance, const Plan& plan, std::string* why)
             if (reserved + slots[t] > 1.0 + kCapacityTolerance)
             {
                 return report("link " + std::to_string(link) + " slot " + std::to_string(t) +
-                              ": reserved " + Num(reserved) + " + used " + Num(slots[t]) + " > 1");
+                              ": reserved " + FormatReal(reserved) + " + used " +
+                              FormatReal(slots[t]) + " > 1");
             }
         }
     }
@@ -607,8 +601,8 @@ SolvePlan(const PlanInstance& instance, const MilpSolver& solver, const MilpSolv
     if (std::fabs(plan.objective - result.objective) >
         1e-6 * std::max(1.0, std::fabs(plan.objective)))
     {
-        throw std::logic_error("epoch-plan: solver objective " + Num(result.objective) +
-                               " differs from the decoded plan's " + Num(plan.objective));
+        throw std::logic_error("epoch-plan: solver objective " + FormatReal(result.objective) +
+                               " differs from the decoded plan's " + FormatReal(plan.objective));
     }
     plan.solve = std::move(result);
     return plan;

@@ -80,6 +80,8 @@ def build(bld):
 
     headers = bld(features='ns3header')
     headers.module = 'collective-scheduling'
+        'helper/hpcc-scenario.cc',
+        'helper/hpcc-output-writers.cc',
     headers.source = [
         'model/roce/rdma-congestion-ops.h',
         'model/roce/roce-psn.h',
@@ -158,3 +160,5 @@ def build(bld):
 
     if bld.env.ENABLE_EXAMPLES:
         bld.recurse('examples')
+        'helper/hpcc-scenario.h',
+        'helper/hpcc-output-writers.h',

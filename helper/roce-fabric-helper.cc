@@ -91,6 +91,7 @@ RoceFabric::DoDispose()
 Ptr<Node>
 RoceFabric::GetHost(uint32_t hostIndex) const
 {
+    m_linkErrorModels.clear();
     return m_nodes.Get(m_topology.GetHosts().at(hostIndex));
 }
 
@@ -228,6 +229,33 @@ RoceFabric::GetTotalDrops() const
 
 uint64_t
 RoceFabric::GetTotalPausesSent() const
+void
+RoceFabric::SetLinkErrorRate(uint32_t linkId, double rate)
+{
+    Ptr<RoceChannel> channel = m_channels.at(linkId);
+    if (!(rate >= 0.0 && rate <= 1.0))
+    {
+        throw std::invalid_argument("SetLinkErrorRate: link " + std::to_string(linkId) +
+                                    ": error rate " + std::to_string(rate) + " is outside [0,1]");
+    }
+    m_linkErrorModels.erase(linkId);
+    std::array<Ptr<RateErrorModel>, 2> models;
+    for (uint32_t end = 0; end < 2; ++end)
+    {
+        if (rate > 0.0)
+        {
+            models[end] = CreateObject<RateErrorModel>();
+            models[end]->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            models[end]->SetRate(rate);
+        }
+        channel->GetRoceDevice(end)->SetAttribute("ReceiveErrorModel", PointerValue(models[end]));
+    }
+    if (rate > 0.0)
+    {
+        m_linkErrorModels.emplace(linkId, models);
+    }
+}
+
 {
     uint64_t n = 0;
     for (const auto& sw : m_switches)
@@ -243,6 +271,13 @@ RoceFabricHelper::RoceFabricHelper()
     m_nicFactory.SetTypeId(RdmaNic::GetTypeId());
     m_switchFactory.SetTypeId(RoceSwitch::GetTypeId());
     m_mmuFactory.SetTypeId(SwitchMmu::GetTypeId());
+    for (const auto& [link, models] : m_linkErrorModels)
+    {
+        for (const auto& model : models)
+        {
+            used += model->AssignStreams(stream + used);
+        }
+    }
 }
 
 void

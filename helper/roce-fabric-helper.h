@@ -5,6 +5,7 @@
 #define ROCE_FABRIC_HELPER_H
 
 #include "ns3/ecmp-routes.h"
+#include "ns3/error-model.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
@@ -12,7 +13,9 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-switch.h"
 
+#include <array>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -110,8 +113,21 @@ class RoceFabric : public Object
     std::vector<uint32_t> GetPath(uint32_t src, uint32_t dst, uint16_t srcPort) const;
 
     /**
-     * Fix the random streams of every NIC and switch, starting at \p stream,
-     * so that a run does not depend on what ran before it in the process.
+     * Drop frames received over link \p linkId with probability \p rate, at
+     * each end independently: an ns-3 RateErrorModel (packet unit) as the
+     * receive error model of both ports, as the HPCC-lineage simulators
+     * model a link's error rate. Replaces any receive error model of the two
+     * ports; rate 0 removes them. Call before AssignStreams, which fixes the
+     * models' random streams after those of the NICs and switches.
+     * \throw std::out_of_range for a link that does not exist
+     * \throw std::invalid_argument for a rate outside [0,1]
+     */
+    void SetLinkErrorRate(uint32_t linkId, double rate);
+
+    /**
+     * Fix the random streams of every NIC and switch, then of the link
+     * error models, starting at \p stream, so that a run does not depend on
+     * what ran before it in the process.
      * \return the number of streams used
      */
     int64_t AssignStreams(int64_t stream);
@@ -147,6 +163,8 @@ class RoceFabric : public Object
  * on every switch, with ECMP routes for all of them.
  *
  * Attributes of every component are set through the helper, as with other
+    /// by link id: the receive error models of end a and end b set by SetLinkErrorRate
+    std::map<uint32_t, std::array<Ptr<RateErrorModel>, 2>> m_linkErrorModels;
  * ns-3 helpers, or with Config::SetDefault.
  */
 class RoceFabricHelper

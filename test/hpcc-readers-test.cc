@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 // Readers of the HPCC-lineage simulators' input files: a hand-written
-// topology, a fat-tree written out and read back, flows, config keys with
-// their unit conversions, and "path:line: field: message" for each kind of
-// bad input, on the line the test put it.
+// topology, SimAI's variant with NVSwitches, a fat-tree written out and
+// read back, flows, config keys with their unit conversions, and
+// "path:line: field: message" for each kind of bad input, on the line the
+// test put it.
 
 #include "temp-dir-test.h"
 
@@ -131,6 +132,12 @@ TEST_F(HpccFiles, HandWrittenTopology)
         EXPECT_EQ(node.rack, -1);
     }
     EXPECT_EQ(topo.GetHosts(), (std::vector<uint32_t>{0, 2, 4, 5}));
+    EXPECT_FALSE(result.simai);
+    ASSERT_EQ(result.nodeType.size(), 7u);
+    for (uint32_t i = 0; i < 7; ++i)
+    {
+        EXPECT_EQ(result.nodeType[i], isHost[i] ? HpccNodeType::Host : HpccNodeType::Switch);
+    }
 
     struct Expected
     {
@@ -162,6 +169,8 @@ TEST_F(HpccFiles, HandWrittenTopology)
         EXPECT_EQ(link.delayNs, expected[l].delayNs) << "link " << l;
         EXPECT_EQ(result.linkErrorRate[l], expected[l].errorRate) << "link " << l;
     }
+    // Blank lines count: links are on lines 4-6 and 9-12.
+    EXPECT_EQ(result.linkLine, (std::vector<uint32_t>{4, 5, 6, 7, 9, 10, 11, 12}));
     // The parallel pair: two links, two ports on each switch.
     EXPECT_NE(topo.PortOf(1, 2), topo.PortOf(1, 3));
     EXPECT_NE(topo.PortOf(3, 2), topo.PortOf(3, 3));
@@ -231,12 +240,78 @@ TEST_F(HpccFiles, TopologyWithoutSwitches)
     EXPECT_EQ(back.topology.GetLink(0).delayNs, 7);
 }
 
+TEST_F(HpccFiles, SimAiTopology)
+{
+    // Two servers of two GPUs (0-3), an NVSwitch per server (4, 5), one ToR (6):
+    // SimAI's header, NVSwitch ids first on the switch line, GPUs linked to both.
+    const std::string links = "0 4 2400Gbps 0.000025ms 0\n"
+                              "0 6 100Gbps 0.0005ms 0\n"
+                              "1 4 2400Gbps 0.000025ms 0\n"
+                              "1 6 100Gbps 0.0005ms 0\n"
+                              "2 5 2400Gbps 0.000025ms 0\n"
+                              "2 6 100Gbps 0.0005ms 0\n"
+                              "3 5 2400Gbps 0.000025ms 0\n"
+                              "3 6 100Gbps 0.0005ms 0.001\n";
+    for (const std::string& switchLines : {std::string("4 5 6 \n"), std::string("4 5\n6\n")})
+    {
+        const HpccTopology result =
+            ReadHpccTopology(Write("simai.txt", "7 2 2 1 8 H100\n" + switchLines + links));
+        const FabricTopology& topo = result.topology;
+        EXPECT_TRUE(result.simai);
+        EXPECT_EQ(result.gpusPerServer, 2u);
+        EXPECT_EQ(result.gpuType, "H100");
+        ASSERT_EQ(topo.GetNNodes(), 7u);
+        EXPECT_EQ(topo.GetNHosts(), 4u);
+        EXPECT_EQ(topo.GetNSwitches(), 3u) << "NVSwitches are switches";
+        const std::vector<HpccNodeType> types = {HpccNodeType::Host,
+                                                 HpccNodeType::Host,
+                                                 HpccNodeType::Host,
+                                                 HpccNodeType::Host,
+                                                 HpccNodeType::NvSwitch,
+                                                 HpccNodeType::NvSwitch,
+                                                 HpccNodeType::Switch};
+        EXPECT_EQ(result.nodeType, types);
+        EXPECT_EQ(topo.GetNode(4).name, "nvswitch-4");
+        EXPECT_EQ(topo.GetNode(6).name, "switch-6");
+        EXPECT_EQ(topo.GetNode(4).tier, 1u);
+        ASSERT_EQ(topo.GetNLinks(), 8u);
+        EXPECT_EQ(topo.GetLink(0).rateBps, 2400000000000ULL);
+        EXPECT_EQ(topo.GetLink(0).delayNs, 25);
+        EXPECT_EQ(topo.GetLink(7).b, 6u);
+        EXPECT_EQ(result.linkErrorRate[7], 0.001);
+        // Each GPU has two links: NVLink on port 0, its NIC on port 1.
+        EXPECT_EQ(topo.AdjacentLinks(0), (std::vector<uint32_t>{0, 1}));
+        EXPECT_NO_THROW(topo.Validate());
+    }
+}
+
+TEST_F(HpccFiles, MalformedSimAiTopology)
+{
+    const std::string link = "0 2 100Gbps 1us 0\n";
+    // Header counts: NVSwitches and switches together within the nodes.
+    ExpectTopologyError("3 2 2 2 1 A100\n1 2\n" + link, 1, "switches", "2 NVSwitches and 2");
+    ExpectTopologyError("3 2 x 1 1 A100\n1 2\n" + link, 1, "nvswitches", "non-negative");
+    ExpectTopologyError("3 y 1 1 1 A100\n1 2\n" + link, 1, "gpus_per_server", "non-negative");
+    // Switch ids: nv + switches on one line, or nv then switches on two.
+    ExpectTopologyError("4 2 1 2 1 A100\n1 2\n" + link,
+                        2,
+                        "switch ids",
+                        "expected 3 switch ids (1 NVSwitches first, then 2 switches), got 2");
+    ExpectTopologyError("4 2 1 2 1 A100\n1\n2\n" + link,
+                        3,
+                        "switch ids",
+                        "expected 2 switch ids after the line of NVSwitch ids, got 1");
+    ExpectTopologyError("3 2 1 1 1 A100\n1 1\n" + link, 2, "switch id", "duplicate switch id 1");
+    ExpectTopologyError("3 2 1 1 1 A100\n9 1\n" + link, 2, "nvswitch id", "out of range");
+    ExpectTopologyError("3 2 1 1 1 A100\n1\n7\n" + link, 3, "switch id", "out of range");
+}
+
 TEST_F(HpccFiles, MalformedTopology)
 {
     const std::string ok = "0 1 1Gbps 1us 0\n";
     // Header.
     ExpectTopologyError("3 1\n1\n" + ok, 1, "header", "expected 3 fields");
-    ExpectTopologyError("3 1 1 8 1 H100\n1\n" + ok, 1, "header", "SimAI");
+    ExpectTopologyError("3 1 1 1 1\n1\n" + ok, 1, "header", "or 6 fields");
     ExpectTopologyError("-3 1 1\n1\n" + ok, 1, "nodes", "negative");
     ExpectTopologyError("3 x 1\n1\n" + ok, 1, "switches", "non-negative integer");
     ExpectTopologyError("3 4 1\n1\n" + ok, 1, "switches", "only 3 nodes");
@@ -361,8 +436,8 @@ TEST_F(HpccFiles, ConfigKnownKeys)
                              "PACKET_PAYLOAD_SIZE 1000\n"
                              "TOPOLOGY_FILE mix/topology.txt\r\n"
                              "FLOW_FILE mix/flow.txt\n"
-                             "TRACE_FILE mix/trace.txt\n"
-                             "TRACE_OUTPUT_FILE mix/mix.tr\n"
+                             "ERROR_RATE_PER_LINK 0.0001\n"
+                             "\n"
                              "FCT_OUTPUT_FILE mix/fct.txt\n"
                              "PFC_OUTPUT_FILE mix/pfc.txt\n"
                              "SIMULATOR_STOP_TIME 4.00\n"
@@ -383,11 +458,11 @@ TEST_F(HpccFiles, ConfigKnownKeys)
                              "PMAX_MAP 2 25000000000 0.2 100000000000 0.2\n"
                              "BUFFER_SIZE 32\n";
     const HpccConfigFile file = ReadHpccConfig(Write("config.txt", text));
-    ASSERT_EQ(file.entries.size(), 26u);
+    ASSERT_EQ(file.entries.size(), 25u);
     EXPECT_EQ(file.entries[0].key, "ENABLE_QCN");
     EXPECT_EQ(file.entries[0].line, 2u);
-    EXPECT_EQ(file.entries[22].key, "KMAX_MAP");
-    EXPECT_EQ(file.entries[22].values,
+    EXPECT_EQ(file.entries[21].key, "KMAX_MAP");
+    EXPECT_EQ(file.entries[21].values,
               (std::vector<std::string>{"2", "25000000000", "400", "100000000000", "1600"}));
 
     const HpccConfigMapping mapping = MapHpccConfig(file, true);
@@ -398,8 +473,7 @@ TEST_F(HpccFiles, ConfigKnownKeys)
     EXPECT_EQ(c.payloadBytes, 1000u);
     EXPECT_EQ(c.topologyFile, "mix/topology.txt");
     EXPECT_EQ(c.flowFile, "mix/flow.txt");
-    EXPECT_EQ(c.traceFile, "mix/trace.txt");
-    EXPECT_EQ(c.traceOutputFile, "mix/mix.tr");
+    EXPECT_EQ(c.errorRatePerLink, 0.0001);
     EXPECT_EQ(c.fctOutputFile, "mix/fct.txt");
     EXPECT_EQ(c.pfcOutputFile, "mix/pfc.txt");
     EXPECT_EQ(c.stopTimeNs, 4 * 1000000000LL); // seconds
@@ -441,12 +515,20 @@ TEST_F(HpccFiles, ConfigUnmodelledKeysByName)
                              "\n"
                              "MY_OWN_KEY a b c\n"
                              "LINK_DOWN 0 0 0\n"
-                             "CC_MODE 3\n";
+                             "CC_MODE 3\n"
+                             "TRACE_FILE mix/trace.txt\n"
+                             "L2_BACK_TO_ZERO 1\n"
+                             "USE_DYNAMIC_PFC_THRESHOLD 0\n"
+                             "L2_ACK_INTERVAL 1\n";
     const std::string path = Write("config.txt", text);
     const HpccConfigMapping m = MapHpccConfig(ReadHpccConfig(path), false);
     EXPECT_EQ(m.config.enableQcn, true);
     EXPECT_EQ(m.config.ccMode, 3u);
-    ASSERT_EQ(m.unmodelled.size(), 4u);
+    // Values this module models are applied even when reported.
+    EXPECT_EQ(m.config.l2BackToZero, true);
+    EXPECT_EQ(m.config.useDynamicPfcThreshold, false);
+    EXPECT_EQ(m.config.l2AckInterval, 1u);
+    ASSERT_EQ(m.unmodelled.size(), 7u);
     EXPECT_EQ(m.unmodelled[0].key, "HAS_WIN");
     EXPECT_EQ(m.unmodelled[0].line, 2u);
     EXPECT_EQ(m.unmodelled[1].key, "MY_OWN_KEY");
@@ -457,6 +539,12 @@ TEST_F(HpccFiles, ConfigUnmodelledKeysByName)
     EXPECT_EQ(m.unmodelled[3].key, "CC_MODE");
     EXPECT_EQ(m.unmodelled[3].line, 6u);
     EXPECT_NE(m.unmodelled[3].reason.find("HPCC"), std::string::npos);
+    EXPECT_EQ(m.unmodelled[4].key, "TRACE_FILE");
+    EXPECT_EQ(m.unmodelled[4].line, 7u);
+    EXPECT_EQ(m.unmodelled[5].key, "L2_BACK_TO_ZERO");
+    EXPECT_NE(m.unmodelled[5].reason.find("go-back-N"), std::string::npos);
+    EXPECT_EQ(m.unmodelled[6].key, "USE_DYNAMIC_PFC_THRESHOLD");
+    EXPECT_EQ(m.unmodelled[6].line, 9u);
 
     // Strict mode: the first one heads the message, all are listed with their lines.
     try
@@ -468,8 +556,13 @@ TEST_F(HpccFiles, ConfigUnmodelledKeysByName)
     {
         const std::string msg = e.what();
         EXPECT_EQ(msg.rfind(path + ":2: HAS_WIN: ", 0), 0u) << msg;
-        for (const char* part :
-             {"HAS_WIN (line 2)", "MY_OWN_KEY (line 4)", "LINK_DOWN (line 5)", "CC_MODE (line 6)"})
+        for (const char* part : {"HAS_WIN (line 2)",
+                                 "MY_OWN_KEY (line 4)",
+                                 "LINK_DOWN (line 5)",
+                                 "CC_MODE (line 6)",
+                                 "TRACE_FILE (line 7)",
+                                 "L2_BACK_TO_ZERO (line 8)",
+                                 "USE_DYNAMIC_PFC_THRESHOLD (line 9)"})
         {
             EXPECT_NE(msg.find(part), std::string::npos) << msg << "\nmissing: " << part;
         }
@@ -495,6 +588,8 @@ TEST_F(HpccFiles, MalformedConfig)
     ExpectConfigError("KMIN_MAP 1 25Gbps 100\n", 1, "KMIN_MAP", "non-negative integer");
     ExpectConfigError("PMAX_MAP 1 25000000000 1.2\n", 1, "PMAX_MAP", "outside [0,1]");
     ExpectConfigError("FLOW_FILE a b\n", 1, "FLOW_FILE", "expected 1 value");
+    ExpectConfigError("ERROR_RATE_PER_LINK 1.5\n", 1, "ERROR_RATE_PER_LINK", "outside [0,1]");
+    ExpectConfigError("ERROR_RATE_PER_LINK x\n", 1, "ERROR_RATE_PER_LINK", "non-negative number");
 }
 
 } // namespace

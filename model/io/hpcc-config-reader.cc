@@ -67,7 +67,6 @@ const std::map<std::string, std::string>&
 KnownUnmodelled()
 {
     static const std::map<std::string, std::string> keys = {
-        {"ERROR_RATE_PER_LINK", "default receive error rate"},
         {"PAUSE_TIME", "PFC pause time"},
         {"DATA_RATE", "unused default link rate"},
         {"LINK_DELAY", "unused default link delay"},
@@ -91,6 +90,8 @@ KnownUnmodelled()
         {"QLEN_MON_FILE", "queue length monitor output"},
         {"QLEN_MON_START", "queue length monitor start"},
         {"QLEN_MON_END", "queue length monitor end"},
+        {"TRACE_FILE", "nodes whose packets are traced"},
+        {"TRACE_OUTPUT_FILE", "packet trace in the simulators' binary format"},
     };
     return keys;
 }
@@ -292,13 +293,19 @@ Modelled()
         {"L2_BACK_TO_ZERO", [](const EntryMapper& m, HpccConfig& c) { c.l2BackToZero = m.Flag(); }},
         {"USE_DYNAMIC_PFC_THRESHOLD",
          [](const EntryMapper& m, HpccConfig& c) { c.useDynamicPfcThreshold = m.Flag(); }},
+        {"ERROR_RATE_PER_LINK",
+         [](const EntryMapper& m, HpccConfig& c) {
+             const double p = m.Real(m.Single());
+             if (p > 1.0)
+             {
+                 m.Fail("probability " + m.Single() + " is outside [0,1]");
+             }
+             c.errorRatePerLink = p;
+         }},
         {"SIMULATOR_STOP_TIME",
          [](const EntryMapper& m, HpccConfig& c) { c.stopTimeNs = m.Time("s"); }},
         {"TOPOLOGY_FILE", [](const EntryMapper& m, HpccConfig& c) { c.topologyFile = m.Single(); }},
         {"FLOW_FILE", [](const EntryMapper& m, HpccConfig& c) { c.flowFile = m.Single(); }},
-        {"TRACE_FILE", [](const EntryMapper& m, HpccConfig& c) { c.traceFile = m.Single(); }},
-        {"TRACE_OUTPUT_FILE",
-         [](const EntryMapper& m, HpccConfig& c) { c.traceOutputFile = m.Single(); }},
         {"FCT_OUTPUT_FILE",
          [](const EntryMapper& m, HpccConfig& c) { c.fctOutputFile = m.Single(); }},
         {"PFC_OUTPUT_FILE",
@@ -325,6 +332,30 @@ CcModeName(uint32_t mode)
     }
 }
 
+/**
+ * Why the value just applied for \p key asks for behaviour this module does
+ * not model; empty if it does not.
+ */
+std::string
+UnmodelledValue(const std::string& key, const HpccConfig& c)
+{
+    if (key == "CC_MODE" && *c.ccMode != 1)
+    {
+        return "CC_MODE " + std::to_string(*c.ccMode) + " (" + CcModeName(*c.ccMode) +
+               ") not modelled; only 1 (DCQCN) is";
+    }
+    if (key == "L2_BACK_TO_ZERO" && *c.l2BackToZero)
+    {
+        return "L2_BACK_TO_ZERO 1 (go-back-0) not modelled; the NIC recovers with go-back-N";
+    }
+    if (key == "USE_DYNAMIC_PFC_THRESHOLD" && !*c.useDynamicPfcThreshold)
+    {
+        return "USE_DYNAMIC_PFC_THRESHOLD 0 (static PFC threshold) not modelled; the switch "
+               "buffer uses the dynamic threshold";
+    }
+    return "";
+}
+
 } // namespace
 
 HpccConfigMapping
@@ -345,14 +376,10 @@ MapHpccConfig(const HpccConfigFile& file, bool strict)
             continue;
         }
         it->second(EntryMapper(file.path, entry), result.config);
-        if (entry.key == "CC_MODE" && *result.config.ccMode != 1)
+        const std::string unmodelledValue = UnmodelledValue(entry.key, result.config);
+        if (!unmodelledValue.empty())
         {
-            const uint32_t mode = *result.config.ccMode;
-            result.unmodelled.push_back(HpccUnmodelledKey{entry.key,
-                                                          entry.line,
-                                                          "CC_MODE " + std::to_string(mode) + " (" +
-                                                              CcModeName(mode) +
-                                                              ") not modelled; only 1 (DCQCN) is"});
+            result.unmodelled.push_back(HpccUnmodelledKey{entry.key, entry.line, unmodelledValue});
         }
     }
     if (strict && !result.unmodelled.empty())

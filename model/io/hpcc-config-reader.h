@@ -7,15 +7,18 @@
 // Keys of the HPCC-lineage simulators' config file (HPCC's third.cc reads
 // them; SimAI's ns-3-alibabacloud and astra-network-ns3 inherit them) and
 // what MapHpccConfig does with each. "not modelled" keys are returned by
-// name (and refused in strict mode); so is any key not in this table.
+// name (and refused in strict mode); so is any key not in this table, and a
+// modelled key whose value asks for behaviour this module does not have
+// (the "reported if" notes). doc/hpcc-compat.md maps the fields onto the
+// module's attributes.
 //
 // Key                        Meaning in the simulators              Maps to (HpccConfig)
 // -------------------------  -------------------------------------  ---------------------------
 // PACKET_PAYLOAD_SIZE        payload bytes per packet (MTU)         payloadBytes
 // BUFFER_SIZE                switch buffer, MB (third.cc            bufferBytes = value x 2^20
 //                            multiplies by 1024*1024)
-// CC_MODE                    1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP,    ccMode; a value other than 1
-//                            10 HPCC-PINT                           is also reported not modelled
+// CC_MODE                    1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP,    ccMode; reported if not 1
+//                            10 HPCC-PINT
 // ENABLE_QCN                 ECN marking at switches (0/1)          enableQcn
 // KMIN_MAP                   n rate1 kmin1 ... (rate bit/s, KB)     kminBytes: rate -> KB x 1000
 // KMAX_MAP                   n rate1 kmax1 ... (rate bit/s, KB)     kmaxBytes: rate -> KB x 1000
@@ -30,16 +33,17 @@
 // EWMA_GAIN                  DCQCN alpha gain g, in (0,1]           ewmaGain
 // CLAMP_TARGET_RATE          DCQCN target clamp at decrease (0/1)   clampTargetRate
 // L2_ACK_INTERVAL            receiver ACK interval, bytes           l2AckInterval
-// L2_BACK_TO_ZERO            go-back-0 instead of go-back-N (0/1)   l2BackToZero
-// USE_DYNAMIC_PFC_THRESHOLD  PFC dynamic threshold (0/1)            useDynamicPfcThreshold
+// L2_BACK_TO_ZERO            go-back-0 instead of go-back-N (0/1)   l2BackToZero; reported if 1
+// USE_DYNAMIC_PFC_THRESHOLD  PFC dynamic threshold (0/1)            useDynamicPfcThreshold;
+//                                                                   reported if 0
+// ERROR_RATE_PER_LINK        error rate of links whose own is 0     errorRatePerLink
 // SIMULATOR_STOP_TIME        stop time, seconds                     stopTimeNs
 // TOPOLOGY_FILE              topology file path                     topologyFile
 // FLOW_FILE                  flow file path                         flowFile
-// TRACE_FILE                 file of node ids to trace              traceFile
-// TRACE_OUTPUT_FILE          packet trace output path               traceOutputFile
 // FCT_OUTPUT_FILE            flow completion time output path       fctOutputFile
 // PFC_OUTPUT_FILE            PFC event output path                  pfcOutputFile
-// ERROR_RATE_PER_LINK        default receive error rate             not modelled
+// TRACE_FILE                 file of node ids to trace              not modelled
+// TRACE_OUTPUT_FILE          packet trace (binary) output path      not modelled
 // PAUSE_TIME                 PFC pause time                         not modelled
 // DATA_RATE, LINK_DELAY      unused defaults (the topology rules)   not modelled
 // L2_CHUNK_SIZE              go-back-N chunk size                   not modelled
@@ -126,11 +130,10 @@ struct HpccConfig
     std::optional<uint32_t> l2AckInterval;         ///< L2_ACK_INTERVAL, bytes
     std::optional<bool> l2BackToZero;              ///< L2_BACK_TO_ZERO
     std::optional<bool> useDynamicPfcThreshold;    ///< USE_DYNAMIC_PFC_THRESHOLD
+    std::optional<double> errorRatePerLink;        ///< ERROR_RATE_PER_LINK, in [0,1]
     std::optional<int64_t> stopTimeNs;             ///< SIMULATOR_STOP_TIME (s in the file)
     std::optional<std::string> topologyFile;       ///< TOPOLOGY_FILE
     std::optional<std::string> flowFile;           ///< FLOW_FILE
-    std::optional<std::string> traceFile;          ///< TRACE_FILE
-    std::optional<std::string> traceOutputFile;    ///< TRACE_OUTPUT_FILE
     std::optional<std::string> fctOutputFile;      ///< FCT_OUTPUT_FILE
     std::optional<std::string> pfcOutputFile;      ///< PFC_OUTPUT_FILE
 };
@@ -152,8 +155,10 @@ struct HpccConfigMapping
 
 /**
  * Apply the keys of the table at the top of this header to an HpccConfig.
- * Every other key, and CC_MODE with a value other than 1 (DCQCN), is
- * returned in HpccConfigMapping::unmodelled; nothing is silently dropped.
+ * Every other key, and a modelled key with a value the module does not
+ * model (CC_MODE other than 1, L2_BACK_TO_ZERO 1,
+ * USE_DYNAMIC_PFC_THRESHOLD 0), is returned in HpccConfigMapping::unmodelled;
+ * nothing is silently dropped.
  *
  * \param file the entries of a config file
  * \param strict if true, throw when anything is unmodelled

@@ -150,81 +150,136 @@ class TopologyParser
             ThrowInputError(m_path, lastLine, "header", "missing 'nodes switches links' line");
         }
         const Line& header = lines[0];
+        HpccTopology result;
+        uint32_t nNodes = 0;
+        uint32_t nNvSwitches = 0;
+        uint32_t nSwitches = 0;
+        uint32_t nLinks = 0;
         if (header.fields.size() == 6)
         {
-            ThrowInputError(m_path,
-                            header.number,
-                            "header",
-                            "six fields look like the SimAI header (nodes gpus_per_server "
-                            "nvswitches switches links gpu_type), which is not supported; "
-                            "expected 'nodes switches links'");
+            // SimAI: nodes gpus_per_server nvswitches switches links gpu_type.
+            result.simai = true;
+            nNodes = Uint(header, 0, "nodes", UINT32_MAX);
+            result.gpusPerServer = Uint(header, 1, "gpus_per_server", UINT32_MAX);
+            nNvSwitches = Uint(header, 2, "nvswitches", UINT32_MAX);
+            nSwitches = Uint(header, 3, "switches", UINT32_MAX);
+            nLinks = Uint(header, 4, "links", UINT32_MAX);
+            result.gpuType = header.fields[5];
         }
-        if (header.fields.size() != 3)
+        else if (header.fields.size() == 3)
+        {
+            nNodes = Uint(header, 0, "nodes", UINT32_MAX);
+            nSwitches = Uint(header, 1, "switches", UINT32_MAX);
+            nLinks = Uint(header, 2, "links", UINT32_MAX);
+        }
+        else
         {
             ThrowInputError(m_path,
                             header.number,
                             "header",
-                            "expected 3 fields 'nodes switches links', got " +
+                            "expected 3 fields 'nodes switches links' (HPCC) or 6 fields 'nodes "
+                            "gpus_per_server nvswitches switches links gpu_type' (SimAI), got " +
                                 std::to_string(header.fields.size()));
         }
-        const uint32_t nNodes = Uint(header, 0, "nodes", UINT32_MAX);
-        const uint32_t nSwitches = Uint(header, 1, "switches", UINT32_MAX);
-        const uint32_t nLinks = Uint(header, 2, "links", UINT32_MAX);
         if (nNodes == 0)
         {
             ThrowInputError(m_path, header.number, "nodes", "must be at least 1");
         }
-        if (nSwitches > nNodes)
+        const uint64_t nAllSwitches = static_cast<uint64_t>(nNvSwitches) + nSwitches;
+        if (nAllSwitches > nNodes)
         {
             ThrowInputError(m_path,
                             header.number,
                             "switches",
-                            std::to_string(nSwitches) + " switches but only " +
+                            (result.simai ? std::to_string(nNvSwitches) + " NVSwitches and " : "") +
+                                std::to_string(nSwitches) + " switches but only " +
                                 std::to_string(nNodes) + " nodes");
         }
 
-        // The switch line, unless there are no switches (then it is blank or absent).
+        // The switch ids, unless there are none (then the line is blank or absent):
+        // NVSwitches first, on the same line as the switches or on a line of their own.
         size_t next = 1;
-        std::vector<bool> isSwitch(nNodes, false);
-        if (nSwitches > 0)
+        result.nodeType.assign(nNodes, HpccNodeType::Host);
+        if (nAllSwitches > 0)
         {
             if (next >= lines.size())
             {
                 ThrowInputError(m_path, lastLine, "switch ids", "missing line of switch ids");
             }
-            const Line& line = lines[next++];
-            if (line.fields.size() != nSwitches)
+            const Line& first = lines[next++];
+            std::vector<const Line*> idLines{&first};
+            if (result.simai && nNvSwitches > 0 && nSwitches > 0 &&
+                first.fields.size() == nNvSwitches)
             {
-                ThrowInputError(m_path,
-                                line.number,
-                                "switch ids",
-                                "expected " + std::to_string(nSwitches) + " switch ids, got " +
-                                    std::to_string(line.fields.size()));
-            }
-            for (size_t i = 0; i < line.fields.size(); ++i)
-            {
-                const uint32_t id = NodeId(line, i, "switch id", nNodes);
-                if (isSwitch[id])
+                if (next >= lines.size())
                 {
                     ThrowInputError(m_path,
-                                    line.number,
-                                    "switch id",
-                                    "duplicate switch id " + std::to_string(id));
+                                    lastLine,
+                                    "switch ids",
+                                    "missing line of switch ids after the NVSwitch ids");
                 }
-                isSwitch[id] = true;
-            }
-        }
-
-        HpccTopology result;
-        for (uint32_t i = 0; i < nNodes; ++i)
-        {
-            if (isSwitch[i])
-            {
-                result.topology.AddSwitch("switch-" + std::to_string(i), 1);
+                const Line& second = lines[next++];
+                if (second.fields.size() != nSwitches)
+                {
+                    ThrowInputError(m_path,
+                                    second.number,
+                                    "switch ids",
+                                    "expected " + std::to_string(nSwitches) +
+                                        " switch ids after the line of NVSwitch ids, got " +
+                                        std::to_string(second.fields.size()));
+                }
+                idLines.push_back(&second);
             }
             else
             {
+                if (first.fields.size() != nAllSwitches)
+                {
+                    ThrowInputError(m_path,
+                                    first.number,
+                                    "switch ids",
+                                    "expected " + std::to_string(nAllSwitches) + " switch ids" +
+                                        (result.simai ? " (" + std::to_string(nNvSwitches) +
+                                                            " NVSwitches first, then " +
+                                                            std::to_string(nSwitches) + " switches)"
+                                                      : std::string()) +
+                                        ", got " + std::to_string(first.fields.size()));
+                }
+            }
+            std::vector<bool> seen(nNodes, false);
+            uint64_t k = 0; // position among all the ids: the first nNvSwitches are NVSwitches
+            for (const Line* line : idLines)
+            {
+                for (size_t i = 0; i < line->fields.size(); ++i, ++k)
+                {
+                    const bool nv = k < nNvSwitches;
+                    const char* field = nv ? "nvswitch id" : "switch id";
+                    const uint32_t id = NodeId(*line, i, field, nNodes);
+                    if (seen[id])
+                    {
+                        ThrowInputError(m_path,
+                                        line->number,
+                                        field,
+                                        "duplicate switch id " + std::to_string(id));
+                    }
+                    seen[id] = true;
+                    result.nodeType[id] = nv ? HpccNodeType::NvSwitch : HpccNodeType::Switch;
+                }
+            }
+        }
+
+        for (uint32_t i = 0; i < nNodes; ++i)
+        {
+            switch (result.nodeType[i])
+            {
+            case HpccNodeType::Host:
                 result.topology.AddHost("host-" + std::to_string(i));
+                break;
+            case HpccNodeType::Switch:
+                result.topology.AddSwitch("switch-" + std::to_string(i), 1);
+                break;
+            case HpccNodeType::NvSwitch:
+                result.topology.AddSwitch("nvswitch-" + std::to_string(i), 1);
+                break;
             }
         }
 
@@ -300,6 +355,7 @@ class TopologyParser
             }
             result.topology.AddLink(a, b, rateBps, delayNs);
             result.linkErrorRate.push_back(errorRate);
+            result.linkLine.push_back(line.number);
         }
         if (nLinkLines < nLinks)
         {

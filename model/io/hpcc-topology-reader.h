@@ -13,11 +13,24 @@
 namespace ns3
 {
 
+/// Node types of the HPCC-lineage simulators, with their Node::GetNodeType() values.
+enum class HpccNodeType : uint8_t
+{
+    Host = 0,     ///< a server (a GPU in SimAI's files)
+    Switch = 1,   ///< a switch
+    NvSwitch = 2, ///< an NVSwitch (SimAI's files only)
+};
+
 /// A fabric read from an HPCC-format topology file.
 struct HpccTopology
 {
-    FabricTopology topology;           ///< nodes with the file's ids, links in file order
-    std::vector<double> linkErrorRate; ///< by link id: packet error probability in [0,1]
+    FabricTopology topology;            ///< nodes with the file's ids, links in file order
+    std::vector<double> linkErrorRate;  ///< by link id: packet error probability in [0,1]
+    std::vector<uint32_t> linkLine;     ///< by link id: its line in the file
+    std::vector<HpccNodeType> nodeType; ///< by node id
+    bool simai{false};                  ///< the file has SimAI's six-field header
+    uint32_t gpusPerServer{0};          ///< SimAI header field; 0 for the HPCC header
+    std::string gpuType;                ///< SimAI header field ("A100", "H800"); empty for HPCC
 };
 
 /**
@@ -38,24 +51,34 @@ struct HpccTopology
  * error naming it as an unsupported comment, and a trailing '# ...' adds
  * fields, so the line fails its field count.
  *
+ * SimAI's variant (ns-3-alibabacloud, astra-sim-alibabacloud's topology
+ * generators) has a six-field header `nodes gpus_per_server nvswitches
+ * switches links gpu_type`, where `switches` does not count the NVSwitches,
+ * followed by the ids of the NVSwitches and then of the switches: on one
+ * line (NVSwitches first, nvswitches + switches ids, as SimAI's generators
+ * write it) or on two lines (the NVSwitches, then the switches). The link
+ * lines are the same. gpu_type is any token (SimAI knows A100, A800, H100,
+ * H800 and treats others as none).
+ *
  * Unlike the simulators, which read tokens and ignore line breaks, the
  * reader requires the line structure above, so it can name the line of each
- * error. The SimAI variant's six-field header (`nodes gpus_per_server
- * nvswitches switches links gpu_type`) is refused with a message saying so.
+ * error.
  *
  * Result: node i of the file is node i of the topology (hosts: AddHost with
  * name "host-<i>", pod and rack -1; switches: AddSwitch tier 1, name
- * "switch-<i>", pod and rack -1). Links are added in file order with the
- * first id as FabricLink::a, so parallel links stay distinct links and
- * ports follow the file's link order, as the simulators' device indices do.
- * The topology is not validated (a file may leave a host unconnected);
- * callers run FabricTopology::Validate().
+ * "switch-<i>", pod and rack -1; NVSwitches are switches too, AddSwitch tier
+ * 1 named "nvswitch-<i>", told apart by HpccTopology::nodeType). Links are
+ * added in file order with the first id as FabricLink::a, so parallel links
+ * stay distinct links and ports follow the file's link order, as the
+ * simulators' device indices do. The topology is not validated (a file may
+ * leave a host unconnected); callers run FabricTopology::Validate().
  *
  * \param path the topology file
  * \return the topology and the per-link error rates
  * \throw std::runtime_error "path:line: field: message" for a wrong field
  *        count, a non-numeric or negative number, a node id out of range, a
- *        duplicate switch id, a self-loop, a bad rate or delay, a zero rate,
+ *        switch id given twice (NVSwitches included), more switches and
+ *        NVSwitches than nodes, a self-loop, a bad rate or delay, a zero rate,
  *        an error rate outside [0,1], or fewer or more link lines than the
  *        header announces; "path: file: ..." for a file that cannot be opened
  */

@@ -1,0 +1,138 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Runs the input files of the HPCC-lineage ns-3 simulators (HPCC's
+ * third.cc, SimAI, astra-network-ns3) on this module's RoCE fabric and
+ * writes their outputs: fct.txt and pfc.txt in the simulators' formats, so
+ * their analysis scripts keep working, and, with --db, the run in SQLite.
+ *
+ * The config names the other files, as the simulators read it
+ * (TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE, PFC_OUTPUT_FILE; paths
+ * relative to the working directory); flags override them. Config keys
+ * the module does not model are listed on stderr (an error with --strict).
+ * doc/hpcc-compat.md maps every key onto the module's attributes.
+ *
+ *   ./hpcc-compat --config=mix/config.txt --db=results.db
+ *   ./hpcc-compat --topology=topology.txt --flows=flow.txt --fctOutput=fct.txt
+ */
+
+#include "ns3/collective-scheduling-module.h"
+#include "ns3/core-module.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    RoceExampleDefaults();
+    HpccScenarioOptions options;
+    std::string db;
+    std::string stopTime;
+    uint32_t seed = 1;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("config",
+                 "HPCC config file (KEY value lines) naming the other files",
+                 options.configFile);
+    cmd.AddValue("topology",
+                 "Topology file; overrides the config's TOPOLOGY_FILE",
+                 options.topologyFile);
+    cmd.AddValue("flows", "Flow file; overrides the config's FLOW_FILE", options.flowFile);
+    cmd.AddValue("fctOutput",
+                 "fct.txt to write; overrides FCT_OUTPUT_FILE (default fct.txt)",
+                 options.fctOutputFile);
+    cmd.AddValue("pfcOutput",
+                 "pfc.txt to write; overrides PFC_OUTPUT_FILE (default pfc.txt)",
+                 options.pfcOutputFile);
+    cmd.AddValue("strict", "Refuse config keys the module does not model", options.strict);
+    cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
+    cmd.AddValue("seed", "Random seed (ECMP hash, PSNs, ECN, link errors)", seed);
+    cmd.AddValue("stopTime",
+                 "Simulated time limit; overrides SIMULATOR_STOP_TIME (default 3.01s)",
+                 stopTime);
+    cmd.Parse(argc, argv);
+
+    return RunExampleMain("hpcc-compat", [&](std::unique_ptr<SimulationRun>& run) {
+        RequireFlag(!options.configFile.empty() ||
+                        (!options.topologyFile.empty() && !options.flowFile.empty()),
+                    "config",
+                    options.configFile,
+                    "give --config, or --topology and --flows");
+        RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
+        Time stop;
+        if (!stopTime.empty())
+        {
+            stop = ParseTimeFlag("stopTime", stopTime);
+            RequireFlag(stop.IsStrictlyPositive(), "stopTime", stopTime, "must be positive");
+        }
+
+        const HpccScenario scenario(options);
+        if (!scenario.GetUnmodelledKeys().empty())
+        {
+            std::cerr << "hpcc-compat: warning: " << scenario.DescribeUnmodelledKeys() << "\n";
+        }
+        if (scenario.GetNLeftOutNodes() > 0)
+        {
+            std::cerr << "hpcc-compat: warning: " << scenario.GetTopologyFile() << ": "
+                      << scenario.GetNLeftOutNodes() << " NVSwitches and "
+                      << scenario.GetNLeftOutLinks()
+                      << " NVLink links are left out of the RoCE fabric; traffic between GPUs "
+                         "crosses their NICs\n";
+        }
+        if (stopTime.empty())
+        {
+            stop = scenario.GetStopTime();
+        }
+
+        RngSeedManager::SetSeed(seed);
+        RoceFabricHelper helper;
+        scenario.Configure(helper);
+        helper.SetEcmpSeed(seed);
+        Ptr<RoceFabric> fabric = scenario.Install(helper);
+
+        nlohmann::json unmodelled = nlohmann::json::array();
+        for (const HpccUnmodelledKey& k : scenario.GetUnmodelledKeys())
+        {
+            unmodelled.push_back(k.key);
+        }
+        const nlohmann::json params = {{"config", options.configFile},
+                                       {"topology", scenario.GetTopologyFile()},
+                                       {"flows", scenario.GetFlowFile()},
+                                       {"fctOutput", scenario.GetFctOutputFile()},
+                                       {"pfcOutput", scenario.GetPfcOutputFile()},
+                                       {"strict", options.strict},
+                                       {"stopNs", stop.GetNanoSeconds()},
+                                       {"payloadBytes", scenario.GetPayloadBytes()},
+                                       {"unmodelledKeys", unmodelled}};
+        run = std::make_unique<SimulationRun>("hpcc-compat", "none", seed, params.dump(), db);
+
+        RoceFlowMonitor monitor(fabric);
+        HpccFctWriter fct(scenario.GetFctOutputFile(), fabric, scenario.PostFlows(fabric));
+        HpccPfcWriter pfc(scenario.GetPfcOutputFile(), fabric, scenario);
+
+        const FabricTopology& topo = fabric->GetTopology();
+        std::cout << "hpcc-compat: " << scenario.GetTopologyFile() << ": " << topo.GetNHosts()
+                  << " hosts, " << topo.GetNSwitches() << " switches, " << topo.GetNLinks()
+                  << " links; " << scenario.GetFlowFile() << ": " << scenario.GetFlows().size()
+                  << " flows; stop at " << stop.GetSeconds() << " s\n";
+        Simulator::Stop(stop);
+        Simulator::Run();
+        fct.Close();
+        pfc.Close();
+
+        monitor.PrintSummary(std::cout);
+        std::cout << "fct lines:        " << fct.GetLines() << " in " << scenario.GetFctOutputFile()
+                  << "\npfc lines:        " << pfc.GetLines() << " in "
+                  << scenario.GetPfcOutputFile() << "\n";
+        if (fct.GetLines() != scenario.GetFlows().size())
+        {
+            throw IncompleteRunError(std::to_string(scenario.GetFlows().size() - fct.GetLines()) +
+                                     " flows did not complete before the stop time " +
+                                     std::to_string(stop.GetSeconds()) + " s");
+        }
+        run->Finish(monitor);
+    });
+}

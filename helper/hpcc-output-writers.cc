@@ -1,0 +1,171 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "hpcc-output-writers.h"
+
+#include "ns3/pfc-header.h"
+#include "ns3/simulator.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <stdexcept>
+
+namespace ns3
+{
+
+uint32_t
+HpccNodeAddress(uint32_t nodeId)
+{
+    return 0x0b000001u + (nodeId / 256) * 0x00010000u + (nodeId % 256) * 0x00000100u;
+}
+
+std::string
+FormatHpccFctLine(uint32_t srcNode,
+                  uint32_t dstNode,
+                  uint16_t srcPort,
+                  uint16_t dstPort,
+                  uint64_t bytes,
+                  int64_t startNs,
+                  int64_t fctNs,
+                  uint64_t standaloneFctNs)
+{
+    char line[160];
+    std::snprintf(line,
+                  sizeof(line),
+                  "%08" PRIx32 " %08" PRIx32 " %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRIu64
+                  "\n",
+                  HpccNodeAddress(srcNode),
+                  HpccNodeAddress(dstNode),
+                  static_cast<unsigned>(srcPort),
+                  static_cast<unsigned>(dstPort),
+                  bytes,
+                  startNs,
+                  fctNs,
+                  standaloneFctNs);
+    return line;
+}
+
+namespace
+{
+
+/// Open \p path for writing, or throw naming it.
+void
+OpenOutput(std::ofstream& out, const std::string& path)
+{
+    out.open(path, std::ios::out | std::ios::trunc);
+    if (!out)
+    {
+        throw std::runtime_error(path + ": file: cannot open for writing");
+    }
+}
+
+/// Flush \p out, or throw naming \p path.
+void
+CloseOutput(std::ofstream& out, const std::string& path)
+{
+    out.flush();
+    if (!out)
+    {
+        throw std::runtime_error(path + ": file: write error");
+    }
+    out.close();
+}
+
+} // namespace
+
+HpccFctWriter::HpccFctWriter(const std::string& path,
+                             Ptr<RoceFabric> fabric,
+                             std::map<uint64_t, HpccPostedFlow> flows)
+    : m_path(path),
+      m_flows(std::move(flows))
+{
+    OpenOutput(m_out, path);
+    for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
+    {
+        fabric->GetNic(h)->TraceConnectWithoutContext(
+            "SendComplete",
+            MakeCallback(&HpccFctWriter::OnComplete, this));
+    }
+}
+
+void
+HpccFctWriter::OnComplete(const RdmaMessageInfo& info,
+                          Time ackTime,
+                          uint64_t /* retransmittedBytes */)
+{
+    auto it = m_flows.find(info.flowId);
+    if (it == m_flows.end())
+    {
+        return; // not a flow of the flow file
+    }
+    const HpccPostedFlow& p = it->second;
+    m_out << FormatHpccFctLine(p.flow.src,
+                               p.flow.dst,
+                               p.srcPort,
+                               p.flow.dport,
+                               p.flow.bytes,
+                               info.start.GetNanoSeconds(),
+                               (ackTime - info.start).GetNanoSeconds(),
+                               p.standaloneFctNs);
+    ++m_lines;
+}
+
+void
+HpccFctWriter::Close()
+{
+    CloseOutput(m_out, m_path);
+}
+
+HpccPfcWriter::HpccPfcWriter(const std::string& path,
+                             Ptr<RoceFabric> fabric,
+                             const HpccScenario& scenario)
+    : m_path(path)
+{
+    OpenOutput(m_out, path);
+    const FabricTopology& topo = fabric->GetTopology();
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        const uint32_t fileNode = scenario.GetFileNode(node);
+        const auto type = static_cast<uint32_t>(scenario.GetFileTopology().nodeType.at(fileNode));
+        Ptr<Node> n = fabric->GetNode(node);
+        // The fabric adds a node's devices in port order.
+        for (uint32_t port = 0; port < n->GetNDevices(); ++port)
+        {
+            n->GetDevice(port)->TraceConnectWithoutContext(
+                "PfcReceived",
+                MakeCallback(&HpccPfcWriter::OnPfc,
+                             this,
+                             fileNode,
+                             type,
+                             scenario.GetSimulatorIfIndex(node, port)));
+        }
+    }
+}
+
+void
+HpccPfcWriter::OnPfc(uint32_t fileNode,
+                     uint32_t nodeType,
+                     uint32_t ifIndex,
+                     Ptr<const Packet> frame)
+{
+    PfcHeader pfc;
+    frame->PeekHeader(pfc);
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    for (uint8_t c = 0; c < PfcHeader::kClasses; ++c)
+    {
+        if (pfc.IsEnabled(c))
+        {
+            m_out << now << ' ' << fileNode << ' ' << nodeType << ' ' << ifIndex << ' '
+                  << (pfc.GetQuanta(c) > 0 ? 1 : 0) << '\n';
+            ++m_lines;
+        }
+    }
+}
+
+void
+HpccPfcWriter::Close()
+{
+    CloseOutput(m_out, m_path);
+}
+
+} // namespace ns3

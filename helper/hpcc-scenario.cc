@@ -1,0 +1,502 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "hpcc-scenario.h"
+
+#include "ns3/boolean.h"
+#include "ns3/csv-fields.h"
+#include "ns3/roce-header.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// The simulators' defaults for keys a config omits.
+constexpr uint32_t kDefaultPayloadBytes = 1000;
+constexpr int64_t kDefaultStopNs = 3010000000; // SIMULATOR_STOP_TIME 3.01
+/// Largest payload per packet the NIC carries (its PayloadPerPacket range).
+constexpr uint32_t kMaxPayloadBytes = 9000;
+/// First UDP source port of each host's flows, as third.cc numbers them.
+constexpr uint16_t kFirstSourcePort = 10000;
+
+std::string
+NodeKindName(HpccNodeType type)
+{
+    switch (type)
+    {
+    case HpccNodeType::Host:
+        return "a host";
+    case HpccNodeType::Switch:
+        return "a switch";
+    case HpccNodeType::NvSwitch:
+        return "an NVSwitch";
+    }
+    return "a node";
+}
+
+/// The rates a KMIN_MAP, KMAX_MAP or PMAX_MAP gives values for.
+template <typename T>
+std::set<uint64_t>
+RatesOf(const std::map<uint64_t, T>& map)
+{
+    std::set<uint64_t> rates;
+    for (const auto& kv : map)
+    {
+        rates.insert(kv.first);
+    }
+    return rates;
+}
+
+} // namespace
+
+HpccScenario::HpccScenario(const HpccScenarioOptions& options)
+    : m_options(options)
+{
+    ReadConfig();
+    m_file = ReadHpccTopology(m_topologyFile);
+    BuildFabricTopology();
+    m_flows = ReadHpccFlows(m_flowFile, m_file.topology.GetNNodes());
+    CheckFlows();
+    CheckEcnMaps();
+}
+
+void
+HpccScenario::ReadConfig()
+{
+    const std::string& config = m_options.configFile;
+    if (!config.empty())
+    {
+        m_configFile = ReadHpccConfig(config);
+        m_mapping = MapHpccConfig(m_configFile, m_options.strict);
+    }
+    const HpccConfig& c = m_mapping.config;
+    const std::string where = config.empty() ? "no config file" : "the config " + config;
+    m_topologyFile =
+        !m_options.topologyFile.empty() ? m_options.topologyFile : c.topologyFile.value_or("");
+    if (m_topologyFile.empty())
+    {
+        throw std::runtime_error("no topology file: " + where +
+                                 " gives no TOPOLOGY_FILE and none was given");
+    }
+    m_flowFile = !m_options.flowFile.empty() ? m_options.flowFile : c.flowFile.value_or("");
+    if (m_flowFile.empty())
+    {
+        throw std::runtime_error("no flow file: " + where +
+                                 " gives no FLOW_FILE and none was given");
+    }
+    m_fctOutputFile = !m_options.fctOutputFile.empty() ? m_options.fctOutputFile
+                                                       : c.fctOutputFile.value_or("fct.txt");
+    m_pfcOutputFile = !m_options.pfcOutputFile.empty() ? m_options.pfcOutputFile
+                                                       : c.pfcOutputFile.value_or("pfc.txt");
+    // Values the module's attributes cannot take, reported here rather than by ns-3's fatal errors.
+    if (c.payloadBytes && *c.payloadBytes > kMaxPayloadBytes)
+    {
+        ThrowInputError(config,
+                        ConfigLine("PACKET_PAYLOAD_SIZE"),
+                        "PACKET_PAYLOAD_SIZE",
+                        std::to_string(*c.payloadBytes) + " bytes is above the largest payload " +
+                            "the NIC carries (" + std::to_string(kMaxPayloadBytes) + ")");
+    }
+    if (c.bufferBytes && *c.bufferBytes == 0)
+    {
+        ThrowInputError(config, ConfigLine("BUFFER_SIZE"), "BUFFER_SIZE", "must be at least 1 MB");
+    }
+}
+
+uint32_t
+HpccScenario::ConfigLine(const std::string& key) const
+{
+    for (const HpccConfigEntry& e : m_configFile.entries)
+    {
+        if (e.key == key)
+        {
+            return e.line;
+        }
+    }
+    return 0;
+}
+
+void
+HpccScenario::BuildFabricTopology()
+{
+    const FabricTopology& file = m_file.topology;
+    m_fabricNode.assign(file.GetNNodes(), -1);
+    for (uint32_t i = 0; i < file.GetNNodes(); ++i)
+    {
+        const FabricNode& node = file.GetNode(i);
+        if (m_file.nodeType[i] == HpccNodeType::NvSwitch)
+        {
+            continue;
+        }
+        m_fabricNode[i] = node.kind == FabricNodeKind::Host
+                              ? m_fabric.AddHost(node.name, node.pod, node.rack)
+                              : m_fabric.AddSwitch(node.name, node.tier, node.pod, node.rack);
+        m_fileNode.push_back(i);
+    }
+    std::vector<int64_t> firstLinkLine(file.GetNNodes(), -1);
+    for (uint32_t l = 0; l < file.GetNLinks(); ++l)
+    {
+        const FabricLink& link = file.GetLink(l);
+        if (m_fabricNode[link.a] < 0 || m_fabricNode[link.b] < 0)
+        {
+            continue; // an NVLink link
+        }
+        for (uint32_t end : {link.a, link.b})
+        {
+            if (!file.IsHost(end))
+            {
+                continue;
+            }
+            if (firstLinkLine[end] >= 0)
+            {
+                ThrowInputError(m_topologyFile,
+                                m_file.linkLine[l],
+                                "link",
+                                "host " + std::to_string(end) + " already has a link (line " +
+                                    std::to_string(firstLinkLine[end]) +
+                                    "); hosts here have one NIC port" +
+                                    (m_file.simai ? " (NVLink links are left out)" : ""));
+            }
+            firstLinkLine[end] = m_file.linkLine[l];
+        }
+        m_fabric.AddLink(static_cast<uint32_t>(m_fabricNode[link.a]),
+                         static_cast<uint32_t>(m_fabricNode[link.b]),
+                         link.rateBps,
+                         link.delayNs);
+        m_fileLink.push_back(l);
+    }
+    for (uint32_t i = 0; i < file.GetNNodes(); ++i)
+    {
+        if (file.IsHost(i) && firstLinkLine[i] < 0)
+        {
+            throw std::runtime_error(m_topologyFile + ": host " + std::to_string(i) +
+                                     " has no link" +
+                                     (m_file.simai ? " other than NVLink links" : ""));
+        }
+    }
+    try
+    {
+        m_fabric.Validate();
+    }
+    catch (const std::runtime_error& e)
+    {
+        throw std::runtime_error(m_topologyFile + ": " + e.what());
+    }
+}
+
+void
+HpccScenario::CheckFlows() const
+{
+    for (const HpccFlow& f : m_flows)
+    {
+        for (const auto& [node, field] : {std::pair{f.src, "src"}, std::pair{f.dst, "dst"}})
+        {
+            if (m_file.nodeType[node] != HpccNodeType::Host)
+            {
+                ThrowInputError(m_flowFile,
+                                f.line,
+                                field,
+                                "node " + std::to_string(node) + " is " +
+                                    NodeKindName(m_file.nodeType[node]) + " in " + m_topologyFile +
+                                    ", not a host");
+            }
+        }
+        if (f.pg >= RoceNetDevice::kControlClass)
+        {
+            ThrowInputError(m_flowFile,
+                            f.line,
+                            "pg",
+                            "priority group " + std::to_string(f.pg) +
+                                " carries this module's ACKs, NAKs and CNPs; data uses 0-" +
+                                std::to_string(RoceNetDevice::kControlClass - 1));
+        }
+    }
+}
+
+void
+HpccScenario::CheckEcnMaps() const
+{
+    const HpccConfig& c = m_mapping.config;
+    const std::vector<std::pair<const char*, std::set<uint64_t>>> maps = {
+        {"KMIN_MAP", RatesOf(c.kminBytes)},
+        {"KMAX_MAP", RatesOf(c.kmaxBytes)},
+        {"PMAX_MAP", RatesOf(c.pmax)},
+    };
+    for (const auto& [key, rates] : maps)
+    {
+        if (rates.empty())
+        {
+            continue;
+        }
+        // As the simulators require: an entry for the rate of every switch port.
+        for (uint32_t l = 0; l < m_fabric.GetNLinks(); ++l)
+        {
+            const FabricLink& link = m_fabric.GetLink(l);
+            if ((m_fabric.IsHost(link.a) && m_fabric.IsHost(link.b)) || rates.count(link.rateBps))
+            {
+                continue;
+            }
+            ThrowInputError(m_options.configFile,
+                            ConfigLine(key),
+                            key,
+                            "no entry for " + std::to_string(link.rateBps) +
+                                " bit/s, the rate of a switch port (" + m_topologyFile + " line " +
+                                std::to_string(m_file.linkLine[m_fileLink[l]]) + ")");
+        }
+    }
+}
+
+std::string
+HpccScenario::DescribeUnmodelledKeys() const
+{
+    if (m_mapping.unmodelled.empty())
+    {
+        return "";
+    }
+    std::string text = m_options.configFile + ": " + std::to_string(m_mapping.unmodelled.size()) +
+                       " config keys not modelled, ignored:";
+    for (const HpccUnmodelledKey& k : m_mapping.unmodelled)
+    {
+        text += "\n  " + k.key + " (line " + std::to_string(k.line) + "): " + k.reason;
+    }
+    return text;
+}
+
+uint32_t
+HpccScenario::GetPayloadBytes() const
+{
+    return m_mapping.config.payloadBytes.value_or(kDefaultPayloadBytes);
+}
+
+Time
+HpccScenario::GetStopTime() const
+{
+    return NanoSeconds(m_mapping.config.stopTimeNs.value_or(kDefaultStopNs));
+}
+
+uint32_t
+HpccScenario::GetSimulatorIfIndex(uint32_t fabricNode, uint32_t port) const
+{
+    const uint32_t fabricLink = m_fabric.AdjacentLinks(fabricNode).at(port);
+    return m_file.topology.PortOf(m_fileNode.at(fabricNode), m_fileLink.at(fabricLink)) + 1;
+}
+
+double
+HpccScenario::LinkErrorRate(uint32_t fileLink) const
+{
+    const double own = m_file.linkErrorRate.at(fileLink);
+    return own > 0.0 ? own : m_mapping.config.errorRatePerLink.value_or(0.0);
+}
+
+void
+HpccScenario::Configure(RoceFabricHelper& helper) const
+{
+    const HpccConfig& c = m_mapping.config;
+    const uint32_t payload = GetPayloadBytes();
+    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(payload));
+    if (c.l2AckInterval)
+    {
+        // Bytes in the file; the NIC acknowledges every N packets.
+        const uint32_t packets = std::max<uint32_t>(1, (*c.l2AckInterval + payload - 1) / payload);
+        helper.SetNicAttribute("AckInterval", UintegerValue(packets));
+    }
+    if (c.bufferBytes)
+    {
+        helper.SetMmuAttribute("BufferSize", UintegerValue(*c.bufferBytes));
+    }
+    if (c.enableQcn)
+    {
+        helper.SetSwitchAttribute("EcnEnabled", BooleanValue(*c.enableQcn));
+    }
+    helper.SetSwitchAttribute("PfcEnabled", BooleanValue(true));
+    const std::string spec = GetCongestionControlSpec();
+    try
+    {
+        helper.SetCongestionControl(spec);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(m_options.configFile + ": DCQCN settings: " + e.what());
+    }
+}
+
+std::string
+HpccScenario::GetCongestionControlSpec() const
+{
+    const HpccConfig& c = m_mapping.config;
+    std::vector<std::string> values;
+    if (c.rateAiBps)
+    {
+        values.push_back("AdditiveIncreaseRate=" + std::to_string(*c.rateAiBps) + "bps");
+    }
+    if (c.rateHaiBps)
+    {
+        values.push_back("HyperIncreaseRate=" + std::to_string(*c.rateHaiBps) + "bps");
+    }
+    if (c.minRateBps)
+    {
+        values.push_back("MinRate=" + std::to_string(*c.minRateBps) + "bps");
+    }
+    if (c.alphaResumeIntervalNs)
+    {
+        values.push_back("AlphaUpdateInterval=" + std::to_string(*c.alphaResumeIntervalNs) + "ns");
+    }
+    if (c.rateDecreaseIntervalNs)
+    {
+        values.push_back("RateDecreaseInterval=" + std::to_string(*c.rateDecreaseIntervalNs) +
+                         "ns");
+    }
+    if (c.rpTimerNs)
+    {
+        values.push_back("RateIncreaseInterval=" + std::to_string(*c.rpTimerNs) + "ns");
+    }
+    if (c.fastRecoveryTimes)
+    {
+        values.push_back("FastRecoveryTimes=" + std::to_string(*c.fastRecoveryTimes));
+    }
+    if (c.ewmaGain)
+    {
+        std::ostringstream g;
+        g << std::setprecision(std::numeric_limits<double>::max_digits10) << *c.ewmaGain;
+        values.push_back("G=" + g.str());
+    }
+    if (c.clampTargetRate)
+    {
+        values.push_back(std::string("ClampTargetRate=") + (*c.clampTargetRate ? "true" : "false"));
+    }
+    std::string spec = "ns3::Dcqcn";
+    for (size_t i = 0; i < values.size(); ++i)
+    {
+        spec += (i == 0 ? "[" : "|") + values[i];
+    }
+    spec += values.empty() ? "" : "]";
+    return spec;
+}
+
+Ptr<RoceFabric>
+HpccScenario::Install(const RoceFabricHelper& helper, int64_t stream) const
+{
+    Ptr<RoceFabric> fabric;
+    try
+    {
+        fabric = helper.Install(m_fabric);
+    }
+    catch (const std::runtime_error& e)
+    {
+        // The MMU refuses a buffer that cannot hold the ports' reserves and headrooms.
+        const uint32_t line = ConfigLine("BUFFER_SIZE");
+        if (line == 0 || std::string(e.what()).find("BufferSize") == std::string::npos)
+        {
+            throw;
+        }
+        ThrowInputError(m_options.configFile, line, "BUFFER_SIZE", e.what());
+    }
+
+    const HpccConfig& c = m_mapping.config;
+    if (!c.kminBytes.empty() || !c.kmaxBytes.empty() || !c.pmax.empty())
+    {
+        for (uint32_t node = 0; node < m_fabric.GetNNodes(); ++node)
+        {
+            Ptr<RoceSwitch> sw = fabric->GetSwitch(node);
+            if (!sw)
+            {
+                continue;
+            }
+            Ptr<SwitchMmu> mmu = sw->GetMmu();
+            const std::vector<uint32_t>& ports = m_fabric.AdjacentLinks(node);
+            for (uint32_t port = 0; port < ports.size(); ++port)
+            {
+                // CheckEcnMaps made sure every given map has this rate.
+                const uint64_t rate = m_fabric.GetLink(ports[port]).rateBps;
+                const uint64_t kmin =
+                    c.kminBytes.empty() ? mmu->GetKmin(port) : c.kminBytes.at(rate);
+                const uint64_t kmax =
+                    c.kmaxBytes.empty() ? mmu->GetKmax(port) : c.kmaxBytes.at(rate);
+                const double pmax = c.pmax.empty() ? mmu->GetPmax(port) : c.pmax.at(rate);
+                if (kmin > kmax)
+                {
+                    ThrowInputError(m_options.configFile,
+                                    ConfigLine(c.kmaxBytes.empty() ? "KMIN_MAP" : "KMAX_MAP"),
+                                    c.kmaxBytes.empty() ? "KMIN_MAP" : "KMAX_MAP",
+                                    "at " + std::to_string(rate) + " bit/s Kmin " +
+                                        std::to_string(kmin) + " bytes is above Kmax " +
+                                        std::to_string(kmax) + " bytes");
+                }
+                mmu->SetEcnParams(port, kmin, kmax, pmax);
+            }
+        }
+    }
+    for (uint32_t l = 0; l < m_fabric.GetNLinks(); ++l)
+    {
+        const double rate = LinkErrorRate(m_fileLink[l]);
+        if (rate > 0.0)
+        {
+            fabric->SetLinkErrorRate(l, rate);
+        }
+    }
+    fabric->AssignStreams(stream);
+    return fabric;
+}
+
+std::map<uint64_t, HpccPostedFlow>
+HpccScenario::PostFlows(Ptr<RoceFabric> fabric) const
+{
+    std::map<uint64_t, HpccPostedFlow> posted;
+    std::map<uint32_t, uint16_t> nextPort; // by source node
+    const uint32_t payload = GetPayloadBytes();
+    for (const HpccFlow& f : m_flows)
+    {
+        const auto src = static_cast<uint32_t>(m_fabric.GetHostIndex(m_fabricNode[f.src]));
+        const auto dst = static_cast<uint32_t>(m_fabric.GetHostIndex(m_fabricNode[f.dst]));
+        HpccPostedFlow p;
+        p.flow = f;
+        p.srcPort = nextPort.emplace(f.src, kFirstSourcePort).first->second++;
+        RdmaMessageInfo info;
+        info.bytes = f.bytes;
+        info.priority = static_cast<uint8_t>(f.pg);
+        info.srcPort = p.srcPort;
+        const uint64_t id = fabric->SendMessage(src, dst, info, NanoSeconds(f.startNs));
+        p.path = fabric->GetPath(src, dst, p.srcPort);
+        p.standaloneFctNs = HpccStandaloneFctNs(m_fabric, p.path, f.bytes, payload);
+        posted.emplace(id, std::move(p));
+    }
+    return posted;
+}
+
+uint64_t
+HpccStandaloneFctNs(const FabricTopology& topo,
+                    const std::vector<uint32_t>& path,
+                    uint64_t bytes,
+                    uint32_t payloadBytes)
+{
+    if (path.empty() || payloadBytes == 0)
+    {
+        throw std::invalid_argument("HpccStandaloneFctNs: empty path or zero payload");
+    }
+    using Wide = unsigned __int128; // bytes x 8e9 overflows 64 bits above 2.3 GB
+    constexpr uint64_t kBitNs = 8000000000ULL;
+    uint64_t delayNs = 0;
+    uint64_t txNs = 0;
+    uint64_t bottleneck = std::numeric_limits<uint64_t>::max();
+    for (uint32_t l : path)
+    {
+        const FabricLink& link = topo.GetLink(l);
+        delayNs += static_cast<uint64_t>(link.delayNs);
+        txNs += static_cast<uint64_t>(Wide(payloadBytes) * kBitNs / link.rateBps);
+        bottleneck = std::min(bottleneck, link.rateBps);
+    }
+    const uint64_t wire = RoceWire::MessageWireBytes(bytes, payloadBytes);
+    return 2 * delayNs + txNs + static_cast<uint64_t>(Wide(wire) * kBitNs / bottleneck);
+}
+
+} // namespace ns3

@@ -10,13 +10,15 @@ def configure(conf):
 
 
 def build(bld):
-    module = bld.create_ns3_module('collective-scheduling', ['core', 'network'])
+    deps = ['core', 'network'] + (['mpi'] if bld.env['ENABLE_MPI'] else [])
+    module = bld.create_ns3_module('collective-scheduling', deps)
     module.source = [
         'model/roce/rdma-congestion-ops.cc',
         'model/roce/roce-header.cc',
         'model/roce/pfc-header.cc',
         'model/roce/roce-channel.cc',
         'model/roce/roce-net-device.cc',
+        'model/roce/roce-arrival-batch.cc',
         'model/roce/rdma-nic.cc',
         'model/fabric/roce-switch.cc',
         'helper/roce-fabric-helper.cc',
@@ -24,9 +26,11 @@ def build(bld):
         'helper/flag-checks.cc',
         'helper/fabric-flags.cc',
         'helper/simulation-run.cc',
+        'helper/distributed-simulation.cc',
         'model/roce/dcqcn.cc',
         'model/roce/mltcp-dcqcn.cc',
         'model/fabric/fabric-topology.cc',
+        'model/fabric/fabric-partition.cc',
         'model/fabric/fat-tree-topology.cc',
         'model/fabric/leaf-spine-topology.cc',
         'model/fabric/lingjun-topology-reader.cc',
@@ -76,12 +80,12 @@ def build(bld):
         'model/scheduling/symphony-scheduler.cc',
         'model/scheduling/harmonics-scheduler.cc',
         'helper/link-sampler.cc',
+        'helper/hpcc-scenario.cc',
+        'helper/hpcc-output-writers.cc',
         ]
 
     headers = bld(features='ns3header')
     headers.module = 'collective-scheduling'
-        'helper/hpcc-scenario.cc',
-        'helper/hpcc-output-writers.cc',
     headers.source = [
         'model/roce/rdma-congestion-ops.h',
         'model/roce/roce-psn.h',
@@ -90,6 +94,7 @@ def build(bld):
         'model/roce/pfc-header.h',
         'model/roce/roce-channel.h',
         'model/roce/roce-net-device.h',
+        'model/roce/roce-arrival-batch.h',
         'model/roce/rdma-queue-pair.h',
         'model/roce/rdma-nic.h',
         'model/fabric/roce-switch.h',
@@ -98,9 +103,11 @@ def build(bld):
         'helper/flag-checks.h',
         'helper/fabric-flags.h',
         'helper/simulation-run.h',
+        'helper/distributed-simulation.h',
         'model/roce/dcqcn.h',
         'model/roce/mltcp-dcqcn.h',
         'model/fabric/fabric-topology.h',
+        'model/fabric/fabric-partition.h',
         'model/fabric/fat-tree-topology.h',
         'model/fabric/leaf-spine-topology.h',
         'model/fabric/lingjun-topology-reader.h',
@@ -154,11 +161,22 @@ def build(bld):
         'model/scheduling/symphony-scheduler.h',
         'model/scheduling/harmonics-scheduler.h',
         'helper/link-sampler.h',
+        'helper/hpcc-scenario.h',
+        'helper/hpcc-output-writers.h',
         ]
 
     module.uselib = 'SQLITE3 CBC'
 
+    # The channel between ranks of a distributed simulation, with ns-3's MPI.
+    mpi_sources = [
+        'model/roce/roce-remote-channel.cc',
+        ]
+    mpi_headers = [
+        'model/roce/roce-remote-channel.h',
+        ]
+    if bld.env['ENABLE_MPI']:
+        module.source.extend(mpi_sources)
+        headers.source.extend(mpi_headers)
+
     if bld.env.ENABLE_EXAMPLES:
         bld.recurse('examples')
-        'helper/hpcc-scenario.h',
-        'helper/hpcc-output-writers.h',

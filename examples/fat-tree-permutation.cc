@@ -40,7 +40,7 @@ main(int argc, char* argv[])
                  lingjun);
     cmd.Parse(argc, argv);
 
-    return RunExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
+    return RunMpiExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
         RequireFlag(k <= 64, "k", std::to_string(k), "at most 64");
         RequireFlag(bytes > 0, "bytes", std::to_string(bytes), "must be positive");
@@ -103,13 +103,21 @@ main(int argc, char* argv[])
             fabric->SendMessage(i, dst[i], info, Seconds(0));
         }
 
-        std::cout << (lingjun.empty() ? "fat-tree k=" + std::to_string(k) : "Lingjun topology")
-                  << ": " << n << " hosts, " << fabric->GetTopology().GetNSwitches()
-                  << " switches, " << fabricFlags.linkRate << ", " << fabricFlags.cc << ", PFC "
-                  << (fabricFlags.pfc ? "on" : "off") << "\n";
+        if (DistributedRank() == 0)
+        {
+            std::cout << (lingjun.empty() ? "fat-tree k=" + std::to_string(k) : "Lingjun topology")
+                      << ": " << n << " hosts, " << fabric->GetTopology().GetNSwitches()
+                      << " switches, " << fabricFlags.linkRate << ", " << fabricFlags.cc << ", PFC "
+                      << (fabricFlags.pfc ? "on" : "off") << " (" << DistributedSize()
+                      << (DistributedSize() == 1 ? " process" : " MPI ranks") << ")\n";
+        }
         Simulator::Stop(fabricFlags.stop);
         Simulator::Run();
-        monitor.PrintSummary(std::cout);
+        monitor.Combine();
+        if (DistributedRank() == 0)
+        {
+            monitor.PrintSummary(std::cout);
+        }
         if (monitor.GetCompletedFlows() != n)
         {
             throw IncompleteRunError(

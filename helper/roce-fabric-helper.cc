@@ -3,8 +3,11 @@
  */
 #include "roce-fabric-helper.h"
 
+#include "distributed-simulation.h"
+
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
+#include "ns3/fabric-partition.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/pcap-file-wrapper.h"
@@ -17,6 +20,10 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+
+#ifdef NS3_MPI
+#include "ns3/roce-remote-channel.h"
+#endif
 
 namespace ns3
 {
@@ -84,6 +91,7 @@ RoceFabric::DoDispose()
     m_nics.clear();
     m_switches.clear();
     m_channels.clear();
+    m_linkErrorModels.clear();
     m_routes.reset();
     Object::DoDispose();
 }
@@ -91,8 +99,19 @@ RoceFabric::DoDispose()
 Ptr<Node>
 RoceFabric::GetHost(uint32_t hostIndex) const
 {
-    m_linkErrorModels.clear();
     return m_nodes.Get(m_topology.GetHosts().at(hostIndex));
+}
+
+bool
+RoceFabric::IsLocal(uint32_t topologyNode) const
+{
+    return m_nodes.Get(topologyNode)->GetSystemId() == m_rank;
+}
+
+bool
+RoceFabric::IsLocalHost(uint32_t hostIndex) const
+{
+    return GetHost(hostIndex)->GetSystemId() == m_rank;
 }
 
 int32_t
@@ -148,11 +167,19 @@ RoceFabric::StartMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info)
     info.start = Simulator::Now();
     Ptr<RdmaNic> s = m_nics[src];
     Ptr<RdmaNic> d = m_nics[dst];
+    // Every rank draws the numbers, so both ends agree on them whichever
+    // ranks own the two hosts; each end is set up by its owner only.
     const uint32_t sqpn = s->AllocateQpn();
     const uint32_t rqpn = d->AllocateQpn();
     const uint32_t psn = s->DrawInitialPsn();
-    d->CreateReceiveQueuePair(info, rqpn, s->GetAddress(), sqpn, psn);
-    s->CreateSendQueuePair(info, sqpn, d->GetAddress(), rqpn, psn);
+    if (IsLocalHost(dst))
+    {
+        d->CreateReceiveQueuePair(info, rqpn, s->GetAddress(), sqpn, psn);
+    }
+    if (IsLocalHost(src))
+    {
+        s->CreateSendQueuePair(info, sqpn, d->GetAddress(), rqpn, psn);
+    }
 }
 
 void
@@ -164,6 +191,10 @@ RoceFabric::EnablePcap(const std::string& prefix, uint32_t hostIndex)
 void
 RoceFabric::EnablePcap(const std::string& prefix, Ptr<RoceNetDevice> dev)
 {
+    if (dev->GetNode()->GetSystemId() != m_rank)
+    {
+        return; // the owner writes the file
+    }
     PcapHelper pcap;
     std::string file = pcap.GetFilenameFromDevice(prefix, dev);
     Ptr<PcapFileWrapper> wrapper = pcap.CreateFile(file, std::ios::out, PcapHelper::DLT_EN10MB);
@@ -198,37 +229,6 @@ RoceFabric::GetPath(uint32_t src, uint32_t dst, uint16_t srcPort) const
     return path;
 }
 
-int64_t
-RoceFabric::AssignStreams(int64_t stream)
-{
-    int64_t used = 0;
-    for (const auto& nic : m_nics)
-    {
-        used += nic->AssignStreams(stream + used);
-    }
-    for (const auto& sw : m_switches)
-    {
-        if (sw)
-        {
-            used += sw->AssignStreams(stream + used);
-        }
-    }
-    return used;
-}
-
-uint64_t
-RoceFabric::GetTotalDrops() const
-{
-    uint64_t n = 0;
-    for (const auto& sw : m_switches)
-    {
-        n += sw ? sw->GetTotalDrops() : 0;
-    }
-    return n;
-}
-
-uint64_t
-RoceFabric::GetTotalPausesSent() const
 void
 RoceFabric::SetLinkErrorRate(uint32_t linkId, double rate)
 {
@@ -256,6 +256,44 @@ RoceFabric::SetLinkErrorRate(uint32_t linkId, double rate)
     }
 }
 
+int64_t
+RoceFabric::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (const auto& nic : m_nics)
+    {
+        used += nic->AssignStreams(stream + used);
+    }
+    for (const auto& sw : m_switches)
+    {
+        if (sw)
+        {
+            used += sw->AssignStreams(stream + used);
+        }
+    }
+    for (const auto& [link, models] : m_linkErrorModels)
+    {
+        for (const auto& model : models)
+        {
+            used += model->AssignStreams(stream + used);
+        }
+    }
+    return used;
+}
+
+uint64_t
+RoceFabric::GetTotalDrops() const
+{
+    uint64_t n = 0;
+    for (const auto& sw : m_switches)
+    {
+        n += sw ? sw->GetTotalDrops() : 0;
+    }
+    return n;
+}
+
+uint64_t
+RoceFabric::GetTotalPausesSent() const
 {
     uint64_t n = 0;
     for (const auto& sw : m_switches)
@@ -271,13 +309,6 @@ RoceFabricHelper::RoceFabricHelper()
     m_nicFactory.SetTypeId(RdmaNic::GetTypeId());
     m_switchFactory.SetTypeId(RoceSwitch::GetTypeId());
     m_mmuFactory.SetTypeId(SwitchMmu::GetTypeId());
-    for (const auto& [link, models] : m_linkErrorModels)
-    {
-        for (const auto& model : models)
-        {
-            used += model->AssignStreams(stream + used);
-        }
-    }
 }
 
 void
@@ -382,6 +413,34 @@ RoceFabricHelper::SetMmuAttribute(const std::string& name, const AttributeValue&
     m_mmuFactory.Set(name, value);
 }
 
+namespace
+{
+
+/// A channel between nodes of two ranks.
+Ptr<RoceChannel>
+CreateRemoteChannel()
+{
+#ifdef NS3_MPI
+    return CreateObject<RoceRemoteChannel>();
+#else
+    NS_FATAL_ERROR("a link between two ranks needs ns-3 built with MPI");
+    return nullptr;
+#endif
+}
+
+/// Let \p dev, owned by this rank, receive frames sent by other ranks.
+void
+AttachRemoteReceiver(Ptr<RoceNetDevice> dev)
+{
+#ifdef NS3_MPI
+    RoceRemoteChannel::AttachReceiver(dev);
+#else
+    (void)dev;
+#endif
+}
+
+} // namespace
+
 Ptr<RoceFabric>
 RoceFabricHelper::Install(const FabricTopology& topology) const
 {
@@ -393,7 +452,14 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
     fabric->m_topology = topology;
     fabric->m_routes = std::make_shared<const EcmpRoutes>(topology);
     const uint32_t nNodes = topology.GetNNodes();
-    fabric->m_nodes.Create(nNodes);
+    // In a distributed run every rank builds every node, each owned by one
+    // rank (its system id); only the owner runs the node's events.
+    const std::vector<uint32_t> owner = PartitionFabric(topology, DistributedSize());
+    for (uint32_t node = 0; node < nNodes; ++node)
+    {
+        fabric->m_nodes.Add(CreateObject<Node>(owner[node]));
+    }
+    fabric->m_rank = DistributedRank();
     fabric->m_switches.resize(nNodes);
     fabric->m_nics.resize(topology.GetNHosts());
     fabric->m_channels.reserve(topology.GetNLinks());
@@ -425,7 +491,8 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
     for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
     {
         const FabricLink& link = topology.GetLink(l);
-        Ptr<RoceChannel> channel = CreateObject<RoceChannel>();
+        const bool remote = owner[link.a] != owner[link.b];
+        Ptr<RoceChannel> channel = remote ? CreateRemoteChannel() : CreateObject<RoceChannel>();
         channel->SetAttribute("Delay", TimeValue(NanoSeconds(link.delayNs)));
         for (uint32_t end : {link.a, link.b})
         {
@@ -437,6 +504,10 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
             node->AddDevice(dev);
             dev->Attach(channel);
             ports[end].push_back(dev);
+            if (remote && owner[end] == fabric->m_rank)
+            {
+                AttachRemoteReceiver(dev);
+            }
         }
         fabric->m_channels.push_back(channel);
     }

@@ -78,6 +78,15 @@ class RoceFabric : public Object
         return m_nodes;
     }
 
+    /**
+     * Whether this process runs topology node \p topologyNode's events: always
+     * in a single process; in a distributed run, on the node's owner rank only.
+     */
+    bool IsLocal(uint32_t topologyNode) const;
+
+    /// IsLocal for host index \p hostIndex.
+    bool IsLocalHost(uint32_t hostIndex) const;
+
     /// Host index of an ns-3 node id, -1 for a switch.
     int32_t GetHostIndexOfNode(uint32_t nodeId) const;
 
@@ -152,7 +161,10 @@ class RoceFabric : public Object
     std::vector<Ptr<RoceChannel>> m_channels; ///< by link id
     std::vector<int32_t> m_hostOfNode;        ///< ns-3 node id -> host index
     uint64_t m_nextFlowId{0};
+    uint32_t m_rank{0}; ///< this process's rank in a distributed run
     std::unordered_map<uint64_t, std::function<void()>> m_onDelivered; ///< by flow id
+    /// by link id: the receive error models of end a and end b set by SetLinkErrorRate
+    std::map<uint32_t, std::array<Ptr<RateErrorModel>, 2>> m_linkErrorModels;
 };
 
 /**
@@ -163,8 +175,6 @@ class RoceFabric : public Object
  * on every switch, with ECMP routes for all of them.
  *
  * Attributes of every component are set through the helper, as with other
-    /// by link id: the receive error models of end a and end b set by SetLinkErrorRate
-    std::map<uint32_t, std::array<Ptr<RateErrorModel>, 2>> m_linkErrorModels;
  * ns-3 helpers, or with Config::SetDefault.
  */
 class RoceFabricHelper
@@ -193,7 +203,10 @@ class RoceFabricHelper
 
     /**
      * Build the fabric. Hosts must have exactly one link (one NIC port).
-     * Requires picosecond time resolution (see RoceUsePicoseconds).
+     * Requires picosecond time resolution (see RoceUsePicoseconds). In a
+     * distributed run (EnableDistributedSimulation) the nodes are shared out
+     * over the ranks by PartitionFabric and links between ranks are
+     * RoceRemoteChannels.
      */
     Ptr<RoceFabric> Install(const FabricTopology& topology) const;
 

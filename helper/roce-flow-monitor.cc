@@ -3,6 +3,8 @@
  */
 #include "roce-flow-monitor.h"
 
+#include "distributed-simulation.h"
+
 #include "ns3/callback.h"
 
 #include <algorithm>
@@ -76,9 +78,114 @@ RoceFlowMonitor::GetLastActivity() const
     return last;
 }
 
+void
+RoceFlowMonitor::Combine()
+{
+    if (DistributedSize() == 1)
+    {
+        return;
+    }
+    // Flows: ids are global (every rank posts every message), so fixed-size
+    // arrays indexed by id combine with one AllReduce each. A field known to
+    // one rank is summed with the others' zeros; times take the maximum of
+    // the others' -1.
+    const uint64_t nFlows = static_cast<uint64_t>(
+        AllReduce(m_flows.empty() ? 0 : static_cast<int64_t>(m_flows.rbegin()->first + 1),
+                  ReduceOp::Max));
+    constexpr std::size_t kSumFields = 12;
+    std::vector<int64_t> sums(nFlows * kSumFields, 0);
+    std::vector<int64_t> times(nFlows * 2, -1);
+    for (const auto& [id, f] : m_flows)
+    {
+        int64_t* row = &sums[id * kSumFields];
+        if (f.info.bytes > 0) // the sender's rank saw it start
+        {
+            const RdmaMessageInfo& i = f.info;
+            const int64_t fields[kSumFields] = {1,
+                                                i.jobId,
+                                                i.iteration,
+                                                i.collective,
+                                                i.step,
+                                                i.srcNode,
+                                                i.dstNode,
+                                                static_cast<int64_t>(i.bytes),
+                                                i.priority,
+                                                i.srcPort,
+                                                i.start.GetTimeStep(),
+                                                static_cast<int64_t>(f.retransmittedBytes)};
+            std::copy(fields, fields + kSumFields, row);
+        }
+        times[id * 2] = f.delivered.GetTimeStep();
+        times[id * 2 + 1] = f.acked.GetTimeStep();
+    }
+    AllReduce(sums, ReduceOp::Sum);
+    AllReduce(times, ReduceOp::Max);
+    m_flows.clear();
+    for (uint64_t id = 0; id < nFlows; ++id)
+    {
+        const int64_t* row = &sums[id * kSumFields];
+        if (row[0] == 0 && times[id * 2] < 0)
+        {
+            continue; // never started
+        }
+        Flow& f = m_flows[id];
+        f.info.flowId = id;
+        f.info.jobId = row[1];
+        f.info.iteration = row[2];
+        f.info.collective = row[3];
+        f.info.step = row[4];
+        f.info.srcNode = static_cast<uint32_t>(row[5]);
+        f.info.dstNode = static_cast<uint32_t>(row[6]);
+        f.info.bytes = static_cast<uint64_t>(row[7]);
+        f.info.priority = static_cast<uint8_t>(row[8]);
+        f.info.srcPort = static_cast<uint16_t>(row[9]);
+        f.info.start = TimeStep(row[10]);
+        f.retransmittedBytes = static_cast<uint64_t>(row[11]);
+        f.delivered = TimeStep(times[id * 2]);
+        f.acked = TimeStep(times[id * 2 + 1]);
+    }
+
+    // Links: each direction's frames are counted by the sending rank, each
+    // switch port's drops, pauses and marks by the switch's rank.
+    m_links = GetLinkRecords(0);
+    std::vector<int64_t> counters;
+    std::vector<int64_t> peaks;
+    for (const LinkRecord& l : m_links)
+    {
+        counters.insert(counters.end(),
+                        {static_cast<int64_t>(l.txBytesAb),
+                         static_cast<int64_t>(l.txBytesBa),
+                         static_cast<int64_t>(l.drops),
+                         static_cast<int64_t>(l.pfcPausesSent),
+                         static_cast<int64_t>(l.ecnMarked)});
+        peaks.push_back(static_cast<int64_t>(l.maxQueueBytes));
+    }
+    counters.push_back(static_cast<int64_t>(GetCnpsSent()));
+    counters.push_back(static_cast<int64_t>(GetTimeouts()));
+    AllReduce(counters, ReduceOp::Sum);
+    AllReduce(peaks, ReduceOp::Max);
+    for (std::size_t i = 0; i < m_links.size(); ++i)
+    {
+        LinkRecord& l = m_links[i];
+        l.txBytesAb = counters[i * 5];
+        l.txBytesBa = counters[i * 5 + 1];
+        l.drops = counters[i * 5 + 2];
+        l.pfcPausesSent = counters[i * 5 + 3];
+        l.ecnMarked = counters[i * 5 + 4];
+        l.maxQueueBytes = peaks[i];
+    }
+    m_cnpsSent = counters[m_links.size() * 5];
+    m_timeouts = counters[m_links.size() * 5 + 1];
+    m_combined = true;
+}
+
 uint64_t
 RoceFlowMonitor::GetCnpsSent() const
 {
+    if (m_combined)
+    {
+        return m_cnpsSent;
+    }
     uint64_t n = 0;
     for (uint32_t h = 0; h < m_fabric->GetNHosts(); ++h)
     {
@@ -90,6 +197,10 @@ RoceFlowMonitor::GetCnpsSent() const
 uint64_t
 RoceFlowMonitor::GetTimeouts() const
 {
+    if (m_combined)
+    {
+        return m_timeouts;
+    }
     uint64_t n = 0;
     for (uint32_t h = 0; h < m_fabric->GetNHosts(); ++h)
     {
@@ -140,6 +251,15 @@ RoceFlowMonitor::GetFlowRecords(int64_t runId) const
 std::vector<LinkRecord>
 RoceFlowMonitor::GetLinkRecords(int64_t runId) const
 {
+    if (m_combined)
+    {
+        std::vector<LinkRecord> rows = m_links;
+        for (LinkRecord& r : rows)
+        {
+            r.runId = runId;
+        }
+        return rows;
+    }
     const FabricTopology& topo = m_fabric->GetTopology();
     std::vector<LinkRecord> rows;
     rows.reserve(topo.GetNLinks());

@@ -53,6 +53,15 @@ class RoceFlowMonitor
     std::vector<FlowRecord> GetFlowRecords(int64_t runId) const;
     std::vector<LinkRecord> GetLinkRecords(int64_t runId) const;
 
+    /**
+     * In a distributed run, combine the ranks' partial views (a flow starts
+     * on its sender's rank and is delivered on its receiver's; each rank
+     * counts its own nodes' links, drops, marks and CNPs) so that every rank
+     * holds the whole run. Every rank must call it, after Simulator::Run. In a
+     * single process it changes nothing.
+     */
+    void Combine();
+
     /// A short human-readable report: flow completion times, drops, PFC, ECN.
     void PrintSummary(std::ostream& os) const;
 
@@ -63,6 +72,11 @@ class RoceFlowMonitor
 
     Ptr<RoceFabric> m_fabric;
     std::map<uint64_t, Flow> m_flows;
+    /// Set by Combine: the whole run's link rows and NIC counters.
+    bool m_combined{false};
+    std::vector<LinkRecord> m_links;
+    uint64_t m_cnpsSent{0};
+    uint64_t m_timeouts{0};
 };
 
 } // namespace ns3

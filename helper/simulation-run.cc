@@ -3,6 +3,8 @@
  */
 #include "simulation-run.h"
 
+#include "distributed-simulation.h"
+
 #include "ns3/simulator.h"
 
 #include <iomanip>
@@ -22,7 +24,8 @@ SimulationRun::SimulationRun(const std::string& example,
       m_eventsAtStart(Simulator::GetEventCount()),
       m_wallStart(std::chrono::steady_clock::now())
 {
-    if (!dbPath.empty())
+    // In a distributed run rank 0 writes the database (see Finish).
+    if (!dbPath.empty() && DistributedRank() == 0)
     {
         m_db = CreateObject<ResultsDatabase>();
         m_db->Open(dbPath);
@@ -49,10 +52,16 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
                       bool flowRows,
                       const std::function<void(ResultsDatabase&, int64_t)>& extra)
 {
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
-    const uint64_t hops = RoceChannel::GetTotalPacketHops() - m_hopsAtStart;
-    const uint64_t events = Simulator::GetEventCount() - m_eventsAtStart;
+    // Totals over all ranks of a distributed run (each counts its own nodes'
+    // events and the frames it sent); its wall time is the slowest rank's.
+    const double wall = AllReduce(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now() - m_wallStart)
+                                      .count(),
+                                  ReduceOp::Max) *
+                        1e-9;
+    const uint64_t hops =
+        AllReduce(RoceChannel::GetTotalPacketHops() - m_hopsAtStart, ReduceOp::Sum);
+    const uint64_t events = AllReduce(Simulator::GetEventCount() - m_eventsAtStart, ReduceOp::Sum);
     // The last activity, not the stop time a run may have been given.
     const Time simEnd = monitor.GetLastActivity();
     if (m_db)
@@ -77,6 +86,10 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
         });
         std::cout << "results:          run " << m_runId << " in " << m_db->GetPath() << "\n";
     }
+    if (DistributedRank() != 0)
+    {
+        return;
+    }
     std::cout << std::defaultfloat << std::setprecision(6) << "PERF name=" << m_example
               << " packet_hops=" << hops << " events=" << events << " wall_s=" << wall
               << " sim_s=" << simEnd.GetSeconds() << " peak_rss_kb=" << PeakRssKb() << std::endl;
@@ -93,12 +106,19 @@ SimulationRun::Fail(const std::string& message)
 
 int
 RunExampleMain(const std::string& name,
-               const std::function<void(std::unique_ptr<SimulationRun>& run)>& body)
+               const std::function<void(std::unique_ptr<SimulationRun>& run)>& body,
+               bool distributed)
 {
     std::unique_ptr<SimulationRun> run;
     int code = 0;
     try
     {
+        if (LaunchedRanks() > 1 && !distributed)
+        {
+            throw std::runtime_error("this example does not run on several MPI ranks; launch it "
+                                     "without mpirun");
+        }
+        EnableDistributedSimulation();
         body(run);
     }
     catch (const std::exception& e)
@@ -120,7 +140,15 @@ RunExampleMain(const std::string& name,
     }
     run.reset();
     Simulator::Destroy();
+    DisableDistributedSimulation();
     return code;
+}
+
+int
+RunMpiExampleMain(const std::string& name,
+                  const std::function<void(std::unique_ptr<SimulationRun>& run)>& body)
+{
+    return RunExampleMain(name, body, true);
 }
 
 } // namespace ns3

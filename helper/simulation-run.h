@@ -94,9 +94,16 @@ class IncompleteRunError : public std::runtime_error
  * "<name>: error: <what>" on stderr and marks the run failed if one was
  * begun; the exit code is 1 for IncompleteRunError, 2 for anything else
  * (bad flags, bad input files), 0 on success. Destroys the simulator.
+ * With \p distributed, the example may be launched on several MPI ranks
+ * (EnableDistributedSimulation); otherwise that is refused.
  */
 int RunExampleMain(const std::string& name,
-                   const std::function<void(std::unique_ptr<SimulationRun>& run)>& body);
+                   const std::function<void(std::unique_ptr<SimulationRun>& run)>& body,
+                   bool distributed = false);
+
+/// RunExampleMain for an example that may run on several MPI ranks.
+int RunMpiExampleMain(const std::string& name,
+                      const std::function<void(std::unique_ptr<SimulationRun>& run)>& body);
 
 } // namespace ns3
 

@@ -225,6 +225,13 @@ struct Lists
     std::vector<std::string> cmakeExamples{CmakeSetItems(cmake, "CS_EXAMPLES", "CMakeLists.txt")};
     std::vector<std::string> wafSources{PythonListItems(wscript, "module.source", "wscript")};
     std::vector<std::string> wafHeaders{PythonListItems(wscript, "headers.source", "wscript")};
+    // Built only with ns-3's mpi module.
+    std::vector<std::string> cmakeMpiSources{
+        CmakeSetItems(cmake, "CS_MPI_SOURCE_FILES", "CMakeLists.txt")};
+    std::vector<std::string> cmakeMpiHeaders{
+        CmakeSetItems(cmake, "CS_MPI_HEADER_FILES", "CMakeLists.txt")};
+    std::vector<std::string> wafMpiSources{PythonListItems(wscript, "mpi_sources", "wscript")};
+    std::vector<std::string> wafMpiHeaders{PythonListItems(wscript, "mpi_headers", "wscript")};
 };
 
 // ---------------------------------------------------------------- parsers
@@ -298,6 +305,22 @@ TEST(BuildLists, HeadersAgreeBetweenCmakeAndWscript)
               "");
 }
 
+TEST(BuildLists, MpiFilesAgreeBetweenCmakeAndWscript)
+{
+    const Lists lists;
+    EXPECT_FALSE(lists.cmakeMpiSources.empty());
+    EXPECT_EQ(SetMismatch(lists.cmakeMpiSources,
+                          "CMakeLists.txt CS_MPI_SOURCE_FILES",
+                          lists.wafMpiSources,
+                          "wscript mpi_sources"),
+              "");
+    EXPECT_EQ(SetMismatch(lists.cmakeMpiHeaders,
+                          "CMakeLists.txt CS_MPI_HEADER_FILES",
+                          lists.wafMpiHeaders,
+                          "wscript mpi_headers"),
+              "");
+}
+
 TEST(BuildLists, ListedFilesExistWithTheRightKind)
 {
     const Lists lists;
@@ -305,7 +328,9 @@ TEST(BuildLists, ListedFilesExistWithTheRightKind)
          {std::tuple{&lists.cmakeSources, "CS_SOURCE_FILES", ".cc"},
           std::tuple{&lists.wafSources, "module.source", ".cc"},
           std::tuple{&lists.cmakeHeaders, "CS_HEADER_FILES", ".h"},
-          std::tuple{&lists.wafHeaders, "headers.source", ".h"}})
+          std::tuple{&lists.wafHeaders, "headers.source", ".h"},
+          std::tuple{&lists.cmakeMpiSources, "CS_MPI_SOURCE_FILES", ".cc"},
+          std::tuple{&lists.cmakeMpiHeaders, "CS_MPI_HEADER_FILES", ".h"}})
     {
         for (const auto& file : *files)
         {
@@ -319,17 +344,21 @@ TEST(BuildLists, ListedFilesExistWithTheRightKind)
 TEST(BuildLists, EveryModelAndHelperFileIsListed)
 {
     const Lists lists;
-    const std::set<std::string> sources(lists.cmakeSources.begin(), lists.cmakeSources.end());
-    const std::set<std::string> headers(lists.cmakeHeaders.begin(), lists.cmakeHeaders.end());
+    std::set<std::string> sources(lists.cmakeSources.begin(), lists.cmakeSources.end());
+    std::set<std::string> headers(lists.cmakeHeaders.begin(), lists.cmakeHeaders.end());
+    sources.insert(lists.cmakeMpiSources.begin(), lists.cmakeMpiSources.end());
+    headers.insert(lists.cmakeMpiHeaders.begin(), lists.cmakeMpiHeaders.end());
     for (const std::string dir : {"model", "helper"})
     {
         for (const auto& file : FilesUnder(dir, ".cc"))
         {
-            EXPECT_EQ(sources.count(file), 1u) << file << " is not in CS_SOURCE_FILES";
+            EXPECT_EQ(sources.count(file), 1u)
+                << file << " is not in CS_SOURCE_FILES or CS_MPI_SOURCE_FILES";
         }
         for (const auto& file : FilesUnder(dir, ".h"))
         {
-            EXPECT_EQ(headers.count(file), 1u) << file << " is not in CS_HEADER_FILES";
+            EXPECT_EQ(headers.count(file), 1u)
+                << file << " is not in CS_HEADER_FILES or CS_MPI_HEADER_FILES";
         }
     }
 }

@@ -3,7 +3,11 @@
 # from scratch, and run one of its examples: proof that the in-tree branch of
 # CMakeLists.txt (build_lib / build_lib_example) works.
 #
-# Usage: utils/build-in-ns3-tree.sh [WORK_DIR] [EXAMPLE_COMMAND_LINE]
+# Usage: utils/build-in-ns3-tree.sh [--mpi] [WORK_DIR] [EXAMPLE_COMMAND_LINE]
+#   --mpi                 also build ns-3's mpi module (Debian's Open MPI) and
+#                         the module's distributed-simulation support; the
+#                         example then runs on 2 MPI ranks. Default WORK_DIR
+#                         /tmp/ns3-mpi. utils/test-distributed.sh uses it.
 #   WORK_DIR              where the ns-3 source is extracted and built
 #                         (default /tmp/ns3-intree; an existing extraction
 #                         there is reused, so re-runs only rebuild)
@@ -17,7 +21,14 @@
 set -euo pipefail
 
 repo_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work_dir="${1:-/tmp/ns3-intree}"
+mpi=0
+if [[ "${1:-}" == "--mpi" ]]; then
+    mpi=1
+    shift
+fi
+default_dir=/tmp/ns3-intree
+((mpi)) && default_dir=/tmp/ns3-mpi
+work_dir="${1:-${default_dir}}"
 example="${2-fat-tree-permutation --k=4 --bytes=100000}"
 [[ "${example}" == "none" ]] && example=""
 jobs="${JOBS:-$(nproc)}"
@@ -67,6 +78,7 @@ log "build dependencies"
 # scenario files, CBC for the MILP schedulers, found with pkg-config).
 packages=(cmake make g++ pkg-config python3 dpkg-dev bzip2 xz-utils rsync
     libsqlite3-dev libboost-dev nlohmann-json3-dev coinor-libcbc-dev)
+((mpi)) && packages+=(openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q "install ok installed" ||
@@ -119,9 +131,11 @@ ns3() {
 ns3_user="${USER:-}"
 [[ "${ns3_user}" == root || "$(id -u)" == 0 ]] && ns3_user=ns3-build
 
-log "configure (optimized, examples, only ${module} and its dependencies)"
+mpi_flags=()
+((mpi)) && mpi_flags=(--enable-mpi)
+log "configure (optimized, examples, ${mpi_flags[*]:-no MPI}, only ${module} and its dependencies)"
 ns3 configure -d optimized --enable-examples --disable-tests \
-    --disable-python-bindings --enable-modules="${module}"
+    --disable-python-bindings "${mpi_flags[@]}" --enable-modules="${module}"
 
 log "check the optimized flags"
 ns3 show config | tee "${work_dir}/ns3-config.txt"
@@ -165,7 +179,15 @@ cmake --build "${ns3_dir}/cmake-cache" -j "${jobs}"
 ls "${ns3_dir}"/build/lib/libns3-"${module}"*.so* >/dev/null ||
     die "library libns3-${module} was not built"
 
-if [[ -n "${example}" ]]; then
+if [[ -n "${example}" ]] && ((mpi)); then
+    # Open MPI refuses root unless told; 2 ranks fit any machine.
+    log "run on 2 MPI ranks: ${example}"
+    read -r -a words <<<"${example}"
+    exe="${ns3_dir}/build/contrib/${module}/examples/ns3.37-${words[0]}-optimized"
+    [[ -x "${exe}" ]] || die "no such example binary: ${exe}"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun --oversubscribe -np 2 "${exe}" "${words[@]:1}"
+elif [[ -n "${example}" ]]; then
     log "run: ${example}"
     ns3 run --no-build "${example}"
 else

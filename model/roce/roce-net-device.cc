@@ -4,6 +4,7 @@
 #include "roce-net-device.h"
 
 #include "pfc-header.h"
+#include "roce-arrival-batch.h"
 #include "roce-channel.h"
 
 #include "ns3/enum.h"
@@ -356,6 +357,17 @@ RoceNetDevice::TrySend()
 void
 RoceNetDevice::Receive(Ptr<Packet> p)
 {
+    if (m_arrivalBatch)
+    {
+        m_arrivalBatch->Add(this, std::move(p));
+        return;
+    }
+    ProcessFrame(std::move(p));
+}
+
+void
+RoceNetDevice::ProcessFrame(Ptr<Packet> p)
+{
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
     {
         ++m_receiveErrors;
@@ -543,6 +555,17 @@ void
 RoceNetDevice::SetNode(Ptr<Node> node)
 {
     m_node = node;
+    m_arrivalBatch = nullptr;
+    if (RoceArrivalBatch::Enabled())
+    {
+        Ptr<RoceArrivalBatch> batch = node->GetObject<RoceArrivalBatch>();
+        if (!batch)
+        {
+            batch = CreateObject<RoceArrivalBatch>();
+            node->AggregateObject(batch);
+        }
+        m_arrivalBatch = PeekPointer(batch);
+    }
 }
 
 bool

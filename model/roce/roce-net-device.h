@@ -22,6 +22,7 @@
 namespace ns3
 {
 
+class RoceArrivalBatch;
 class RoceChannel;
 class RoceNetDevice;
 
@@ -124,6 +125,13 @@ class RoceNetDevice : public NetDevice
     /// Called by the channel when the last bit of \p p has arrived.
     void Receive(Ptr<Packet> p);
 
+    /**
+     * Take in frame \p p: receive errors, sniffers, PFC, then the owner.
+     * Receive calls it at once or, with RoceCanonicalArrivals, through the
+     * node's RoceArrivalBatch.
+     */
+    void ProcessFrame(Ptr<Packet> p);
+
     /// Frames the receive error model dropped.
     uint64_t GetReceiveErrors() const
     {
@@ -212,6 +220,7 @@ class RoceNetDevice : public NetDevice
     uint8_t PausedMask(Time now) const;
 
     Ptr<Node> m_node;
+    RoceArrivalBatch* m_arrivalBatch{nullptr}; ///< the node's, with RoceCanonicalArrivals
     Ptr<RoceChannel> m_channel;
     Ptr<ErrorModel> m_receiveErrorModel;
     RocePortOwner* m_owner{nullptr};

@@ -1,0 +1,62 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-remote-channel.h"
+
+#include "roce-net-device.h"
+
+#include "ns3/log.h"
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceRemoteChannel");
+NS_OBJECT_ENSURE_REGISTERED(RoceRemoteChannel);
+
+TypeId
+RoceRemoteChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceRemoteChannel")
+                            .SetParent<RoceChannel>()
+                            .SetGroupName("CollectiveScheduling")
+                            .AddConstructor<RoceRemoteChannel>();
+    return tid;
+}
+
+RoceRemoteChannel::RoceRemoteChannel() = default;
+
+void
+RoceRemoteChannel::AttachReceiver(Ptr<RoceNetDevice> device)
+{
+    if (device->GetObject<MpiReceiver>())
+    {
+        return;
+    }
+    Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
+    receiver->SetReceiveCallback(MakeCallback(&RoceNetDevice::Receive, PeekPointer(device)));
+    device->AggregateObject(receiver);
+}
+
+void
+RoceRemoteChannel::Deliver(Ptr<Packet> p, std::size_t to, Time delay)
+{
+    Ptr<RoceNetDevice> dst = m_devices[to];
+    const uint32_t owner = dst->GetNode()->GetSystemId();
+    if (owner == MpiInterface::GetSystemId())
+    {
+        RoceChannel::Deliver(std::move(p), to, delay);
+        return;
+    }
+    NS_LOG_LOGIC("frame of " << p->GetSize() << " bytes to rank " << owner << ", node "
+                             << dst->GetNode()->GetId() << " port " << dst->GetIfIndex());
+    MpiInterface::SendPacket(p,
+                             Simulator::Now() + delay,
+                             dst->GetNode()->GetId(),
+                             dst->GetIfIndex());
+}
+
+} // namespace ns3

@@ -170,9 +170,11 @@ def build(bld):
     # The channel between ranks of a distributed simulation, with ns-3's MPI.
     mpi_sources = [
         'model/roce/roce-remote-channel.cc',
+        'helper/rank-messenger.cc',
         ]
     mpi_headers = [
         'model/roce/roce-remote-channel.h',
+        'helper/rank-messenger.h',
         ]
     if bld.env['ENABLE_MPI']:
         module.source.extend(mpi_sources)

@@ -135,7 +135,7 @@ main(int argc, char* argv[])
         "mfu",       "batchPerGpu", "sequenceLength", "linkRate", "cc",      "mtu",
         "seed",      "flowRows",    "trace",          "stopTime"};
 
-    return RunExampleMain("multi-tenant-fat-tree", [&](std::unique_ptr<SimulationRun>& /* run */) {
+    return RunMpiExampleMain("multi-tenant-fat-tree", [&](std::unique_ptr<SimulationRun>&) {
         ScenarioSpec spec;
         if (!scenario.empty())
         {

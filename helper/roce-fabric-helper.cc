@@ -22,6 +22,8 @@
 #include <stdexcept>
 
 #ifdef NS3_MPI
+#include "rank-messenger.h"
+
 #include "ns3/roce-remote-channel.h"
 #endif
 
@@ -80,7 +82,20 @@ TypeId
 RoceFabric::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::RoceFabric").SetParent<Object>().SetGroupName("CollectiveScheduling");
+        TypeId("ns3::RoceFabric")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddAttribute(
+                "NotificationDelay",
+                "How long after a message's last byte arrives the code that posted it (a "
+                "collective) learns of it; 0 calls it at once. Above 0, notifications due at the "
+                "same instant are handed over together, in message order, after the instant's "
+                "other events. A distributed run needs at least the smallest link delay between "
+                "ranks (the notification crosses ranks); the same value in a single process "
+                "gives the same results.",
+                TimeValue(Time(0)),
+                MakeTimeAccessor(&RoceFabric::m_notificationDelay),
+                MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -92,6 +107,7 @@ RoceFabric::DoDispose()
     m_switches.clear();
     m_channels.clear();
     m_linkErrorModels.clear();
+    m_messenger = nullptr;
     m_routes.reset();
     Object::DoDispose();
 }
@@ -143,6 +159,15 @@ RoceFabric::SendMessage(uint32_t src,
                         Time at,
                         std::function<void()> onDelivered)
 {
+    if (m_notificationDelay < m_minRemoteDelay)
+    {
+        throw std::invalid_argument(
+            "a distributed run hands deliveries to other ranks: set "
+            "ns3::RoceFabric::NotificationDelay to at least the smallest link delay between "
+            "ranks, " +
+            std::to_string(m_minRemoteDelay.GetNanoSeconds()) + " ns (now " +
+            std::to_string(m_notificationDelay.GetNanoSeconds()) + " ns)");
+    }
     uint64_t id = SendMessage(src, dst, info, at);
     m_onDelivered.emplace(id, std::move(onDelivered));
     return id;
@@ -151,7 +176,49 @@ RoceFabric::SendMessage(uint32_t src,
 void
 RoceFabric::OnDelivered(const RdmaMessageInfo& info, Time /* when */)
 {
-    auto it = m_onDelivered.find(info.flowId);
+    if (m_notificationDelay.IsZero())
+    {
+        Notify(info.flowId);
+        return;
+    }
+    Simulator::Schedule(m_notificationDelay, &RoceFabric::QueueNotification, this, info.flowId);
+#ifdef NS3_MPI
+    if (m_messenger)
+    {
+        DynamicCast<RankMessenger>(m_messenger)
+            ->SendToOthers(info.flowId, Simulator::Now() + m_notificationDelay);
+    }
+#endif
+}
+
+void
+RoceFabric::QueueNotification(uint64_t flowId)
+{
+    // The batch runs after every event already due now, local or from
+    // another rank, so its order does not depend on how they were scheduled.
+    if (m_notifications.empty())
+    {
+        Simulator::ScheduleNow(&RoceFabric::RunNotifications, this);
+    }
+    m_notifications.push_back(flowId);
+}
+
+void
+RoceFabric::RunNotifications()
+{
+    std::vector<uint64_t> ids;
+    ids.swap(m_notifications);
+    std::sort(ids.begin(), ids.end());
+    for (uint64_t id : ids)
+    {
+        Notify(id);
+    }
+}
+
+void
+RoceFabric::Notify(uint64_t flowId)
+{
+    auto it = m_onDelivered.find(flowId);
     if (it == m_onDelivered.end())
     {
         return;
@@ -460,6 +527,14 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
         fabric->m_nodes.Add(CreateObject<Node>(owner[node]));
     }
     fabric->m_rank = DistributedRank();
+#ifdef NS3_MPI
+    if (DistributedSize() > 1)
+    {
+        Ptr<RankMessenger> messenger = CreateObject<RankMessenger>();
+        messenger->Setup(MakeCallback(&RoceFabric::QueueNotification, PeekPointer(fabric)));
+        fabric->m_messenger = messenger;
+    }
+#endif
     fabric->m_switches.resize(nNodes);
     fabric->m_nics.resize(topology.GetNHosts());
     fabric->m_channels.reserve(topology.GetNLinks());
@@ -492,6 +567,11 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
     {
         const FabricLink& link = topology.GetLink(l);
         const bool remote = owner[link.a] != owner[link.b];
+        if (remote && (fabric->m_minRemoteDelay.IsZero() ||
+                       NanoSeconds(link.delayNs) < fabric->m_minRemoteDelay))
+        {
+            fabric->m_minRemoteDelay = NanoSeconds(link.delayNs);
+        }
         Ptr<RoceChannel> channel = remote ? CreateRemoteChannel() : CreateObject<RoceChannel>();
         channel->SetAttribute("Delay", TimeValue(NanoSeconds(link.delayNs)));
         for (uint32_t end : {link.a, link.b})

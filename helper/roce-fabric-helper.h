@@ -152,6 +152,10 @@ class RoceFabric : public Object
     friend class RoceFabricHelper;
     void StartMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info);
     void OnDelivered(const RdmaMessageInfo& info, Time when);
+    void QueueNotification(uint64_t flowId);
+    void RunNotifications();
+    /// Call and forget the onDelivered callback of message \p flowId, if any.
+    void Notify(uint64_t flowId);
 
     FabricTopology m_topology;
     std::shared_ptr<const EcmpRoutes> m_routes;
@@ -162,6 +166,10 @@ class RoceFabric : public Object
     std::vector<int32_t> m_hostOfNode;        ///< ns-3 node id -> host index
     uint64_t m_nextFlowId{0};
     uint32_t m_rank{0}; ///< this process's rank in a distributed run
+    Time m_notificationDelay;
+    Time m_minRemoteDelay{0};              ///< smallest delay of a link between ranks, 0 if none
+    std::vector<uint64_t> m_notifications; ///< due now, by flow id, not yet run
+    Ptr<Object> m_messenger;               ///< RankMessenger of a distributed run
     std::unordered_map<uint64_t, std::function<void()>> m_onDelivered; ///< by flow id
     /// by link id: the receive error models of end a and end b set by SetLinkErrorRate
     std::map<uint32_t, std::array<Ptr<RateErrorModel>, 2>> m_linkErrorModels;

@@ -4,6 +4,7 @@
 #include "scenario-runner.h"
 
 #include "collective-scheduler-helper.h"
+#include "distributed-simulation.h"
 #include "link-sampler.h"
 #include "roce-flow-monitor.h"
 #include "scenario-helper.h"
@@ -233,6 +234,11 @@ ScenarioRunner::Run(const std::string& scheduler, std::ostream* out)
     const std::string typeName = CollectiveSchedulerHelper::FindScheduler(name);
     const std::vector<JobSpec> jobs = m_scenario.CollectJobs();
     RunOutcome outcome;
+    if (typeName == "ns3::IsolatedScheduler" && DistributedSize() > 1)
+    {
+        throw std::runtime_error("the isolated baseline runs one simulation per job, which a "
+                                 "distributed run does not support: run it in one process");
+    }
     if (typeName == "ns3::IsolatedScheduler")
     {
         for (const JobSpec& j : jobs)
@@ -256,6 +262,10 @@ ScenarioRunner::Simulate(const std::string& typeName,
 {
     const ScenarioHelper& scenario = m_scenario;
     scenario.ApplyGlobals();
+    if (DistributedRank() != 0)
+    {
+        out = nullptr; // rank 0 reports the whole run
+    }
     CollectiveSchedulerHelper schedulerHelper;
     schedulerHelper.SetScheduler(typeName);
     nlohmann::json params = nlohmann::json::parse(m_spec.schedulerParams);
@@ -316,6 +326,11 @@ ScenarioRunner::Simulate(const std::string& typeName,
         schedulerHelper.Install(policy, cluster);
         RoceFlowMonitor monitor(fabric);
         Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
+        if (sampler->IsEnabled() && DistributedSize() > 1)
+        {
+            throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) is not combined "
+                                     "across MPI ranks: turn it off for a distributed run");
+        }
         sampler->Install(fabric);
         if (out)
         {
@@ -338,6 +353,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
         }
         Simulator::Run();
         progress.reset();
+        monitor.Combine();
         std::vector<JobOutcome> done;
         for (const auto& e : cluster->GetJobs())
         {

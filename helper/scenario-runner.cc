@@ -305,6 +305,24 @@ ScenarioRunner::Simulate(const std::string& typeName,
         {"source", m_spec.source},
         {"description", m_spec.description},
         {"scheduler_params", nlohmann::json::parse(policy->GetParametersJson())}};
+    // What each job ran with, beyond the jobs table's columns (one entry per
+    // job; the scenario scale above is already multiplied in).
+    nlohmann::json jobParams = nlohmann::json::array();
+    for (const JobSpec& j : jobs)
+    {
+        jobParams.push_back({{"id", j.id},
+                             {"collective", j.collective},
+                             {"channels", j.channels},
+                             {"buckets", j.buckets},
+                             {"dtype", j.dtype},
+                             {"gpu", j.gpu},
+                             {"mfu", j.mfu},
+                             {"batchPerGpu", j.batchPerGpu},
+                             {"sequenceLength", j.sequenceLength},
+                             {"computeTimeNs", j.computeTimeNs},
+                             {"scale", j.scale}});
+    }
+    runParams["job_params"] = jobParams;
     if (!runTag.empty())
     {
         runParams["run"] = runTag;

@@ -2,14 +2,14 @@
 # Distributed simulation check: runs scenarios on 1, 2 and 4 MPI ranks of
 # ns-3's distributed simulator and requires identical results in the three
 # runs' databases: per flow, per link, per job and per iteration, the gate
-# changes and the packet-hop count.
+# changes, the scheduler's decisions and the packet-hop count.
 #
 # Usage: utils/test-distributed.sh [NS3_DIR] [-- EXAMPLE ARGS...]
 #   NS3_DIR       the ns-3.37 tree built by `utils/build-in-ns3-tree.sh --mpi`
 #                 (default: the one it builds in /tmp/ns3-mpi)
 #   EXAMPLE ARGS  one case to run instead of the default ones: a k=4
 #                 fat-tree permutation, and the two-job multi-tenant
-#                 scenario under fair sharing, Harmonics, Crux and CASSINI.
+#                 scenario under fair sharing, Harmonics, Crux, CASSINI and Symphony.
 # Every run, the single-process one included, takes simultaneous arrivals in
 # port order (RoceCanonicalArrivals) and hands deliveries to collectives 1 us
 # after they happen (RoceFabric::NotificationDelay), as a distributed run must.
@@ -30,7 +30,8 @@ else
         "multi-tenant-fat-tree --scheduler=fair"
         "multi-tenant-fat-tree --scheduler=harmonics"
         "multi-tenant-fat-tree --scheduler=crux"
-        "multi-tenant-fat-tree --scheduler=cassini")
+        "multi-tenant-fat-tree --scheduler=cassini"
+        "multi-tenant-fat-tree --scheduler=symphony")
 fi
 if [[ -z "${ns3_dir}" ]]; then
     for d in /tmp/ns3-mpi/ns3-3.37*/ns-3.37; do
@@ -68,7 +69,7 @@ for c in "${!cases[@]}"; do
         printf '   %d rank(s): %.2f s wall\n' "${ranks}" "$(echo "$(date +%s.%N) - ${start}" | bc)"
     done
     /usr/bin/python3 - "${out}" "${c}" <<'PY' || failed=1
-import sqlite3, sys
+import json, sqlite3, sys
 
 out, case = sys.argv[1], sys.argv[2]
 queries = {
@@ -81,14 +82,28 @@ queries = {
     "iterations": "SELECT job_id, iter, compute_start_ns, comm_ready_ns, comm_start_ns, "
                   "comm_end_ns FROM iterations ORDER BY job_id, iter",
     "gates": "SELECT t_ns, job_id, open FROM gates ORDER BY t_ns, job_id, open",
+    "scheduler_decisions": "SELECT t_ns, scheduler, kind, job_id, detail_json "
+                           "FROM scheduler_decisions ORDER BY rowid",
 }
+
+def strip_host_times(value):
+    """Decisions record the solver's wall-clock cost, which no two runs share."""
+    if isinstance(value, dict):
+        return {k: strip_host_times(v) for k, v in value.items()
+                if "wall" not in k and k != "scheduling_us"}
+    if isinstance(value, list):
+        return [strip_host_times(v) for v in value]
+    return value
 
 def rows(ranks, sql):
     db = sqlite3.connect("%s/case%s-r%d.db" % (out, case, ranks))
     table = sql.split(" FROM ")[1].split()[0]
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
         return None
-    return db.execute(sql).fetchall()
+    result = db.execute(sql).fetchall()
+    if table == "scheduler_decisions":
+        result = [r[:-1] + (strip_host_times(json.loads(r[-1])),) for r in result]
+    return result
 
 failed = False
 for name, sql in queries.items():

@@ -6,8 +6,6 @@
 #include "ns3/pfc-header.h"
 #include "ns3/simulator.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <stdexcept>
 
 namespace ns3
@@ -17,32 +15,6 @@ uint32_t
 HpccNodeAddress(uint32_t nodeId)
 {
     return 0x0b000001u + (nodeId / 256) * 0x00010000u + (nodeId % 256) * 0x00000100u;
-}
-
-std::string
-FormatHpccFctLine(uint32_t srcNode,
-                  uint32_t dstNode,
-                  uint16_t srcPort,
-                  uint16_t dstPort,
-                  uint64_t bytes,
-                  int64_t startNs,
-                  int64_t fctNs,
-                  uint64_t standaloneFctNs)
-{
-    char line[160];
-    std::snprintf(line,
-                  sizeof(line),
-                  "%08" PRIx32 " %08" PRIx32 " %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRIu64
-                  "\n",
-                  HpccNodeAddress(srcNode),
-                  HpccNodeAddress(dstNode),
-                  static_cast<unsigned>(srcPort),
-                  static_cast<unsigned>(dstPort),
-                  bytes,
-                  startNs,
-                  fctNs,
-                  standaloneFctNs);
-    return line;
 }
 
 namespace

@@ -7,7 +7,9 @@
 #include "hpcc-scenario.h"
 #include "roce-fabric-helper.h"
 
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
@@ -29,14 +31,31 @@ uint32_t HpccNodeAddress(uint32_t nodeId);
  * node ids) in hexadecimal, source and destination UDP port, size in
  * bytes, start time, flow completion time and standalone FCT, in ns.
  */
-std::string FormatHpccFctLine(uint32_t srcNode,
-                              uint32_t dstNode,
-                              uint16_t srcPort,
-                              uint16_t dstPort,
-                              uint64_t bytes,
-                              int64_t startNs,
-                              int64_t fctNs,
-                              uint64_t standaloneFctNs);
+inline std::string
+FormatHpccFctLine(uint32_t srcNode,
+                  uint32_t dstNode,
+                  uint16_t srcPort,
+                  uint16_t dstPort,
+                  uint64_t bytes,
+                  int64_t startNs,
+                  int64_t fctNs,
+                  uint64_t standaloneFctNs)
+{
+    char line[160];
+    std::snprintf(line,
+                  sizeof(line),
+                  "%08" PRIx32 " %08" PRIx32 " %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRIu64
+                  "\n",
+                  HpccNodeAddress(srcNode),
+                  HpccNodeAddress(dstNode),
+                  static_cast<unsigned>(srcPort),
+                  static_cast<unsigned>(dstPort),
+                  bytes,
+                  startNs,
+                  fctNs,
+                  standaloneFctNs);
+    return line;
+}
 
 /**
  * \ingroup collective-scheduling

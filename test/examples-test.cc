@@ -6,6 +6,8 @@
  * checks what it left behind (exit code, stderr, the SQLite results file,
  * a pcap read back with tshark) against expectations computed here.
  */
+#include "example-process-test-util.h"
+
 #include "ns3/collective-scheduler-helper.h"
 
 #include <cstdint>
@@ -17,11 +19,8 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sqlite3.h>
 #include <sstream>
-#include <stdexcept>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -30,6 +29,7 @@ namespace
 {
 
 namespace fs = std::filesystem;
+using namespace ns3::test;
 
 const std::string kBinaryDir = CS_BINARY_DIR;
 const std::string kLingjunTopo = std::string(CS_SHARED_DATA_DIR) + "/alibaba-lingjun-2023/topo.csv";
@@ -46,105 +46,6 @@ WriteFrameBytes(uint64_t bytes, uint64_t mtu)
 {
     const uint64_t packets = (bytes + mtu - 1) / mtu;
     return bytes + packets * kFrameOverhead + kReth;
-}
-
-/// \p s quoted for /bin/sh.
-std::string
-ShellQuote(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s)
-    {
-        q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-    }
-    return q + "'";
-}
-
-std::string
-ReadFile(const fs::path& path)
-{
-    std::ifstream in(path);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-/// What a finished subprocess left.
-struct Outcome
-{
-    int exitCode{-1}; ///< exit status, or -1 if it did not exit normally
-    std::string out;  ///< standard output
-    std::string err;  ///< standard error
-
-    /// For assertion messages.
-    std::string Describe() const
-    {
-        return "exit code " + std::to_string(exitCode) + "\n--- stdout:\n" + out + "--- stderr:\n" +
-               err;
-    }
-};
-
-/// One row of a query; NULL is nullopt.
-using Row = std::vector<std::optional<std::string>>;
-
-/**
- * Run \p sql on the SQLite file \p path through a read-only connection of
- * its own. Columns named in \p skip are left out of the rows.
- */
-std::vector<Row>
-Query(const fs::path& path, const std::string& sql, const std::set<std::string>& skip = {})
-{
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
-    {
-        const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-        sqlite3_close(db);
-        throw std::runtime_error("cannot open " + path.string() + ": " + msg);
-    }
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
-    {
-        const std::string msg = sqlite3_errmsg(db);
-        sqlite3_close(db);
-        throw std::runtime_error(path.string() + ": " + sql + ": " + msg);
-    }
-    std::vector<Row> rows;
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-    {
-        Row row;
-        for (int c = 0; c < sqlite3_column_count(stmt); ++c)
-        {
-            if (skip.count(sqlite3_column_name(stmt, c)) != 0)
-            {
-                continue;
-            }
-            const unsigned char* text = sqlite3_column_text(stmt, c);
-            row.push_back(text ? std::optional<std::string>(reinterpret_cast<const char*>(text))
-                               : std::nullopt);
-        }
-        rows.push_back(std::move(row));
-    }
-    const std::string msg = sqlite3_errmsg(db);
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    if (rc != SQLITE_DONE)
-    {
-        throw std::runtime_error(path.string() + ": " + sql + ": " + msg);
-    }
-    return rows;
-}
-
-/// The single integer a query returns.
-int64_t
-QueryInt(const fs::path& path, const std::string& sql)
-{
-    const std::vector<Row> rows = Query(path, sql);
-    if (rows.size() != 1 || rows[0].size() != 1 || !rows[0][0])
-    {
-        throw std::runtime_error(path.string() + ": " + sql + ": expected one non-NULL value");
-    }
-    return std::stoll(*rows[0][0]);
 }
 
 /// Number of runs marked 'complete' in \p path; 0 if there is no file or no runs table.
@@ -214,28 +115,13 @@ class ExamplesTest : public ::testing::Test
      */
     Outcome Shell(const std::string& command)
     {
-        const std::string tag = std::to_string(m_commands++);
-        const fs::path out = Path("cmd" + tag + ".out");
-        const fs::path err = Path("cmd" + tag + ".err");
-        const std::string line = "cd " + ShellQuote(m_dir.string()) + " && timeout 300 " + command +
-                                 " >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
-        const int status = std::system(line.c_str());
-        Outcome o;
-        o.exitCode = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-        o.out = ReadFile(out);
-        o.err = ReadFile(err);
-        return o;
+        return RunCaptured(m_dir, command, "cmd" + std::to_string(m_commands++));
     }
 
     /// Run the example \p program with \p args (each one argument).
     Outcome Example(const std::string& program, const std::vector<std::string>& args)
     {
-        std::string command = ShellQuote(kBinaryDir + "/" + program);
-        for (const std::string& a : args)
-        {
-            command += " " + ShellQuote(a);
-        }
-        return Shell(command);
+        return Shell(CommandLine(kBinaryDir + "/" + program, args));
     }
 
     fs::path m_dir;

@@ -7,131 +7,33 @@
  * code, warnings and errors on stderr, fct.txt, pfc.txt and the SQLite
  * results file.
  */
+#include "example-process-test-util.h"
+#include "hpcc-test-util.h"
 #include "temp-dir-test.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <optional>
-#include <sqlite3.h>
-#include <sstream>
-#include <stdexcept>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 namespace
 {
 
 namespace fs = std::filesystem;
+using namespace ns3::test;
 
 const std::string kProgram = std::string(CS_BINARY_DIR) + "/hpcc-compat";
 
-std::string
-ShellQuote(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s)
-    {
-        q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-    }
-    return q + "'";
-}
-
-std::string
-ReadText(const fs::path& path)
-{
-    std::ifstream in(path);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 /// The white-space separated fields of each non-blank line of \p path.
-std::vector<std::vector<std::string>>
+std::vector<Fields>
 ReadLines(const fs::path& path)
 {
-    std::vector<std::vector<std::string>> lines;
-    std::istringstream in(ReadText(path));
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::istringstream ss(line);
-        std::vector<std::string> f;
-        std::string x;
-        while (ss >> x)
-        {
-            f.push_back(x);
-        }
-        if (!f.empty())
-        {
-            lines.push_back(f);
-        }
-    }
-    return lines;
+    std::ifstream in(path);
+    return FieldsOfLines(in);
 }
-
-/// The rows of \p sql on the SQLite file \p path, NULL as nullopt.
-std::vector<std::vector<std::optional<std::string>>>
-Query(const fs::path& path, const std::string& sql)
-{
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
-    {
-        sqlite3_close(db);
-        throw std::runtime_error("cannot open " + path.string());
-    }
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
-    {
-        const std::string msg = sqlite3_errmsg(db);
-        sqlite3_close(db);
-        throw std::runtime_error(sql + ": " + msg);
-    }
-    std::vector<std::vector<std::optional<std::string>>> rows;
-    while (sqlite3_step(stmt) == SQLITE_ROW)
-    {
-        std::vector<std::optional<std::string>> row;
-        for (int c = 0; c < sqlite3_column_count(stmt); ++c)
-        {
-            const unsigned char* text = sqlite3_column_text(stmt, c);
-            row.push_back(text ? std::optional<std::string>(reinterpret_cast<const char*>(text))
-                               : std::nullopt);
-        }
-        rows.push_back(std::move(row));
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return rows;
-}
-
-int64_t
-QueryInt(const fs::path& path, const std::string& sql)
-{
-    const auto rows = Query(path, sql);
-    if (rows.size() != 1 || rows[0].size() != 1 || !rows[0][0])
-    {
-        throw std::runtime_error(sql + ": expected one value");
-    }
-    return std::stoll(*rows[0][0]);
-}
-
-/// What a finished run of the example left.
-struct Outcome
-{
-    int exitCode{-1};
-    std::string out;
-    std::string err;
-
-    std::string Describe() const
-    {
-        return "exit code " + std::to_string(exitCode) + "\n--- stdout:\n" + out + "--- stderr:\n" +
-               err;
-    }
-};
 
 // An incast on switch 4: hosts 1-3 write to host 0; a small buffer and no ECN
 // make PFC pause the senders.
@@ -146,7 +48,7 @@ const char* const kFlows = "3\n"
                            "2 0 3 100 1000000 2.0\n"
                            "3 0 3 100 1000000 2.000001\n";
 
-class HpccCompatTest : public ns3::test::TempDirTest
+class HpccCompatTest : public TempDirTest
 {
   protected:
     /// Write \p text to \p name (directories created) in the test's directory.
@@ -161,22 +63,7 @@ class HpccCompatTest : public ns3::test::TempDirTest
     /// Run the example in the test's directory with \p args.
     Outcome Run(const std::vector<std::string>& args)
     {
-        const std::string tag = std::to_string(m_runs++);
-        const fs::path out = m_dir / ("run" + tag + ".out");
-        const fs::path err = m_dir / ("run" + tag + ".err");
-        std::string command =
-            "cd " + ShellQuote(m_dir.string()) + " && timeout 300 " + ShellQuote(kProgram);
-        for (const std::string& a : args)
-        {
-            command += " " + ShellQuote(a);
-        }
-        command += " >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
-        const int status = std::system(command.c_str());
-        Outcome o;
-        o.exitCode = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-        o.out = ReadText(out);
-        o.err = ReadText(err);
-        return o;
+        return RunCaptured(m_dir, CommandLine(kProgram, args), "run" + std::to_string(m_runs++));
     }
 
     int m_runs{0};

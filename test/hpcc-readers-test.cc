@@ -7,6 +7,7 @@
 // "path:line: field: message" for each kind of bad input, on the line the
 // test put it.
 
+#include "hpcc-test-util.h"
 #include "temp-dir-test.h"
 
 #include "ns3/fat-tree-topology.h"
@@ -47,11 +48,7 @@ class HpccFiles : public test::TempDirTest
         }
         catch (const std::runtime_error& e)
         {
-            const std::string msg = e.what();
-            const std::string head = path + ":" + std::to_string(line) + ": " + field + ": ";
-            EXPECT_EQ(msg.rfind(head, 0), 0u) << "message: " << msg << "\nexpected head: " << head;
-            EXPECT_NE(msg.find(part), std::string::npos)
-                << "message: " << msg << "\nmissing: " << part;
+            test::ExpectLocatedError(e.what(), path, line, field, part);
         }
     }
 
@@ -180,15 +177,7 @@ TEST_F(HpccFiles, HandWrittenTopology)
 
 TEST_F(HpccFiles, FatTreeRoundTrip)
 {
-    FatTreeParams params;
-    params.k = 4;
-    params.hostRateBps = 25000000000ULL;
-    params.edgeAggRateBps = 100000000000ULL;
-    params.aggCoreRateBps = 400000000000ULL;
-    params.hostDelayNs = 1000;
-    params.edgeAggDelayNs = 2500;
-    params.aggCoreDelayNs = 1000000;
-    const FabricTopology tree = MakeFatTree(params);
+    const FabricTopology tree = MakeFatTree(test::TieredFatTreeParams(1000000));
     std::vector<double> errors(tree.GetNLinks(), 0.0);
     errors[0] = 1e-5;
     errors[tree.GetNLinks() - 1] = 0.125;

@@ -9,6 +9,7 @@
 // "path:line: field" errors for inputs that are wrong together.
 
 #include "fabric-test-util.h"
+#include "hpcc-test-util.h"
 #include "temp-dir-test.h"
 
 #include "ns3/collective-scheduling-module.h"
@@ -23,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -30,7 +32,7 @@ using namespace ns3;
 namespace
 {
 
-using Fields = std::vector<std::string>;
+using test::Fields;
 
 /// The white-space separated fields of each non-blank line of \p path.
 std::vector<Fields>
@@ -38,23 +40,7 @@ ReadLines(const std::string& path)
 {
     std::ifstream in(path);
     EXPECT_TRUE(in) << "cannot read " << path;
-    std::vector<Fields> lines;
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::istringstream ss(line);
-        Fields f;
-        std::string x;
-        while (ss >> x)
-        {
-            f.push_back(x);
-        }
-        if (!f.empty())
-        {
-            lines.push_back(f);
-        }
-    }
-    return lines;
+    return test::FieldsOfLines(in);
 }
 
 /// Everything a run from files needs alive until the simulator is destroyed.
@@ -142,11 +128,7 @@ class HpccScenarioTest : public test::TempDirTest
         }
         catch (const std::runtime_error& e)
         {
-            const std::string msg = e.what();
-            const std::string head = path + ":" + std::to_string(line) + ": " + field + ": ";
-            EXPECT_EQ(msg.rfind(head, 0), 0u) << "message: " << msg << "\nexpected head: " << head;
-            EXPECT_NE(msg.find(part), std::string::npos)
-                << "message: " << msg << "\nmissing: " << part;
+            test::ExpectLocatedError(e.what(), path, line, field, part);
         }
         Simulator::Destroy();
     }
@@ -353,15 +335,7 @@ TEST_F(HpccScenarioTest, IncastWithPfcWritesPauseAndResumeLines)
 
 TEST_F(HpccScenarioTest, FatTreeFileBuildsTheSameFabricAsMakeFatTree)
 {
-    FatTreeParams params;
-    params.k = 4;
-    params.hostRateBps = 25000000000ULL;
-    params.edgeAggRateBps = 100000000000ULL;
-    params.aggCoreRateBps = 400000000000ULL;
-    params.hostDelayNs = 1000;
-    params.edgeAggDelayNs = 2500;
-    params.aggCoreDelayNs = 3000;
-    const FabricTopology tree = MakeFatTree(params);
+    const FabricTopology tree = MakeFatTree(test::TieredFatTreeParams(3000));
     const std::string path = (m_dir / "fat-tree.txt").string();
     WriteHpccTopology(path, tree);
 
@@ -698,26 +672,20 @@ TEST_F(HpccScenarioTest, InputsThatDisagreeNameFileLineAndField)
                 "start_time",
                 "sorted by start time");
     ExpectError(Files(star, "1\n0 2 3 100 1000\n"), flow, 2, "flow", "expected 6 fields");
-    ExpectError(Files("3 1 2\n7\n0 1 100Gbps 1us 0\n2 1 400Gbps 1us 0\n", oneFlow),
-                topo,
-                2,
-                "switch id",
-                "node id 7 is out of range");
-    ExpectError(Files("3 1 2\n1\n0 1 100Gbps 1us 0\n2 5 400Gbps 1us 0\n", oneFlow),
-                topo,
-                4,
-                "b",
-                "node id 5 is out of range");
-    ExpectError(Files("3 1 2\n1\n0 1 100Gbps 1us 0\n2 1 400Gbps 1us\n", oneFlow),
-                topo,
-                4,
-                "link",
-                "expected 5 fields");
-    ExpectError(Files("3 1 2\n1\n0 1 100Gbps 1us 0\n2 1 fast 1us 0\n", oneFlow),
-                topo,
-                4,
-                "rate",
-                "fast");
+    // Bad topology lines, each with the line, field and part of the message it must name.
+    const std::vector<std::tuple<std::string, uint32_t, std::string, std::string>> badTopologies = {
+        {"3 1 2\n7\n0 1 100Gbps 1us 0\n2 1 400Gbps 1us 0\n",
+         2,
+         "switch id",
+         "node id 7 is out of range"},
+        {"3 1 2\n1\n0 1 100Gbps 1us 0\n2 5 400Gbps 1us 0\n", 4, "b", "node id 5 is out of range"},
+        {"3 1 2\n1\n0 1 100Gbps 1us 0\n2 1 400Gbps 1us\n", 4, "link", "expected 5 fields"},
+        {"3 1 2\n1\n0 1 100Gbps 1us 0\n2 1 fast 1us 0\n", 4, "rate", "fast"},
+    };
+    for (const auto& [topology, line, field, part] : badTopologies)
+    {
+        ExpectError(Files(topology, oneFlow), topo, line, field, part);
+    }
 
     // Files the config does not name.
     HpccScenarioOptions none;

@@ -3,13 +3,13 @@
  */
 #include "distributed-simulation.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/global-value.h"
 #include "ns3/string.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #ifdef NS3_MPI
@@ -60,10 +60,12 @@ EnableDistributedSimulation()
         g_started = true;
     }
 #else
-    NS_ABORT_MSG_IF(ranks > 1,
-                    "launched with " << ranks
-                                     << " MPI ranks, but ns-3 was built without MPI; see "
-                                        "utils/build-in-ns3-tree.sh --mpi");
+    if (ranks > 1)
+    {
+        throw std::runtime_error("launched with " + std::to_string(ranks) +
+                                 " MPI ranks, but ns-3 was built without MPI: build the module "
+                                 "in an ns-3 tree with utils/build-in-ns3-tree.sh --mpi");
+    }
 #endif
     return DistributedSize();
 }

@@ -32,7 +32,8 @@ uint32_t LaunchedRanks();
  * DistributedSimulatorImpl) when the process was launched by an MPI launcher
  * with more than one rank, and turn RoceCanonicalArrivals on (see
  * RoceArrivalBatch); otherwise do nothing. A single-process run gives the
- * same results as a distributed one with --RoceCanonicalArrivals=true. Call before the simulator
+ * same results as a distributed one with --RoceCanonicalArrivals=true.
+ * \throw std::runtime_error when launched on several ranks without MPI support Call before the simulator
  * runs its first event (RunExampleMain does).
  * \return the number of ranks
  */

@@ -212,6 +212,30 @@ TEST_F(ExamplesTest, FatTreePermutationIsDeterministicPerSeed)
     EXPECT_EQ(QueryInt(db, "SELECT min(bytes) FROM flows"), 200000);
 }
 
+TEST_F(ExamplesTest, SeveralMpiRanksNeedAnMpiBuildAndADistributableExample)
+{
+    // What an MPI launcher tells each process it starts; this build has no MPI.
+    const std::string db = Path("ranks.db").string();
+    const Outcome noMpi =
+        Shell("env OMPI_COMM_WORLD_SIZE=2 " +
+              CommandLine(kBinaryDir + "/fat-tree-permutation", {"--k=4", "--db=" + db}));
+    EXPECT_EQ(noMpi.exitCode, 2) << noMpi.Describe();
+    EXPECT_NE(noMpi.err.find("2 MPI ranks, but ns-3 was built without MPI"), std::string::npos)
+        << noMpi.Describe();
+    EXPECT_FALSE(fs::exists(db)) << "a refused run left a database";
+    const Outcome notDistributable =
+        Shell("env OMPI_COMM_WORLD_SIZE=2 " + CommandLine(kBinaryDir + "/roce-incast", {}));
+    EXPECT_EQ(notDistributable.exitCode, 2) << notDistributable.Describe();
+    EXPECT_NE(notDistributable.err.find("does not run on several MPI ranks"), std::string::npos)
+        << notDistributable.Describe();
+    // One rank is a plain run.
+    const Outcome one =
+        Shell("env OMPI_COMM_WORLD_SIZE=1 " +
+              CommandLine(kBinaryDir + "/fat-tree-permutation", {"--k=4", "--bytes=10000"}));
+    EXPECT_EQ(one.exitCode, 0) << one.Describe();
+    EXPECT_NE(one.out.find("(1 process)"), std::string::npos) << one.Describe();
+}
+
 TEST_F(ExamplesTest, LingjunTopologyRunsAPermutationOverAllHosts)
 {
     std::ifstream in(kLingjunTopo);

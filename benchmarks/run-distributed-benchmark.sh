@@ -19,14 +19,9 @@ while [[ $# -gt 0 ]]; do
         *) ns3_dir="$1"; shift ;;
     esac
 done
-if [[ -z "${ns3_dir}" ]]; then
-    for d in /tmp/ns3-mpi/ns3-3.37*/ns-3.37; do
-        [[ -d "${d}" ]] && ns3_dir="${d}"
-    done
-fi
-examples_dir="${ns3_dir}/build/contrib/collective-scheduling/examples"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-common=(--RoceCanonicalArrivals=true --ns3::RoceFabric::NotificationDelay=1us)
+# shellcheck source=utils/mpi-runs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../utils/mpi-runs.sh"
+examples_dir="$(mpi_examples_dir "${ns3_dir}")"
 cases=("fat-tree-permutation --k=8 --bytes=2000000"
     "multi-tenant-fat-tree --k=8 --jobs=4 --workers=16 --iterations=3 --scheduler=harmonics")
 
@@ -34,17 +29,12 @@ echo "machine: $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-90s %6s %9s %9s %10s\n' "scenario" "ranks" "wall_s" "speed-up" "Mhops/s"
 for c in "${cases[@]}"; do
     read -r -a words <<<"${c}"
-    exe="${examples_dir}/ns3.37-${words[0]}-optimized"
-    [[ -x "${exe}" ]] || {
-        echo "error: ${exe} not found; build it with: utils/build-in-ns3-tree.sh --mpi" >&2
-        exit 2
-    }
+    exe="$(mpi_example "${examples_dir}" "${words[0]}")" || exit 2
     base=""
     for ranks in ${ranks_list}; do
-        launcher=()
-        ((ranks > 1)) && launcher=(mpirun --oversubscribe -np "${ranks}")
         start=$(date +%s.%N)
-        perf="$("${launcher[@]}" "${exe}" "${words[@]:1}" "${common[@]}" | grep '^PERF ')"
+        perf="$(mpi_launch "${ranks}" "${exe}" "${words[@]:1}" "${mpi_common_flags[@]}" |
+            grep '^PERF ')"
         wall=$(echo "$(date +%s.%N) - ${start}" | bc)
         hops=$(sed -E 's/.*packet_hops=([0-9]+).*/\1/' <<<"${perf}")
         [[ -z "${base}" ]] && base="${wall}"

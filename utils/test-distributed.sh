@@ -33,34 +33,22 @@ else
         "multi-tenant-fat-tree --scheduler=cassini"
         "multi-tenant-fat-tree --scheduler=symphony")
 fi
-if [[ -z "${ns3_dir}" ]]; then
-    for d in /tmp/ns3-mpi/ns3-3.37*/ns-3.37; do
-        [[ -d "${d}" ]] && ns3_dir="${d}"
-    done
-fi
-examples_dir="${ns3_dir}/build/contrib/collective-scheduling/examples"
+# shellcheck source=utils/mpi-runs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mpi-runs.sh"
+examples_dir="$(mpi_examples_dir "${ns3_dir}")"
 
 out="$(mktemp -d)"
 trap 'rm -rf "${out}"' EXIT
-# Open MPI refuses root unless told; more ranks than cores need --oversubscribe.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-common=(--RoceCanonicalArrivals=true --ns3::RoceFabric::NotificationDelay=1us)
 failed=0
 for c in "${!cases[@]}"; do
     read -r -a words <<<"${cases[$c]}"
-    exe="${examples_dir}/ns3.37-${words[0]}-optimized"
-    [[ -x "${exe}" ]] || {
-        echo "error: ${exe} not found; build it with: utils/build-in-ns3-tree.sh --mpi" >&2
-        exit 2
-    }
+    exe="$(mpi_example "${examples_dir}" "${words[0]}")" || exit 2
     echo "== ${cases[$c]}"
     for ranks in 1 2 4; do
         db="${out}/case${c}-r${ranks}.db"
-        launcher=()
-        ((ranks > 1)) && launcher=(mpirun --oversubscribe -np "${ranks}")
         start=$(date +%s.%N)
-        if ! "${launcher[@]}" "${exe}" "${words[@]:1}" "${common[@]}" --db="${db}" \
-            >"${out}/case${c}-r${ranks}.log" 2>&1; then
+        if ! mpi_launch "${ranks}" "${exe}" "${words[@]:1}" "${mpi_common_flags[@]}" \
+            --db="${db}" >"${out}/case${c}-r${ranks}.log" 2>&1; then
             echo "FAIL: ${ranks} rank(s) exited with an error:"
             tail -n 5 "${out}/case${c}-r${ranks}.log"
             failed=1

@@ -176,11 +176,15 @@ RoceSwitch::HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardi
         m_mmu->SetPaused(inPort, cls, true);
         SendPfc(inPort, cls, m_pauseQuanta);
     }
-    m_ports[outPort]->Enqueue(std::move(p), cls, inPort);
+    m_ports[outPort]->Enqueue(std::move(p), cls, inPort, info);
 }
 
 void
-RoceSwitch::HandleDequeue(RoceNetDevice* port, uint8_t cls, uint32_t inPort, Ptr<Packet>& p)
+RoceSwitch::HandleDequeue(RoceNetDevice* port,
+                          uint8_t cls,
+                          uint32_t inPort,
+                          Ptr<Packet>& p,
+                          RoceForwardingInfo& info)
 {
     const uint32_t outPort = port->GetIfIndex();
     m_mmu->Release(inPort, outPort, cls, p->GetSize());
@@ -191,6 +195,7 @@ RoceSwitch::HandleDequeue(RoceNetDevice* port, uint8_t cls, uint32_t inPort, Ptr
     {
         if (RoceMarkCe(p))
         {
+            info.ecn = RoceEcn::CE;
             ++m_stats[outPort].ecnMarked;
             m_ecnMarkTrace(p, outPort, cls);
         }

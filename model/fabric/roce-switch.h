@@ -85,7 +85,11 @@ class RoceSwitch : public Object, public RocePortOwner
 
     // RocePortOwner
     void HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info) override;
-    void HandleDequeue(RoceNetDevice* port, uint8_t cls, uint32_t inPort, Ptr<Packet>& p) override;
+    void HandleDequeue(RoceNetDevice* port,
+                       uint8_t cls,
+                       uint32_t inPort,
+                       Ptr<Packet>& p,
+                       RoceForwardingInfo& info) override;
 
     /// Trace signature: packet, port, class.
     typedef void (*PortPacketCallback)(Ptr<const Packet> p, uint32_t port, uint8_t cls);

@@ -49,14 +49,14 @@ RoceArrivalBatch::Enabled()
 }
 
 void
-RoceArrivalBatch::Add(RoceNetDevice* port, Ptr<Packet> p)
+RoceArrivalBatch::Add(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info)
 {
     if (!m_scheduled)
     {
         m_scheduled = true;
         Simulator::ScheduleNow(&RoceArrivalBatch::Run, this);
     }
-    m_pending.push_back(Arrival{port, port->GetIfIndex(), std::move(p)});
+    m_pending.push_back(Arrival{port, port->GetIfIndex(), std::move(p), info});
 }
 
 void
@@ -70,7 +70,7 @@ RoceArrivalBatch::Run()
     });
     for (Arrival& a : m_running)
     {
-        a.port->ProcessFrame(std::move(a.packet));
+        a.port->ProcessFrame(std::move(a.packet), a.info);
     }
     m_running.clear();
 }

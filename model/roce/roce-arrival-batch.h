@@ -4,6 +4,8 @@
 #ifndef ROCE_ARRIVAL_BATCH_H
 #define ROCE_ARRIVAL_BATCH_H
 
+#include "roce-header.h"
+
 #include "ns3/object.h"
 #include "ns3/packet.h"
 
@@ -40,7 +42,7 @@ class RoceArrivalBatch : public Object
     static bool Enabled();
 
     /// Hold \p p, received by \p port at this instant, until the batch runs.
-    void Add(RoceNetDevice* port, Ptr<Packet> p);
+    void Add(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info);
 
   protected:
     void DoDispose() override;
@@ -53,6 +55,7 @@ class RoceArrivalBatch : public Object
         RoceNetDevice* port;
         uint32_t ifIndex;
         Ptr<Packet> packet;
+        RoceForwardingInfo info;
     };
 
     std::vector<Arrival> m_pending;

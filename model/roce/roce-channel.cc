@@ -30,9 +30,10 @@ uint64_t g_packetHops = 0;
 class RoceArrival : public EventImpl
 {
   public:
-    RoceArrival(RoceNetDevice* port, const Ptr<Packet>& p)
+    RoceArrival(RoceNetDevice* port, const Ptr<Packet>& p, const RoceForwardingInfo& info)
         : m_port(port),
-          m_packet(PeekPointer(p))
+          m_packet(PeekPointer(p)),
+          m_info(info)
     {
         m_packet->Ref();
     }
@@ -53,12 +54,13 @@ class RoceArrival : public EventImpl
     {
         Packet* p = m_packet;
         m_packet = nullptr;
-        m_port->Receive(Ptr<Packet>(p, false)); // our reference moves to the port
+        m_port->Receive(Ptr<Packet>(p, false), m_info); // our reference moves to the port
     }
 
   private:
     RoceNetDevice* m_port;
     Packet* m_packet; ///< holds one reference until Notify
+    RoceForwardingInfo m_info;
 };
 
 /// Blocks of freed RoceArrivals; bounded by the most frames ever in flight.
@@ -117,21 +119,24 @@ RoceChannel::Attach(Ptr<RoceNetDevice> device)
 }
 
 void
-RoceChannel::Transmit(Ptr<Packet> p, RoceNetDevice* src, Time txTime)
+RoceChannel::Transmit(Ptr<Packet> p,
+                      RoceNetDevice* src,
+                      Time txTime,
+                      const RoceForwardingInfo& info)
 {
     const std::size_t from = (src == PeekPointer(m_devices[0])) ? 0 : 1;
     ++m_txPackets[from];
     m_txBytes[from] += p->GetSize();
     ++g_packetHops;
-    Deliver(p, 1 - from, txTime + m_delay);
+    Deliver(p, 1 - from, txTime + m_delay, info);
 }
 
 void
-RoceChannel::Deliver(Ptr<Packet> p, std::size_t to, Time delay)
+RoceChannel::Deliver(Ptr<Packet> p, std::size_t to, Time delay, const RoceForwardingInfo& info)
 {
     Simulator::ScheduleWithContext(m_nodeIds[to],
                                    delay,
-                                   new RoceArrival(PeekPointer(m_devices[to]), p));
+                                   new RoceArrival(PeekPointer(m_devices[to]), p, info));
 }
 
 std::size_t

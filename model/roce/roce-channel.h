@@ -4,6 +4,8 @@
 #ifndef ROCE_CHANNEL_H
 #define ROCE_CHANNEL_H
 
+#include "roce-header.h"
+
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
@@ -34,9 +36,13 @@ class RoceChannel : public Channel
 
     /**
      * Put \p p on the wire from \p src; it arrives at the other end after
-     * \p txTime + delay.
+     * \p txTime + delay. Its forwarding fields \p info go with it, so the
+     * next hop need not read them from the bytes (which stay the frame).
      */
-    virtual void Transmit(Ptr<Packet> p, RoceNetDevice* src, Time txTime);
+    virtual void Transmit(Ptr<Packet> p,
+                          RoceNetDevice* src,
+                          Time txTime,
+                          const RoceForwardingInfo& info);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -62,8 +68,11 @@ class RoceChannel : public Channel
     static uint64_t GetTotalPacketHops();
 
   protected:
-    /// Deliver \p p to end \p to after \p delay; overridable for a remote end.
-    virtual void Deliver(Ptr<Packet> p, std::size_t to, Time delay);
+    /**
+     * Deliver \p p, whose forwarding fields are \p info, to end \p to after
+     * \p delay; overridable for a remote end.
+     */
+    virtual void Deliver(Ptr<Packet> p, std::size_t to, Time delay, const RoceForwardingInfo& info);
 
     Time m_delay;
     Ptr<RoceNetDevice> m_devices[2];

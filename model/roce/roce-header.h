@@ -272,6 +272,12 @@ struct RoceForwardingInfo
 
     /// Read the forwarding fields of \p p.
     static RoceForwardingInfo Peek(const Ptr<const Packet>& p);
+
+    bool operator==(const RoceForwardingInfo& o) const
+    {
+        return etherType == o.etherType && dscp == o.dscp && ecn == o.ecn && srcIp == o.srcIp &&
+               dstIp == o.dstIp && srcPort == o.srcPort && dstPort == o.dstPort;
+    }
 };
 
 /**

@@ -26,7 +26,8 @@ void
 RocePortOwner::HandleDequeue(RoceNetDevice* /* port */,
                              uint8_t /* cls */,
                              uint32_t /* inPort */,
-                             Ptr<Packet>& /* p */)
+                             Ptr<Packet>& /* p */,
+                             RoceForwardingInfo& /* info */)
 {
 }
 
@@ -151,10 +152,19 @@ RoceNetDevice::Attach(Ptr<RoceChannel> channel)
 void
 RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort)
 {
+    // A frame the owner just built: reading its headers costs little now.
+    const RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
+    Enqueue(std::move(p), cls, inPort, info);
+}
+
+void
+RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort, const RoceForwardingInfo& info)
+{
     NS_ASSERT(cls < kClasses);
+    NS_ASSERT_MSG(info == RoceForwardingInfo::Peek(p), "forwarding fields differ from the frame");
     uint32_t bytes = p->GetSize();
     m_enqueueTrace(p, cls);
-    m_queues[cls].push_back(Item{std::move(p), inPort});
+    m_queues[cls].push_back(Item{std::move(p), info, inPort});
     m_nonEmpty |= static_cast<uint8_t>(1u << cls);
     m_queueBytes[cls] += bytes;
     m_totalQueued += bytes;
@@ -275,7 +285,7 @@ RoceNetDevice::DequeueDataClass(uint8_t& cls)
 }
 
 bool
-RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls)
+RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info)
 {
     if (!m_macControl.empty())
     {
@@ -284,6 +294,7 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls)
         cls = kControlClass;
         ++m_pfcSent;
         m_pfcTxTrace(p);
+        info = RoceForwardingInfo::Peek(p);
         return true;
     }
     const Time now = Simulator::Now();
@@ -301,6 +312,7 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls)
     {
         Item& item = m_queues[cls].front();
         p = std::move(item.packet);
+        info = item.info;
         uint32_t inPort = item.inPort;
         m_queues[cls].pop_front();
         if (m_queues[cls].empty())
@@ -312,7 +324,7 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls)
         m_totalQueued -= bytes;
         if (m_owner)
         {
-            m_owner->HandleDequeue(this, cls, inPort, p);
+            m_owner->HandleDequeue(this, cls, inPort, p, info);
         }
         m_dequeueTrace(p, cls);
         return true;
@@ -320,7 +332,12 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls)
     if (m_owner)
     {
         p = m_owner->PullData(this, PausedMask(now), cls);
-        return p != nullptr;
+        if (!p)
+        {
+            return false;
+        }
+        info = RoceForwardingInfo::Peek(p); // just built: its bytes are in cache
+        return true;
     }
     return false;
 }
@@ -336,7 +353,8 @@ RoceNetDevice::TrySend()
     }
     Ptr<Packet> p;
     uint8_t cls = 0;
-    if (!Dequeue(p, cls))
+    RoceForwardingInfo info;
+    if (!Dequeue(p, cls, info))
     {
         return;
     }
@@ -345,7 +363,7 @@ RoceNetDevice::TrySend()
     m_snifferTrace(p);
     m_promiscSnifferTrace(p);
     m_txTrace(p);
-    m_channel->Transmit(std::move(p), this, txTime);
+    m_channel->Transmit(std::move(p), this, txTime, info);
     // Come back when the wire is free if there may be more; otherwise the
     // owner calls TrySend when it has something.
     if (m_ownerPullsData || HasQueued())
@@ -357,17 +375,25 @@ RoceNetDevice::TrySend()
 void
 RoceNetDevice::Receive(Ptr<Packet> p)
 {
-    if (m_arrivalBatch)
-    {
-        m_arrivalBatch->Add(this, std::move(p));
-        return;
-    }
-    ProcessFrame(std::move(p));
+    const RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
+    Receive(std::move(p), info);
 }
 
 void
-RoceNetDevice::ProcessFrame(Ptr<Packet> p)
+RoceNetDevice::Receive(Ptr<Packet> p, const RoceForwardingInfo& info)
 {
+    if (m_arrivalBatch)
+    {
+        m_arrivalBatch->Add(this, std::move(p), info);
+        return;
+    }
+    ProcessFrame(std::move(p), info);
+}
+
+void
+RoceNetDevice::ProcessFrame(Ptr<Packet> p, const RoceForwardingInfo& info)
+{
+    NS_ASSERT_MSG(info == RoceForwardingInfo::Peek(p), "forwarding fields differ from the frame");
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
     {
         ++m_receiveErrors;
@@ -376,7 +402,6 @@ RoceNetDevice::ProcessFrame(Ptr<Packet> p)
     }
     m_snifferTrace(p);
     m_promiscSnifferTrace(p);
-    RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
     if (info.etherType == RoceWire::kEtherTypeMacControl)
     {
         HandlePfc(p);

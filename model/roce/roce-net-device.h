@@ -44,9 +44,14 @@ class RocePortOwner
 
     /**
      * A packet queued on \p port is about to be transmitted. \p inPort is the
-     * value given to Enqueue. The owner may rewrite \p p (ECN marking).
+     * value given to Enqueue. The owner may rewrite \p p (ECN marking) and
+     * must then update \p info to match.
      */
-    virtual void HandleDequeue(RoceNetDevice* port, uint8_t cls, uint32_t inPort, Ptr<Packet>& p);
+    virtual void HandleDequeue(RoceNetDevice* port,
+                               uint8_t cls,
+                               uint32_t inPort,
+                               Ptr<Packet>& p,
+                               RoceForwardingInfo& info);
 
     /**
      * The port is idle and its queues hold nothing it may send: offer the
@@ -116,6 +121,13 @@ class RoceNetDevice : public NetDevice
      */
     void Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort = 0);
 
+    /**
+     * Enqueue with the frame's forwarding fields already known (a switch read
+     * them at ingress): they travel with the frame to the next hop, so no
+     * hop reads them from the packet's bytes again.
+     */
+    void Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort, const RoceForwardingInfo& info);
+
     /// Send a PFC frame ahead of every queue.
     void SendPfc(Ptr<Packet> pfcFrame);
 
@@ -125,12 +137,15 @@ class RoceNetDevice : public NetDevice
     /// Called by the channel when the last bit of \p p has arrived.
     void Receive(Ptr<Packet> p);
 
+    /// Receive with the frame's forwarding fields, as the sending port knew them.
+    void Receive(Ptr<Packet> p, const RoceForwardingInfo& info);
+
     /**
      * Take in frame \p p: receive errors, sniffers, PFC, then the owner.
      * Receive calls it at once or, with RoceCanonicalArrivals, through the
      * node's RoceArrivalBatch.
      */
-    void ProcessFrame(Ptr<Packet> p);
+    void ProcessFrame(Ptr<Packet> p, const RoceForwardingInfo& info);
 
     /// Frames the receive error model dropped.
     uint64_t GetReceiveErrors() const
@@ -206,11 +221,12 @@ class RoceNetDevice : public NetDevice
     struct Item
     {
         Ptr<Packet> packet;
+        RoceForwardingInfo info;
         uint32_t inPort;
     };
 
     /// Pick the next frame allowed on the wire; false if none.
-    bool Dequeue(Ptr<Packet>& p, uint8_t& cls);
+    bool Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info);
     bool DequeueDataClass(uint8_t& cls);
     bool HasQueued() const;
     void ScheduleWake(Time at);

@@ -42,17 +42,21 @@ RoceRemoteChannel::AttachReceiver(Ptr<RoceNetDevice> device)
 }
 
 void
-RoceRemoteChannel::Deliver(Ptr<Packet> p, std::size_t to, Time delay)
+RoceRemoteChannel::Deliver(Ptr<Packet> p,
+                           std::size_t to,
+                           Time delay,
+                           const RoceForwardingInfo& info)
 {
     Ptr<RoceNetDevice> dst = m_devices[to];
     const uint32_t owner = dst->GetNode()->GetSystemId();
     if (owner == MpiInterface::GetSystemId())
     {
-        RoceChannel::Deliver(std::move(p), to, delay);
+        RoceChannel::Deliver(std::move(p), to, delay, info);
         return;
     }
     NS_LOG_LOGIC("frame of " << p->GetSize() << " bytes to rank " << owner << ", node "
                              << dst->GetNode()->GetId() << " port " << dst->GetIfIndex());
+    // Only the bytes cross: the receiving port reads the fields again.
     MpiInterface::SendPacket(p,
                              Simulator::Now() + delay,
                              dst->GetNode()->GetId(),

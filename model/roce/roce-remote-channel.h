@@ -38,7 +38,10 @@ class RoceRemoteChannel : public RoceChannel
     static void AttachReceiver(Ptr<RoceNetDevice> device);
 
   protected:
-    void Deliver(Ptr<Packet> p, std::size_t to, Time delay) override;
+    void Deliver(Ptr<Packet> p,
+                 std::size_t to,
+                 Time delay,
+                 const RoceForwardingInfo& info) override;
 };
 
 } // namespace ns3

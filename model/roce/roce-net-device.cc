@@ -22,6 +22,25 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
 
+namespace
+{
+
+/**
+ * Fire \p trace with \p p if anything is connected: the per-hop path then
+ * makes no Ptr<const Packet> (a reference count change on the packet) for
+ * traces nobody listens to.
+ */
+inline void
+Fire(const TracedCallback<Ptr<const Packet>>& trace, const Ptr<Packet>& p)
+{
+    if (!trace.IsEmpty())
+    {
+        trace(p);
+    }
+}
+
+} // namespace
+
 void
 RocePortOwner::HandleDequeue(RoceNetDevice* /* port */,
                              uint8_t /* cls */,
@@ -163,7 +182,10 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort, const RoceFo
     NS_ASSERT(cls < kClasses);
     NS_ASSERT_MSG(info == RoceForwardingInfo::Peek(p), "forwarding fields differ from the frame");
     uint32_t bytes = p->GetSize();
-    m_enqueueTrace(p, cls);
+    if (!m_enqueueTrace.IsEmpty())
+    {
+        m_enqueueTrace(p, cls);
+    }
     m_queues[cls].push_back(Item{std::move(p), info, inPort});
     m_nonEmpty |= static_cast<uint8_t>(1u << cls);
     m_queueBytes[cls] += bytes;
@@ -326,7 +348,10 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info)
         {
             m_owner->HandleDequeue(this, cls, inPort, p, info);
         }
-        m_dequeueTrace(p, cls);
+        if (!m_dequeueTrace.IsEmpty())
+        {
+            m_dequeueTrace(p, cls);
+        }
         return true;
     }
     if (m_owner)
@@ -360,9 +385,9 @@ RoceNetDevice::TrySend()
     }
     const Time txTime = GetTxTime(p->GetSize());
     m_txFreeAt = now + txTime;
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
-    m_txTrace(p);
+    Fire(m_snifferTrace, p);
+    Fire(m_promiscSnifferTrace, p);
+    Fire(m_txTrace, p);
     m_channel->Transmit(std::move(p), this, txTime, info);
     // Come back when the wire is free if there may be more; otherwise the
     // owner calls TrySend when it has something.
@@ -400,8 +425,8 @@ RoceNetDevice::ProcessFrame(Ptr<Packet> p, const RoceForwardingInfo& info)
         m_rxDropTrace(p);
         return;
     }
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
+    Fire(m_snifferTrace, p);
+    Fire(m_promiscSnifferTrace, p);
     if (info.etherType == RoceWire::kEtherTypeMacControl)
     {
         HandlePfc(p);

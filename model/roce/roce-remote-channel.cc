@@ -37,7 +37,9 @@ RoceRemoteChannel::AttachReceiver(Ptr<RoceNetDevice> device)
         return;
     }
     Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
-    receiver->SetReceiveCallback(MakeCallback(&RoceNetDevice::Receive, PeekPointer(device)));
+    // Only the bytes cross ranks: the port reads the forwarding fields again.
+    void (RoceNetDevice::*receive)(Ptr<Packet>) = &RoceNetDevice::Receive;
+    receiver->SetReceiveCallback(MakeCallback(receive, PeekPointer(device)));
     device->AggregateObject(receiver);
 }
 

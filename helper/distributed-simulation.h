@@ -33,9 +33,8 @@ uint32_t LaunchedRanks();
  * with more than one rank, and turn RoceCanonicalArrivals on (see
  * RoceArrivalBatch); otherwise do nothing. A single-process run gives the
  * same results as a distributed one with --RoceCanonicalArrivals=true.
- * \throw std::runtime_error when launched on several ranks without MPI support Call before the simulator
- * runs its first event (RunExampleMain does).
- * \return the number of ranks
+ * \throw std::runtime_error when launched on several ranks without MPI support Call before the
+ * simulator runs its first event (RunExampleMain does). \return the number of ranks
  */
 uint32_t EnableDistributedSimulation();
 

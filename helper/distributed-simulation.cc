@@ -133,35 +133,4 @@ AllReduce(int64_t value, ReduceOp op)
     return v[0];
 }
 
-std::vector<int64_t>
-AllGather(const std::vector<int64_t>& values)
-{
-#ifdef NS3_MPI
-    const uint32_t ranks = DistributedSize();
-    if (ranks > 1)
-    {
-        const MPI_Comm comm = MpiInterface::GetCommunicator();
-        int count = static_cast<int>(values.size());
-        std::vector<int> counts(ranks);
-        MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-        std::vector<int> offsets(ranks, 0);
-        for (uint32_t r = 1; r < ranks; ++r)
-        {
-            offsets[r] = offsets[r - 1] + counts[r - 1];
-        }
-        std::vector<int64_t> all(static_cast<std::size_t>(offsets.back() + counts.back()));
-        MPI_Allgatherv(values.data(),
-                       count,
-                       MPI_INT64_T,
-                       all.data(),
-                       counts.data(),
-                       offsets.data(),
-                       MPI_INT64_T,
-                       comm);
-        return all;
-    }
-#endif
-    return values;
-}
-
 } // namespace ns3

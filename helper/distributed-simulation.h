@@ -60,9 +60,6 @@ void AllReduce(std::vector<int64_t>& values, ReduceOp op);
 /// The ranks' \p value combined with \p op.
 int64_t AllReduce(int64_t value, ReduceOp op);
 
-/// Every rank's \p values, concatenated in rank order; every rank gets the result.
-std::vector<int64_t> AllGather(const std::vector<int64_t>& values);
-
 } // namespace ns3
 
 #endif /* DISTRIBUTED_SIMULATION_H */

@@ -119,12 +119,6 @@ RoceFabric::GetHost(uint32_t hostIndex) const
 }
 
 bool
-RoceFabric::IsLocal(uint32_t topologyNode) const
-{
-    return m_nodes.Get(topologyNode)->GetSystemId() == m_rank;
-}
-
-bool
 RoceFabric::IsLocalHost(uint32_t hostIndex) const
 {
     return GetHost(hostIndex)->GetSystemId() == m_rank;

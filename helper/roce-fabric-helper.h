@@ -79,12 +79,9 @@ class RoceFabric : public Object
     }
 
     /**
-     * Whether this process runs topology node \p topologyNode's events: always
-     * in a single process; in a distributed run, on the node's owner rank only.
+     * Whether this process runs host \p hostIndex's events: always in a
+     * single process; in a distributed run, on the host's owner rank only.
      */
-    bool IsLocal(uint32_t topologyNode) const;
-
-    /// IsLocal for host index \p hostIndex.
     bool IsLocalHost(uint32_t hostIndex) const;
 
     /// Host index of an ns-3 node id, -1 for a switch.

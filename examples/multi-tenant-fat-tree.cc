@@ -49,7 +49,7 @@ main(int argc, char* argv[])
     std::string linkRate = "100Gbps";
     std::string linkDelay = "1us";
     std::string cc = "dcqcn";
-    uint32_t mtu = 1000;
+    uint32_t mtu = RoceWire::kDefaultMtu;
     uint32_t seed = 1;
     std::string db;
     bool flowRows = true;
@@ -86,7 +86,7 @@ main(int argc, char* argv[])
     cmd.AddValue("linkRate", "Rate of every link", linkRate);
     cmd.AddValue("linkDelay", "Propagation delay of every link", linkDelay);
     cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
-    cmd.AddValue("mtu", "RDMA payload bytes per data packet", mtu);
+    cmd.AddValue("mtu", "RoCE path MTU: RDMA payload bytes per data packet (256-4096)", mtu);
     cmd.AddValue("seed", "Random seed", seed);
     cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
     cmd.AddValue("flowRows", "Write one row per RDMA message to the flows table", flowRows);
@@ -159,7 +159,7 @@ main(int argc, char* argv[])
                         "gpusPerHost",
                         std::to_string(gpusPerHost),
                         "must be >= 1");
-            RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
+            RequireMtuFlag(mtu);
             RequireFlag(scale > 0, "scale", std::to_string(scale), "must be positive");
             RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
             const uint64_t rate = ParseRateFlag("linkRate", linkRate).GetBitRate();

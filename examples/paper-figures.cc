@@ -14,7 +14,7 @@
  * examples/scheduling-time.)
  *
  * --scale multiplies gradient bytes and compute time alike (keeping their
- * ratio); --mtu sets the payload per packet (9000 for jumbo frames). Both
+ * ratio); --mtu sets the RoCE path MTU (payload per packet, 4096 by default). Both
  * trade fidelity to full-size models for run time; doc/figures.md gives the
  * defaults' cost and what full scale costs.
  *
@@ -38,7 +38,7 @@ namespace
 struct FigureFlags
 {
     double scale{0}; ///< 0: the figure's default
-    uint32_t mtu{1000};
+    uint32_t mtu{RoceWire::kDefaultMtu};
     uint32_t iterations{0}; ///< 0: the figure's default
     uint32_t seed{1};
     std::string db;
@@ -168,7 +168,7 @@ main(int argc, char* argv[])
     cmd.AddValue("scale",
                  "Gradient bytes and compute time factor (0: each figure's default)",
                  f.scale);
-    cmd.AddValue("mtu", "RDMA payload bytes per packet (9000: jumbo frames)", f.mtu);
+    cmd.AddValue("mtu", "RoCE path MTU: RDMA payload bytes per packet (256-4096)", f.mtu);
     cmd.AddValue("iterations", "Iterations per job (0: each figure's default)", f.iterations);
     cmd.AddValue("seed", "Random seed", f.seed);
     cmd.AddValue("db", "SQLite file the runs are appended to", f.db);
@@ -179,7 +179,7 @@ main(int argc, char* argv[])
 
     return RunExampleMain("paper-figures", [&](std::unique_ptr<SimulationRun>& /* run */) {
         RequireFlag(f.scale >= 0, "scale", std::to_string(f.scale), "must not be negative");
-        RequireFlag(f.mtu >= 1 && f.mtu <= 9000, "mtu", std::to_string(f.mtu), "must be 1-9000");
+        RequireMtuFlag(f.mtu);
         RequireFlag(!f.db.empty(), "db", f.db, "must name a file");
         RequireFlag(f.seed > 0, "seed", std::to_string(f.seed), "must be positive");
         RequireFlag(f.progress >= 0,

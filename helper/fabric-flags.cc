@@ -19,7 +19,10 @@ FabricFlags::AddTo(CommandLine& cmd)
 {
     cmd.AddValue("linkRate", "Rate of every link (ns-3 rate string)", linkRate);
     cmd.AddValue("linkDelay", "Propagation delay of every link (ns-3 time string)", linkDelay);
-    cmd.AddValue("mtu", "RDMA payload bytes per data packet (the frame adds headers)", mtu);
+    cmd.AddValue("mtu",
+                 "RoCE path MTU: RDMA payload bytes per full data packet (256, 512, 1024, 2048 or "
+                 "4096; the frame adds 58-74 bytes of headers)",
+                 mtu);
     cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
     cmd.AddValue("pfc", "Enable PFC in the switches", pfc);
     cmd.AddValue("seed", "Random seed (traffic, ECMP hash, PSNs, ECN)", seed);
@@ -30,7 +33,7 @@ FabricFlags::AddTo(CommandLine& cmd)
 void
 FabricFlags::Apply(RoceFabricHelper& helper)
 {
-    RequireFlag(mtu >= 1 && mtu <= 9000, "mtu", std::to_string(mtu), "must be 1-9000");
+    RequireMtuFlag(mtu);
     RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
     rate = ParseRateFlag("linkRate", linkRate);
     delay = ParseTimeFlag("linkDelay", linkDelay);

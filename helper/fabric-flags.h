@@ -7,6 +7,7 @@
 #include "roce-fabric-helper.h"
 
 #include "ns3/command-line.h"
+#include "ns3/roce-header.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -24,7 +25,7 @@ struct FabricFlags
 {
     std::string linkRate{"100Gbps"};
     std::string linkDelay{"1us"};
-    uint32_t mtu{1000};
+    uint32_t mtu{RoceWire::kDefaultMtu};
     std::string cc{"dcqcn"};
     bool pfc{true};
     uint32_t seed{1};

@@ -3,6 +3,8 @@
  */
 #include "flag-checks.h"
 
+#include "ns3/roce-header.h"
+
 #include <regex>
 #include <sstream>
 
@@ -47,6 +49,12 @@ RequireFlag(bool ok, const std::string& flag, const std::string& value, const st
     {
         throw FlagError(flag, value, why);
     }
+}
+
+void
+RequireMtuFlag(uint32_t mtu)
+{
+    RequireFlag(RoceWire::IsPathMtu(mtu), "mtu", std::to_string(mtu), RoceWire::kPathMtus);
 }
 
 } // namespace ns3

@@ -34,6 +34,9 @@ void RequireFlag(bool ok,
                  const std::string& value,
                  const std::string& why);
 
+/// Throw FlagError for --mtu unless \p mtu is a RoCE path MTU (256-4096, powers of two).
+void RequireMtuFlag(uint32_t mtu);
+
 /**
  * Run \p f, which configures something from --\p flag; an invalid_argument
  * it throws becomes a FlagError naming the flag and \p value.

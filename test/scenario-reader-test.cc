@@ -105,7 +105,7 @@ const char* const kFull = R"({
     "star": { "hosts": 9, "rate": "1Gibps", "delay": "8us" }
   },
   "fabric": {
-    "mtu": 9000, "cc": "mltcp-dcqcn", "pfc": false,
+    "mtu": 2048, "cc": "mltcp-dcqcn", "pfc": false,
     "bufferBytes": 12000000, "ackInterval": 4, "rto": "1ms"
   },
   "attributes": {
@@ -186,7 +186,7 @@ TEST_F(ScenarioFiles, EveryFieldIsReadBack)
     EXPECT_EQ(t.star.rateBps, 1073741824u); // 2^30
     EXPECT_EQ(t.star.delayNs, 8000);
 
-    EXPECT_EQ(s.fabric.mtu, 9000u);
+    EXPECT_EQ(s.fabric.mtu, 2048u);
     EXPECT_EQ(s.fabric.cc, "mltcp-dcqcn");
     EXPECT_FALSE(s.fabric.pfc);
     EXPECT_EQ(s.fabric.bufferBytes, 12000000u);
@@ -298,7 +298,7 @@ TEST_F(ScenarioFiles, AbsentFieldsKeepTheirDefaults)
     EXPECT_EQ(s.topology.fatTree.hostRateBps, FatTreeParams{}.hostRateBps);
     EXPECT_EQ(s.topology.leafSpine.leaves, LeafSpineParams{}.leaves);
     EXPECT_EQ(s.topology.lingjun.aggPerPod, LingjunParams{}.aggPerPod);
-    EXPECT_EQ(s.fabric.mtu, 1000u);
+    EXPECT_EQ(s.fabric.mtu, 4096u); // the RoCE path MTU AI clusters run
     EXPECT_EQ(s.fabric.cc, "dcqcn");
     EXPECT_TRUE(s.fabric.pfc);
     EXPECT_EQ(s.fabric.bufferBytes, 32u * 1024 * 1024);
@@ -524,6 +524,19 @@ TEST_F(ScenarioFiles, ImpossibleValues)
                    "\"mtu\"",
                    "fabric.mtu",
                    "must be at least 1, got 0");
+    // Jumbo Ethernet frames are not a RoCE path MTU; neither is HPCC's 1000 B payload.
+    EXPECT_LOCATED(R"({"jobs": [{}],
+  "fabric": { "mtu": 9000 }
+})",
+                   "9000",
+                   "fabric.mtu",
+                   "expected a RoCE path MTU: 256, 512, 1024, 2048 or 4096, got 9000");
+    EXPECT_LOCATED(R"({"jobs": [{}],
+  "fabric": { "mtu": 1000 }
+})",
+                   "1000",
+                   "fabric.mtu",
+                   "got 1000");
     EXPECT_LOCATED(R"({"jobs": [
   { "workers": 2 },
   { "arrival": "-1us" }
@@ -674,10 +687,10 @@ TEST_F(ScenarioFiles, SyntaxErrorsReportTheirLine)
 TEST_F(ScenarioFiles, DuplicatesAndInconsistentJobs)
 {
     EXPECT_LOCATED(R"({"jobs": [{}],
-  "fabric": { "mtu": 1000,
-              "mtu": 2000 }
+  "fabric": { "mtu": 1024,
+              "mtu": 2048 }
 })",
-                   "2000",
+                   "2048",
                    "fabric.mtu",
                    "duplicate key");
     EXPECT_LOCATED(R"({"jobs": [

@@ -53,6 +53,21 @@ constexpr uint32_t kMinFrame = 60;
 constexpr uint16_t kUdpPort = 4791;
 constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 constexpr uint16_t kEtherTypeMacControl = 0x8808;
+/// The RoCE path MTU AI clusters run: RDMA payload bytes per full data packet.
+constexpr uint32_t kDefaultMtu = 4096;
+
+/**
+ * \return true if \p mtu is a RoCE path MTU (IB MTU enumeration 256, 512,
+ * 1024, 2048, 4096: the payload of a full packet, headers excluded).
+ */
+inline bool
+IsPathMtu(uint32_t mtu)
+{
+    return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;
+}
+
+/// What IsPathMtu accepts, for error messages.
+constexpr const char* kPathMtus = "a RoCE path MTU: 256, 512, 1024, 2048 or 4096";
 
 /// Bytes a frame of \p packetBytes occupies on the wire.
 inline uint32_t

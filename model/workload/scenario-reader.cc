@@ -5,6 +5,8 @@
 
 #include "located-json.h"
 
+#include "ns3/roce-header.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -148,7 +150,15 @@ void
 ReadFabric(const LocatedJson& w, const Node& n, ScenarioSpec::Fabric& f)
 {
     Object o(w, n, {"mtu", "cc", "pfc", "bufferBytes", "ackInterval", "rto"});
-    o.With("mtu", [&](const Node& v) { f.mtu = w.Uint32(v, 1); });
+    o.With("mtu", [&](const Node& v) {
+        f.mtu = w.Uint32(v, 1);
+        if (!RoceWire::IsPathMtu(f.mtu))
+        {
+            w.Fail(v,
+                   std::string("expected ") + RoceWire::kPathMtus + ", got " +
+                       std::to_string(f.mtu));
+        }
+    });
     o.With("cc", [&](const Node& v) { f.cc = w.String(v); });
     o.With("pfc", [&](const Node& v) { f.pfc = w.Bool(v); });
     o.With("bufferBytes", [&](const Node& v) {

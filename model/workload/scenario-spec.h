@@ -58,7 +58,7 @@ struct ScenarioSpec
     /// RoCE settings shared by every NIC and switch.
     struct Fabric
     {
-        uint32_t mtu{1000};                ///< payload bytes per packet, >= 1
+        uint32_t mtu{4096};                ///< RoCE path MTU: payload bytes per packet
         std::string cc{"dcqcn"};           ///< congestion control name
         bool pfc{true};                    ///< lossless classes (PFC) on
         uint64_t bufferBytes{32ull << 20}; ///< shared buffer per switch, >= 1

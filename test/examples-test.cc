@@ -10,12 +10,14 @@
 
 #include "ns3/collective-scheduler-helper.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -298,6 +300,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"FatTreeRate", "fat-tree-permutation", "--linkRate=fast"},
                       BadFlag{"FatTreeDelay", "fat-tree-permutation", "--linkDelay=soon"},
                       BadFlag{"FatTreeMtu", "fat-tree-permutation", "--mtu=0"},
+                      BadFlag{"FatTreeHpccPayload", "fat-tree-permutation", "--mtu=1000"},
+                      BadFlag{"TrainingJumboMtu", "multi-tenant-fat-tree", "--mtu=9000"},
                       BadFlag{"FatTreeCc", "fat-tree-permutation", "--cc=reno"},
                       BadFlag{"IncastNoSenders", "roce-incast", "--senders=0"},
                       BadFlag{"IncastTinyBuffer", "roce-incast", "--bufferBytes=1000"},
@@ -478,10 +482,11 @@ TEST_F(ExamplesTest, IncastPcapDecodesAsRoceV2InTshark)
     // 4 senders of 200 KB give only 3-5 ECN marks and CNPs at the receiver,
     // depending on the seed; 8 give about 60, a margin that does not depend on luck.
     const uint64_t senders = 8;
-    const uint64_t bytes = 200000;
-    const uint64_t packets = bytes / 1000;
+    const uint64_t bytes = 204800;
+    const uint64_t packets = bytes / 1024;
     const Outcome run =
-        Example("roce-incast", {"--senders=8", "--bytes=200000", "--cc=dcqcn", "--pcap=trace"});
+        Example("roce-incast",
+                {"--senders=8", "--bytes=204800", "--mtu=1024", "--cc=dcqcn", "--pcap=trace"});
     ASSERT_EQ(run.exitCode, 0) << run.Describe();
     const fs::path pcap = Path("trace-1-0.pcap"); // the receiver, host 0, is ns-3 node 1
     ASSERT_TRUE(fs::exists(pcap)) << "no " << pcap;
@@ -613,6 +618,73 @@ TEST_F(ExamplesTest, IncastPcapDecodesAsRoceV2InTshark)
     {
         EXPECT_EQ(psnsFrom.count(ip), 1U) << "ACK to " << ip << ", which sent nothing";
     }
+}
+
+/// Nanoseconds from tshark's "seconds.fraction" (up to 9 fractional digits).
+int64_t
+ParseSecondsNs(const std::string& s)
+{
+    const auto dot = s.find('.');
+    const int64_t whole = std::stoll(s.substr(0, dot));
+    std::string frac = dot == std::string::npos ? "" : s.substr(dot + 1);
+    frac.resize(9, '0');
+    return whole * 1000000000 + std::stoll(frac);
+}
+
+TEST_F(ExamplesTest, PcapTimestampsResolveBackToBackFramesAt100G)
+{
+    ASSERT_EQ(access(kTshark, X_OK), 0)
+        << kTshark << " not found: install Debian's tshark package to run this test";
+    // Two senders keep the receiver's 100 Gb/s link busy: its data frames
+    // arrive back to back, one serialization time apart. With microsecond
+    // timestamps (the classic pcap format) that gap, under 100 ns, is lost.
+    const Outcome run =
+        Example("roce-incast",
+                {"--senders=2", "--bytes=40960", "--mtu=1024", "--cc=none", "--pcap=nano"});
+    ASSERT_EQ(run.exitCode, 0) << run.Describe();
+    const fs::path pcap = Path("nano-1-0.pcap");
+    ASSERT_TRUE(fs::exists(pcap)) << "no " << pcap;
+
+    // The file header announces nanosecond resolution (magic 0xa1b23c4d).
+    std::ifstream in(pcap, std::ios::binary);
+    unsigned char magic[4] = {};
+    in.read(reinterpret_cast<char*>(magic), 4);
+    const uint32_t m = magic[0] | (magic[1] << 8) | (magic[2] << 16) | (uint32_t(magic[3]) << 24);
+    EXPECT_EQ(m, 0xa1b23c4dU) << std::hex << "pcap magic 0x" << m;
+
+    const Outcome ts = Shell(std::string(kTshark) + " -n -r " + ShellQuote(pcap.string()) +
+                             " -T fields -E separator=, -e frame.time_relative"
+                             " -e infiniband.bth.opcode -e frame.len");
+    ASSERT_EQ(ts.exitCode, 0) << ts.Describe();
+    std::vector<int64_t> dataTimes;
+    uint64_t fullFrameLen = 0;
+    std::istringstream lines(ts.out);
+    std::string line;
+    while (std::getline(lines, line))
+    {
+        const std::vector<std::string> f = Split(line, ',');
+        ASSERT_EQ(f.size(), 3U) << line;
+        if (f[1] == "7") // RDMA WRITE middle: a full 1024-byte payload
+        {
+            dataTimes.push_back(ParseSecondsNs(f[0]));
+            fullFrameLen = std::stoull(f[2]);
+        }
+    }
+    ASSERT_GT(dataTimes.size(), 20U) << ts.Describe();
+    // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + payload 1024 + ICRC 4.
+    EXPECT_EQ(fullFrameLen, 1082U);
+    // On the wire the frame also takes preamble, SFD, FCS and the inter-frame
+    // gap (24 bytes): (1082 + 24) x 8 bits at 100 Gb/s = 88.48 ns.
+    const double serializationNs = (1082.0 + 24) * 8 / 100.0;
+    int64_t minGap = std::numeric_limits<int64_t>::max();
+    for (size_t i = 1; i < dataTimes.size(); ++i)
+    {
+        const int64_t gap = dataTimes[i] - dataTimes[i - 1];
+        ASSERT_GE(gap, 0) << "frames out of order at " << i;
+        minGap = std::min(minGap, gap);
+    }
+    EXPECT_GE(static_cast<double>(minGap), serializationNs - 1.0);
+    EXPECT_LE(static_cast<double>(minGap), serializationNs + 1.0);
 }
 
 } // namespace

@@ -112,13 +112,14 @@ Dcqcn::GetTypeId()
                           MakeUintegerAccessor(&Dcqcn::m_byteCounter),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("Gd",
-                          "Decrease shift, in [0,31]: a decrease multiplies Rc by "
-                          "1 - alpha x 2^(10-Gd), the firmware's Rc (1 - alpha_fixed / 2^Gd) with "
-                          "alpha in 10-bit fixed point; 11 is the DCQCN paper's Rc (1 - alpha/2), "
-                          "10 is Rc (1 - alpha) (firmware RPG_GD, 11).",
+                          "Decrease shift, 10 or 11 (the firmware's range): a decrease "
+                          "multiplies Rc by 1 - alpha x 2^(10-Gd), the firmware's "
+                          "Rc (1 - alpha_fixed / 2^Gd) with alpha in 10-bit fixed point; 11 is "
+                          "the DCQCN paper's Rc (1 - alpha/2), 10 is Rc (1 - alpha) "
+                          "(firmware RPG_GD, 11).",
                           UintegerValue(11),
                           MakeUintegerAccessor(&Dcqcn::m_gd),
-                          MakeUintegerChecker<uint32_t>(0, 31))
+                          MakeUintegerChecker<uint32_t>(10, 11))
             .AddAttribute("MinDecreaseFactor",
                           "Largest cut of one decrease, in percent, in [0,100]: a decrease never "
                           "takes Rc below this percentage of the rate before it (100 prevents "
@@ -340,9 +341,9 @@ Dcqcn::Init(DataRate lineRate, Time now)
     {
         throw std::runtime_error("Dcqcn: attribute InitialAlpha must be in [0,1]");
     }
-    if (m_gd > 31)
+    if (m_gd != 10 && m_gd != 11)
     {
-        throw std::runtime_error("Dcqcn: attribute Gd must be in [0,31]");
+        throw std::runtime_error("Dcqcn: attribute Gd must be 10 or 11");
     }
     if (m_minDecreaseFactor > 100)
     {

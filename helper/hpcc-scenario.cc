@@ -3,8 +3,10 @@
  */
 #include "hpcc-scenario.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/csv-fields.h"
+#include "ns3/dcqcn.h"
 #include "ns3/roce-header.h"
 #include "ns3/uinteger.h"
 
@@ -334,50 +336,58 @@ std::string
 HpccScenario::GetCongestionControlSpec() const
 {
     const HpccConfig& c = m_mapping.config;
-    std::vector<std::string> values;
+    // The HPCC simulator's DCQCN is the base; the file's keys replace its values.
+    std::vector<Dcqcn::AttributeSetting> values = Dcqcn::GetProfile("hpcc");
+    const auto set = [&values](const std::string& name, const std::string& value) {
+        auto it = std::find_if(values.begin(), values.end(), [&name](const auto& v) {
+            return v.first == name;
+        });
+        NS_ABORT_MSG_IF(it == values.end(), "the hpcc profile has no " << name);
+        it->second = value;
+    };
     if (c.rateAiBps)
     {
-        values.push_back("AdditiveIncreaseRate=" + std::to_string(*c.rateAiBps) + "bps");
+        set("AdditiveIncreaseRate", std::to_string(*c.rateAiBps) + "bps");
     }
     if (c.rateHaiBps)
     {
-        values.push_back("HyperIncreaseRate=" + std::to_string(*c.rateHaiBps) + "bps");
+        set("HyperIncreaseRate", std::to_string(*c.rateHaiBps) + "bps");
     }
     if (c.minRateBps)
     {
-        values.push_back("MinRate=" + std::to_string(*c.minRateBps) + "bps");
+        set("MinRate", std::to_string(*c.minRateBps) + "bps");
     }
     if (c.alphaResumeIntervalNs)
     {
-        values.push_back("AlphaUpdateInterval=" + std::to_string(*c.alphaResumeIntervalNs) + "ns");
+        set("AlphaUpdateInterval", std::to_string(*c.alphaResumeIntervalNs) + "ns");
     }
     if (c.rateDecreaseIntervalNs)
     {
-        values.push_back("RateDecreaseInterval=" + std::to_string(*c.rateDecreaseIntervalNs) +
-                         "ns");
+        set("RateDecreaseInterval", std::to_string(*c.rateDecreaseIntervalNs) + "ns");
     }
     if (c.rpTimerNs)
     {
-        values.push_back("RateIncreaseInterval=" + std::to_string(*c.rpTimerNs) + "ns");
+        set("RateIncreaseInterval", std::to_string(*c.rpTimerNs) + "ns");
     }
     if (c.fastRecoveryTimes)
     {
-        values.push_back("FastRecoveryTimes=" + std::to_string(*c.fastRecoveryTimes));
+        set("FastRecoveryTimes", std::to_string(*c.fastRecoveryTimes));
     }
     if (c.ewmaGain)
     {
         std::ostringstream g;
         g << std::setprecision(std::numeric_limits<double>::max_digits10) << *c.ewmaGain;
-        values.push_back("G=" + g.str());
+        set("G", g.str());
     }
     if (c.clampTargetRate)
     {
-        values.push_back(std::string("ClampTargetRate=") + (*c.clampTargetRate ? "true" : "false"));
+        // HPCC's CLAMP_TARGET_RATE clamps at every decrease: the firmware's CLAMP_TGT_RATE.
+        set("ClampTargetRate", *c.clampTargetRate ? "true" : "false");
     }
     std::string spec = "ns3::Dcqcn";
     for (size_t i = 0; i < values.size(); ++i)
     {
-        spec += (i == 0 ? "[" : "|") + values[i];
+        spec += (i == 0 ? "[" : "|") + values[i].first + "=" + values[i].second;
     }
     spec += values.empty() ? "" : "]";
     return spec;

@@ -174,10 +174,10 @@ class HpccScenario
 
     /**
      * The congestion control Configure sets, in RoceFabricHelper::
-     * SetCongestionControl syntax: "ns3::Dcqcn" with the config's DCQCN
-     * keys as attribute values (rates in bps, times in ns). DCQCN is
-     * CC_MODE 1, and also what runs when the config asks for a mode that is
-     * reported as not modelled.
+     * SetCongestionControl syntax: "ns3::Dcqcn" with every value of its
+     * "hpcc" profile (Dcqcn::GetProfile), the config's DCQCN keys replacing
+     * theirs (rates in bps, times in ns). DCQCN is CC_MODE 1, and also what
+     * runs when the config asks for a mode that is reported as not modelled.
      */
     std::string GetCongestionControlSpec() const;
 

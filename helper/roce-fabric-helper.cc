@@ -8,6 +8,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/dcqcn.h"
 #include "ns3/fabric-partition.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
@@ -400,6 +401,14 @@ RoceFabricHelper::SetNicAttribute(const std::string& name, const AttributeValue&
 void
 RoceFabricHelper::SetCongestionControl(const std::string& spec)
 {
+    ObjectFactory factory = ParseCongestionControl(spec);
+    m_nicFactory.Set("CongestionControl", TypeIdValue(factory.GetTypeId()));
+    m_ccFactory = factory;
+}
+
+ObjectFactory
+RoceFabricHelper::ParseCongestionControl(const std::string& spec)
+{
     // Parsed here rather than by ObjectFactory's operator>>, which ends the
     // process on an unknown type or attribute instead of reporting it.
     const auto error = [&spec](const std::string& why) {
@@ -437,8 +446,10 @@ RoceFabricHelper::SetCongestionControl(const std::string& spec)
             "unknown congestion control '" + spec +
             "' (choose none, dcqcn, mltcp-dcqcn or an RdmaCongestionOps TypeId)");
     }
-    ObjectFactory factory;
-    factory.SetTypeId(tid);
+    // Name=value items in order; a profile (Dcqcn and subclasses) goes first wherever it is
+    // written, so the explicit values always override it.
+    std::vector<std::pair<std::string, std::string>> items;
+    std::string profile;
     for (std::size_t cur = 0; cur < params.size();)
     {
         const std::size_t end = std::min(params.find('|', cur), params.size());
@@ -451,6 +462,43 @@ RoceFabricHelper::SetCongestionControl(const std::string& spec)
         }
         const std::string name = item.substr(0, eq);
         const std::string value = item.substr(eq + 1);
+        if (name == "profile")
+        {
+            if (tid != Dcqcn::GetTypeId() && !tid.IsChildOf(Dcqcn::GetTypeId()))
+            {
+                throw error("profile applies only to ns3::Dcqcn and its subclasses, not " +
+                            tid.GetName());
+            }
+            if (!profile.empty())
+            {
+                throw error("profile given twice");
+            }
+            if (value.empty())
+            {
+                throw error("profile needs a name");
+            }
+            profile = value;
+            continue;
+        }
+        items.emplace_back(name, value);
+    }
+    if (!profile.empty())
+    {
+        std::vector<Dcqcn::AttributeSetting> settings;
+        try
+        {
+            settings = Dcqcn::GetProfile(profile);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw error(e.what());
+        }
+        items.insert(items.begin(), settings.begin(), settings.end());
+    }
+    ObjectFactory factory;
+    factory.SetTypeId(tid);
+    for (const auto& [name, value] : items)
+    {
         TypeId::AttributeInformation info;
         if (!tid.LookupAttributeByName(name, &info))
         {
@@ -467,8 +515,7 @@ RoceFabricHelper::SetCongestionControl(const std::string& spec)
         }
         factory.Set(name, *v);
     }
-    m_ccFactory = factory;
-    m_nicFactory.Set("CongestionControl", TypeIdValue(tid));
+    return factory;
 }
 
 void

@@ -196,9 +196,21 @@ class RoceFabricHelper
      * or the name of an RdmaCongestionOps TypeId, optionally followed by
      * attribute values in ObjectFactory syntax:
      * "ns3::MltcpDcqcn[Slope=1.5|Intercept=0.5]", "dcqcn[ByteCounter=10000]".
-     * \throw std::invalid_argument for an unknown name, attribute or value
+     * For ns3::Dcqcn and its subclasses, the item "profile=NAME" selects a
+     * named parameter set (Dcqcn::GetProfile: "connectx", the default, or
+     * "hpcc") and the other items override it wherever they are written:
+     * "dcqcn[profile=hpcc|ByteCounter=10000]".
+     * \throw std::invalid_argument for an unknown name, attribute, value or
+     *        profile
      */
     void SetCongestionControl(const std::string& spec);
+
+    /**
+     * The factory SetCongestionControl makes of \p spec: its type and
+     * attribute values, a profile expanded before the explicit values.
+     * \throw std::invalid_argument as SetCongestionControl
+     */
+    static ObjectFactory ParseCongestionControl(const std::string& spec);
 
     /// Seed mixed into every switch's ECMP hash seed.
     void SetEcmpSeed(uint32_t seed)

@@ -90,14 +90,17 @@ class RecordingMltcpDcqcn : public MltcpDcqcn
 NS_OBJECT_ENSURE_REGISTERED(RecordingMltcpDcqcn);
 
 /**
- * A lone MltcpDcqcn whose every increase step after fast recovery is
- * additive: the byte counter is on but never reached (BC stays 0, so
- * min(T,BC) never exceeds F), and alpha stays 1 (its timer never fires).
+ * A lone MltcpDcqcn on the hpcc profile (alpha 1 at the first CNP, F = 5,
+ * cuts of Rc/2, the first CNP leaving the rates alone) whose every increase
+ * step after fast recovery is additive: the byte counter is on but never
+ * reached (BC stays 0, so min(T,BC) never exceeds F), and alpha stays 1 (its
+ * timer never fires).
  */
 Ptr<TestableMltcp>
 MakeAdditiveOnly(double progress)
 {
     Ptr<TestableMltcp> d = CreateObject<TestableMltcp>();
+    d->ApplyProfile("hpcc");
     d->SetAttribute("AdditiveIncreaseRate", DataRateValue(DataRate(static_cast<uint64_t>(kAi))));
     d->SetAttribute("ByteCounter", UintegerValue(1000000));
     d->SetAttribute("AlphaUpdateInterval", TimeValue(Seconds(1)));
@@ -358,7 +361,7 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
     info.iteration = 0;
     {
         // By TypeId alone, attribute values are the defaults: at progress 0, F = 0.5 times
-        // the default step, 5 Mb/s x (100 Gb/s / 25 Gb/s).
+        // the default step, the ConnectX firmware's 5 Mb/s (RPG_AI_RATE), at any line rate.
         RoceFabricHelper helper;
         helper.SetNicAttribute("CongestionControl", TypeIdValue(RecordingMltcpDcqcn::GetTypeId()));
         Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
@@ -369,7 +372,7 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         for (const Sample& s : g_samples[0])
         {
             EXPECT_EQ(s.progress, 0.0);
-            EXPECT_EQ(s.additiveIncreaseBps, 10000000u);
+            EXPECT_EQ(s.additiveIncreaseBps, 2500000u);
         }
         Simulator::Destroy();
     }

@@ -60,6 +60,9 @@
 // QLEN_MON_FILE, _START,     queue length monitor                   not modelled
 // QLEN_MON_END
 //
+// The DCQCN keys are applied over ns3::Dcqcn's "hpcc" profile, the HPCC
+// simulator's values for the keys a file omits (HpccScenario).
+//
 // Units are converted exactly (a value that is not a whole number of bytes,
 // nanoseconds or bit/s is an error). Paths are kept as written; relative
 // paths are the caller's to resolve.

@@ -7,9 +7,11 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -34,68 +36,123 @@ ToDataRate(double bps)
 TypeId
 Dcqcn::GetTypeId()
 {
+    // Defaults: ConnectX-4 and later firmware (NVIDIA DOCA "DCQCN CC Parameters"; Mellanox
+    // community "DCQCN Parameters"), named as mlxconfig prints them.
     static TypeId tid =
         TypeId("ns3::Dcqcn")
             .SetParent<RdmaCongestionOps>()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<Dcqcn>()
             .AddAttribute("StartAtLineRate",
-                          "Start at line rate; otherwise start at MinRate and recover from there.",
+                          "Start at line rate (as the NIC does); otherwise start at MinRate and "
+                          "recover from there (a modelling option, no firmware counterpart).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&Dcqcn::m_startAtLineRate),
                           MakeBooleanChecker())
             .AddAttribute("G",
-                          "Gain g of the alpha estimator, in (0,1].",
-                          DoubleValue(1.0 / 256),
+                          "Gain g of the alpha estimator, in (0,1] (DCQCN paper's g). Firmware "
+                          "DCE_TCP_G = 1024 (1 - g): its default 1019 is g = 5/1024.",
+                          DoubleValue(5.0 / 1024),
                           MakeDoubleAccessor(&Dcqcn::m_g),
                           MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("InitialAlpha",
+                          "Alpha when the first CNP arrives, in [0,1]. Firmware "
+                          "INITIAL_ALPHA_VALUE = 1024 x this: its default 1023 is 1023/1024.",
+                          DoubleValue(1023.0 / 1024),
+                          MakeDoubleAccessor(&Dcqcn::m_initialAlpha),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("AlphaUpdateInterval",
-                          "Period of the alpha update timer (started by the first CNP).",
+                          "Period of the alpha update timer, started by the first CNP "
+                          "(firmware DCE_TCP_RTT, 1 us).",
                           TimeValue(MicroSeconds(1)),
                           MakeTimeAccessor(&Dcqcn::m_alphaInterval),
                           MakeTimeChecker())
             .AddAttribute("RateDecreaseInterval",
-                          "Minimum time between two rate decreases.",
+                          "Minimum time between two rate decreases "
+                          "(firmware RATE_REDUCE_MONITOR_PERIOD, 4 us).",
                           TimeValue(MicroSeconds(4)),
                           MakeTimeAccessor(&Dcqcn::m_decreaseInterval),
                           MakeTimeChecker())
             .AddAttribute("RateIncreaseInterval",
-                          "Period of the rate increase timer, restarted at each decrease.",
+                          "Period of the rate increase timer, restarted at each decrease "
+                          "(firmware RPG_TIME_RESET, 300 us).",
                           TimeValue(MicroSeconds(300)),
                           MakeTimeAccessor(&Dcqcn::m_increaseInterval),
                           MakeTimeChecker())
             .AddAttribute("FastRecoveryTimes",
-                          "Number F of fast-recovery steps after a decrease.",
-                          UintegerValue(5),
+                          "Stage threshold F: fast-recovery steps after a decrease "
+                          "(firmware RPG_THRESHOLD, 1).",
+                          UintegerValue(1),
                           MakeUintegerAccessor(&Dcqcn::m_fastRecoveryTimes),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AdditiveIncreaseRate",
-                          "Target-rate step of additive increase; 0 means 5Mb/s x lineRate/25Gb/s.",
-                          DataRateValue(DataRate(0)),
+                          "Target-rate step of additive increase, in bit/s (firmware RPG_AI_RATE, "
+                          "5 Mb/s, whatever the line rate). 0 selects the HPCC simulator's "
+                          "step, 5 Mb/s per 25 Gb/s of line rate (the hpcc profile).",
+                          DataRateValue(DataRate("5Mb/s")),
                           MakeDataRateAccessor(&Dcqcn::m_additiveIncreaseAttr),
                           MakeDataRateChecker())
             .AddAttribute("HyperIncreaseRate",
-                          "Target-rate step of hyper increase; 0 means 50Mb/s x lineRate/25Gb/s.",
-                          DataRateValue(DataRate(0)),
+                          "Target-rate step of hyper increase, in bit/s (firmware RPG_HAI_RATE, "
+                          "50 Mb/s, whatever the line rate). 0 selects the HPCC simulator's "
+                          "step, 50 Mb/s per 25 Gb/s of line rate (the hpcc profile).",
+                          DataRateValue(DataRate("50Mb/s")),
                           MakeDataRateAccessor(&Dcqcn::m_hyperIncreaseAttr),
                           MakeDataRateChecker())
             .AddAttribute("MinRate",
-                          "Floor of the current rate (capped at line rate).",
-                          DataRateValue(DataRate("100Mb/s")),
+                          "Floor of the current rate, in bit/s, capped at line rate "
+                          "(firmware RPG_MIN_RATE, 1 Mb/s).",
+                          DataRateValue(DataRate("1Mb/s")),
                           MakeDataRateAccessor(&Dcqcn::m_minRateAttr),
                           MakeDataRateChecker())
             .AddAttribute("ByteCounter",
-                          "Bytes sent per byte-counter increase step; 0 disables the byte counter.",
-                          UintegerValue(0),
+                          "Bytes sent (on the wire) per byte-counter increase step; 0 disables "
+                          "the byte counter (firmware RPG_BYTE_RESET, 32767 bytes).",
+                          UintegerValue(32767),
                           MakeUintegerAccessor(&Dcqcn::m_byteCounter),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Gd",
+                          "Decrease shift, 10 or 11 (the firmware's range): a decrease "
+                          "multiplies Rc by 1 - alpha x 2^(10-Gd), the firmware's "
+                          "Rc (1 - alpha_fixed / 2^Gd) with alpha in 10-bit fixed point; 11 is "
+                          "the DCQCN paper's Rc (1 - alpha/2), 10 is Rc (1 - alpha) "
+                          "(firmware RPG_GD, 11).",
+                          UintegerValue(11),
+                          MakeUintegerAccessor(&Dcqcn::m_gd),
+                          MakeUintegerChecker<uint32_t>(10, 11))
+            .AddAttribute("MinDecreaseFactor",
+                          "Largest cut of one decrease, in percent, in [0,100]: a decrease never "
+                          "takes Rc below this percentage of the rate before it (100 prevents "
+                          "decreases, 0 leaves them unbounded) (firmware RPG_MIN_DEC_FAC, 50).",
+                          UintegerValue(50),
+                          MakeUintegerAccessor(&Dcqcn::m_minDecreaseFactor),
+                          MakeUintegerChecker<uint32_t>(0, 100))
+            .AddAttribute("RateOnFirstCnp",
+                          "Rate, in bit/s, that the queue pair's first CNP gives Rc and Rt before "
+                          "its decrease applies; 0 means line rate, and more than line rate is "
+                          "line rate (firmware RATE_TO_SET_ON_FIRST_CNP, 0). Only with "
+                          "SetRatesOnFirstCnp.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&Dcqcn::m_rateOnFirstCnpAttr),
+                          MakeDataRateChecker())
+            .AddAttribute("SetRatesOnFirstCnp",
+                          "Whether the first CNP sets Rc and Rt to RateOnFirstCnp (as the "
+                          "firmware does); false leaves them as they are (the hpcc profile).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&Dcqcn::m_setRatesOnFirstCnp),
+                          MakeBooleanChecker())
             .AddAttribute("ClampTargetRate",
-                          "At a decrease, set Rt = Rc always (true, the DCQCN paper's rule); "
-                          "if false (the default of Mellanox NICs and the HPCC-lineage "
-                          "simulators), only when the increase timer has expired since the last "
-                          "decrease, so back-to-back cuts keep the earlier target.",
+                          "Every decrease sets Rt = Rc (the DCQCN paper's rule) "
+                          "(firmware CLAMP_TGT_RATE, 0).",
                           BooleanValue(false),
                           MakeBooleanAccessor(&Dcqcn::m_clampTargetRate),
+                          MakeBooleanChecker())
+            .AddAttribute("ClampTargetRateAfterTimeInc",
+                          "A decrease sets Rt = Rc if the increase timer has expired since the "
+                          "last decrease, so back-to-back cuts keep the earlier target "
+                          "(firmware CLAMP_TGT_RATE_AFTER_TIME_INC, 1).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&Dcqcn::m_clampAfterTimeInc),
                           MakeBooleanChecker())
             .AddTraceSource("Rate",
                             "Current rate Rc changed (time of the change, old, new).",
@@ -113,6 +170,103 @@ Dcqcn::GetTypeId()
     return tid;
 }
 
+namespace
+{
+
+/// One named parameter set: (attribute, value) in ns-3's string form.
+struct Profile
+{
+    const char* name;
+    std::vector<Dcqcn::AttributeSetting> settings;
+};
+
+const std::vector<Profile>&
+Profiles()
+{
+    static const std::vector<Profile> profiles{
+        // The attribute defaults (a test keeps the two equal).
+        {"connectx",
+         {{"StartAtLineRate", "true"},
+          {"G", "0.0048828125"},            // 5/1024: DCE_TCP_G 1019
+          {"InitialAlpha", "0.9990234375"}, // 1023/1024
+          {"AlphaUpdateInterval", "1us"},
+          {"RateDecreaseInterval", "4us"},
+          {"RateIncreaseInterval", "300us"},
+          {"FastRecoveryTimes", "1"},
+          {"AdditiveIncreaseRate", "5Mb/s"},
+          {"HyperIncreaseRate", "50Mb/s"},
+          {"MinRate", "1Mb/s"},
+          {"ByteCounter", "32767"},
+          {"Gd", "11"},
+          {"MinDecreaseFactor", "50"},
+          {"RateOnFirstCnp", "0bps"},
+          {"SetRatesOnFirstCnp", "true"},
+          {"ClampTargetRate", "false"},
+          {"ClampTargetRateAfterTimeInc", "true"}}},
+        // The HPCC simulator's DCQCN ("mlx" mode), as this class ran it before it had profiles.
+        {"hpcc",
+         {{"StartAtLineRate", "true"},
+          {"G", "0.00390625"}, // 1/256
+          {"InitialAlpha", "1"},
+          {"AlphaUpdateInterval", "1us"},
+          {"RateDecreaseInterval", "4us"},
+          {"RateIncreaseInterval", "300us"},
+          {"FastRecoveryTimes", "5"},
+          {"AdditiveIncreaseRate", "0bps"}, // 5 Mb/s per 25 Gb/s of line rate
+          {"HyperIncreaseRate", "0bps"},    // 50 Mb/s per 25 Gb/s of line rate
+          {"MinRate", "100Mb/s"},
+          {"ByteCounter", "0"},
+          {"Gd", "11"},
+          {"MinDecreaseFactor", "0"},
+          {"RateOnFirstCnp", "0bps"},
+          {"SetRatesOnFirstCnp", "false"},
+          {"ClampTargetRate", "false"},
+          {"ClampTargetRateAfterTimeInc", "true"}}},
+    };
+    return profiles;
+}
+
+} // namespace
+
+std::vector<std::string>
+Dcqcn::GetProfileNames()
+{
+    std::vector<std::string> names;
+    for (const Profile& p : Profiles())
+    {
+        names.emplace_back(p.name);
+    }
+    return names;
+}
+
+std::vector<Dcqcn::AttributeSetting>
+Dcqcn::GetProfile(const std::string& name)
+{
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
+    std::string known;
+    for (const Profile& p : Profiles())
+    {
+        if (lower == p.name)
+        {
+            return p.settings;
+        }
+        known += (known.empty() ? "" : ", ") + std::string(p.name);
+    }
+    throw std::invalid_argument("unknown DCQCN profile '" + name + "' (known: " + known + ")");
+}
+
+void
+Dcqcn::ApplyProfile(const std::string& name)
+{
+    for (const auto& [attribute, value] : GetProfile(name))
+    {
+        SetAttribute(attribute, StringValue(value));
+    }
+}
+
 Dcqcn::Dcqcn()
 {
     NS_LOG_FUNCTION(this);
@@ -122,6 +276,7 @@ Dcqcn::Dcqcn(const Dcqcn& other)
     : RdmaCongestionOps(other),
       m_startAtLineRate(other.m_startAtLineRate),
       m_g(other.m_g),
+      m_initialAlpha(other.m_initialAlpha),
       m_alphaInterval(other.m_alphaInterval),
       m_decreaseInterval(other.m_decreaseInterval),
       m_increaseInterval(other.m_increaseInterval),
@@ -130,7 +285,12 @@ Dcqcn::Dcqcn(const Dcqcn& other)
       m_hyperIncreaseAttr(other.m_hyperIncreaseAttr),
       m_minRateAttr(other.m_minRateAttr),
       m_byteCounter(other.m_byteCounter),
-      m_clampTargetRate(other.m_clampTargetRate)
+      m_gd(other.m_gd),
+      m_minDecreaseFactor(other.m_minDecreaseFactor),
+      m_rateOnFirstCnpAttr(other.m_rateOnFirstCnpAttr),
+      m_setRatesOnFirstCnp(other.m_setRatesOnFirstCnp),
+      m_clampTargetRate(other.m_clampTargetRate),
+      m_clampAfterTimeInc(other.m_clampAfterTimeInc)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -177,9 +337,37 @@ Dcqcn::Init(DataRate lineRate, Time now)
         throw std::runtime_error("Dcqcn: attribute G must be in (0,1]");
     }
 
+    if (!(m_initialAlpha >= 0.0 && m_initialAlpha <= 1.0))
+    {
+        throw std::runtime_error("Dcqcn: attribute InitialAlpha must be in [0,1]");
+    }
+    if (m_gd != 10 && m_gd != 11)
+    {
+        throw std::runtime_error("Dcqcn: attribute Gd must be 10 or 11");
+    }
+    if (m_minDecreaseFactor > 100)
+    {
+        throw std::runtime_error("Dcqcn: attribute MinDecreaseFactor must be in [0,100] (percent)");
+    }
+    if (m_rateOnFirstCnpAttr.GetBitRate() > 0 &&
+        m_rateOnFirstCnpAttr.GetBitRate() < m_minRateAttr.GetBitRate())
+    {
+        throw std::runtime_error("Dcqcn: attribute RateOnFirstCnp (" +
+                                 std::to_string(m_rateOnFirstCnpAttr.GetBitRate()) +
+                                 " bps) is below MinRate (" +
+                                 std::to_string(m_minRateAttr.GetBitRate()) + " bps)");
+    }
+
     m_lineBps = static_cast<double>(lineRate.GetBitRate());
     m_minBps = std::min(static_cast<double>(m_minRateAttr.GetBitRate()), m_lineBps);
-    // The defaults of the Mellanox NIC are given for 25 Gb/s; scale with the line rate.
+    // Exact powers of two: Gd 11 multiplies by 0.5 exactly, as alpha / 2 would.
+    m_decreaseGain = std::ldexp(1.0, 10 - static_cast<int>(m_gd));
+    m_minDecreaseRatio = m_minDecreaseFactor / 100.0;
+    m_rateOnFirstCnpBps =
+        m_rateOnFirstCnpAttr.GetBitRate() > 0
+            ? std::min(static_cast<double>(m_rateOnFirstCnpAttr.GetBitRate()), m_lineBps)
+            : m_lineBps;
+    // A step of 0 is the HPCC simulator's, given per 25 Gb/s of line rate.
     const double scale = m_lineBps / 25e9;
     m_additiveIncrease =
         m_additiveIncreaseAttr.GetBitRate() > 0 ? m_additiveIncreaseAttr : ToDataRate(5e6 * scale);
@@ -190,7 +378,8 @@ Dcqcn::Init(DataRate lineRate, Time now)
     m_lastCall = now;
     m_rate = m_startAtLineRate ? m_lineBps : m_minBps;
     m_target = m_lineBps;
-    m_alphaBase = 1.0;
+    // Alpha is untouched until the first CNP starts its timer, so this is alpha at that CNP.
+    m_alphaBase = m_initialAlpha;
     m_alphaDecays = 0;
     m_alphaTimerRunning = false;
     m_nextAlphaUpdate = now;
@@ -243,6 +432,13 @@ Dcqcn::OnCnp(Time now)
         // As in the NIC, alpha starts being estimated with the first CNP.
         m_alphaTimerRunning = true;
         m_nextAlphaUpdate = now + m_alphaInterval;
+        if (m_setRatesOnFirstCnp)
+        {
+            // RATE_TO_SET_ON_FIRST_CNP: "rates (current, target) on first CNP"; the decrease
+            // below then applies to them.
+            SetTargetRate(now, m_rateOnFirstCnpBps);
+            SetRate(now, m_rateOnFirstCnpBps);
+        }
     }
     m_cnpSinceAlphaUpdate = true;
     if (!m_hasDecreased || now - m_lastDecrease >= m_decreaseInterval)
@@ -399,12 +595,13 @@ void
 Dcqcn::Decrease(Time at)
 {
     NS_LOG_FUNCTION(this << at);
-    if (m_clampTargetRate || m_timerStage > 0)
+    if (m_clampTargetRate || (m_clampAfterTimeInc && m_timerStage > 0))
     {
         SetTargetRate(at, m_rate);
     }
     const double alpha = CurrentAlpha();
-    SetRate(at, std::min(m_lineBps, std::max(m_minBps, m_rate * (1 - alpha / 2))));
+    const double cut = std::max(m_rate * m_minDecreaseRatio, m_rate * (1 - alpha * m_decreaseGain));
+    SetRate(at, std::min(m_lineBps, std::max(m_minBps, cut)));
     m_timerStage = 0;
     m_byteStage = 0;
     m_bytesSinceStage = 0;

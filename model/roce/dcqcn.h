@@ -11,29 +11,37 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
 
 /**
  * \ingroup collective-scheduling
- * \brief DCQCN reaction point (Zhu et al., SIGCOMM 2015), with the timer
- * behaviour of the Mellanox NIC as modelled by the HPCC simulator.
+ * \brief DCQCN reaction point (Zhu et al., SIGCOMM 2015) with the timers and
+ * parameters of the ConnectX (4 and later) NIC firmware.
  *
  * State: current rate Rc, target rate Rt, alpha, and the increase stage
  * counters T (increase-timer expiries) and BC (byte-counter expiries) since
  * the last rate decrease.
  *
- * - Alpha timer: alpha starts at 1 and is left alone until the first CNP,
- *   which starts a periodic timer (AlphaUpdateInterval). At each expiry,
- *   alpha = (1-g) alpha + g if a CNP arrived during the period, else
+ * - Alpha timer: alpha starts at InitialAlpha and is left alone until the
+ *   first CNP, which starts a periodic timer (AlphaUpdateInterval). At each
+ *   expiry, alpha = (1-g) alpha + g if a CNP arrived during the period, else
  *   alpha = (1-g) alpha. CNPs change alpha only through this timer.
+ * - First CNP: with SetRatesOnFirstCnp, the queue pair's first CNP sets Rc
+ *   and Rt to RateOnFirstCnp (line rate if 0, and at most line rate) before
+ *   its decrease applies.
  * - Decrease: a CNP arriving at least RateDecreaseInterval after the last
  *   decrease (or before any) decreases at once; one arriving sooner is
  *   remembered and the decrease happens at lastDecrease + RateDecreaseInterval.
- *   A decrease sets Rt = Rc (see ClampTargetRate),
- *   Rc = max(MinRate, Rc (1 - alpha/2)), T = BC = 0, empties the byte
- *   counter and restarts the increase timer.
+ *   A decrease sets Rt = Rc if ClampTargetRate, or if
+ *   ClampTargetRateAfterTimeInc and T > 0; then
+ *   Rc = max(MinRate, MinDecreaseFactor% x Rc, Rc (1 - alpha 2^(10-Gd)))
+ *   (Gd 11: Rc (1 - alpha/2)), T = BC = 0, empties the byte counter and
+ *   restarts the increase timer.
  * - Increase: each increase-timer expiry (RateIncreaseInterval, running
  *   from Init) and each ByteCounter bytes sent runs one increase step and
  *   then counts itself in T or BC. With T and BC counting earlier expiries
@@ -46,6 +54,14 @@ namespace ns3
  *   rate decrease, then rate increase (a decrease restarts the increase
  *   timer, so a coinciding increase expiry does not run). A call at time t
  *   first runs every timer due at or before t.
+ *
+ * The attribute defaults are the ConnectX firmware's (the "connectx"
+ * profile). The "hpcc" profile gives the values of the HPCC simulator's
+ * DCQCN (g 1/256, F 5, MinRate 100 Mb/s, no byte counter, increase steps of
+ * 5 and 50 Mb/s per 25 Gb/s of line rate, alpha 1 at the first CNP, no
+ * decrease floor, rates left alone by the first CNP). See GetProfile();
+ * doc/collective-scheduling.rst tabulates both with the firmware names.
+ * Alpha is kept as a real number, not in the firmware's 10-bit fixed point.
  *
  * Timers are evaluated lazily: every call first advances the state through
  * the expiries due up to its time, exactly as scheduled events would, and a
@@ -91,6 +107,36 @@ class Dcqcn : public RdmaCongestionOps
     /// Scales the additive increase step (weighted DCQCN).
     void SetRateWeight(double weight) override;
 
+    /// An attribute name and its value, as ObjectFactory and Config take them.
+    using AttributeSetting = std::pair<std::string, std::string>;
+
+    /**
+     * The attribute values of a named parameter set: "connectx" (the
+     * firmware defaults, which are also the attribute defaults) or "hpcc"
+     * (the HPCC simulator's DCQCN). Every DCQCN parameter attribute is
+     * listed, so the result does not depend on earlier Config::SetDefault
+     * calls; apply it before any value of one's own.
+     *
+     * A profile is expanded into ordinary attribute values rather than being
+     * an attribute itself: an attribute applied at Init() could not tell the
+     * values a user set on purpose from defaults and would overwrite them,
+     * or depend on the order in which attributes were set. Expanded, the
+     * precedence is the caller's order, and GetAttribute() reports what runs.
+     *
+     * \param name profile name, case-insensitive
+     * \return (attribute, value) pairs, in ns-3's string form
+     * \throw std::invalid_argument for an unknown name, listing the known ones
+     */
+    static std::vector<AttributeSetting> GetProfile(const std::string& name);
+    /// \return the profile names GetProfile() knows, in lower case
+    static std::vector<std::string> GetProfileNames();
+    /**
+     * Set this object's attributes to profile \p name (see GetProfile());
+     * call before Init(), and before setting attributes of one's own.
+     * \throw std::invalid_argument for an unknown name
+     */
+    void ApplyProfile(const std::string& name);
+
   protected:
     /**
      * \return the additive increase step of the target rate: AdditiveIncreaseRate,
@@ -119,6 +165,7 @@ class Dcqcn : public RdmaCongestionOps
     // Configuration (attributes).
     bool m_startAtLineRate;
     double m_g;
+    double m_initialAlpha;
     Time m_alphaInterval;
     Time m_decreaseInterval;
     Time m_increaseInterval;
@@ -127,12 +174,20 @@ class Dcqcn : public RdmaCongestionOps
     DataRate m_hyperIncreaseAttr;
     DataRate m_minRateAttr;
     uint64_t m_byteCounter;
+    uint32_t m_gd;
+    uint32_t m_minDecreaseFactor;
+    DataRate m_rateOnFirstCnpAttr;
+    bool m_setRatesOnFirstCnp;
     bool m_clampTargetRate;
+    bool m_clampAfterTimeInc;
 
     // Resolved at Init.
     bool m_initialized{false};
     double m_lineBps{0};
     double m_minBps{0};
+    double m_decreaseGain{0.5};    //!< 2^(10-Gd): a decrease multiplies Rc by 1 - alpha x this
+    double m_minDecreaseRatio{0};  //!< MinDecreaseFactor / 100
+    double m_rateOnFirstCnpBps{0}; //!< Rc and Rt at the first CNP (if SetRatesOnFirstCnp)
     DataRate m_additiveIncrease;
     double m_rateWeight{1.0}; //!< set by the scheduler through the NIC
     double m_hyperIncreaseBps{0};

@@ -3,7 +3,12 @@
  */
 #include "fabric-collective-transport.h"
 
+#include "ns3/abort.h"
 #include "ns3/simulator.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
 
 namespace ns3
 {
@@ -21,6 +26,34 @@ FabricCollectiveTransport::FabricCollectiveTransport(Ptr<RoceFabric> fabric,
       m_nvlinkRate(nvlinkRate),
       m_nvlinkLatency(nvlinkLatency)
 {
+    m_senderHosts = m_rankHosts;
+    std::sort(m_senderHosts.begin(), m_senderHosts.end());
+    m_senderHosts.erase(std::unique(m_senderHosts.begin(), m_senderHosts.end()),
+                        m_senderHosts.end());
+    for (uint32_t host : m_senderHosts)
+    {
+        Ptr<RdmaNic> nic = m_fabric->GetNic(host);
+        nic->TraceConnectWithoutContext(
+            "SendComplete",
+            MakeCallback(&FabricCollectiveTransport::OnSendComplete, this));
+        nic->TraceConnectWithoutContext(
+            "SendFailed",
+            MakeCallback(&FabricCollectiveTransport::OnSendFailed, this));
+    }
+}
+
+FabricCollectiveTransport::~FabricCollectiveTransport()
+{
+    for (uint32_t host : m_senderHosts)
+    {
+        Ptr<RdmaNic> nic = m_fabric->GetNic(host);
+        nic->TraceDisconnectWithoutContext(
+            "SendComplete",
+            MakeCallback(&FabricCollectiveTransport::OnSendComplete, this));
+        nic->TraceDisconnectWithoutContext(
+            "SendFailed",
+            MakeCallback(&FabricCollectiveTransport::OnSendFailed, this));
+    }
 }
 
 void
@@ -47,6 +80,14 @@ FabricCollectiveTransport::ConnectionPort(uint32_t jobId,
 void
 FabricCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
 {
+    Post(m, std::move(onDelivered), nullptr);
+}
+
+void
+FabricCollectiveTransport::Post(const CollectiveMessage& m,
+                                std::function<void()> onDelivered,
+                                FailedCallback onFailed)
+{
     const uint32_t src = m_rankHosts.at(m.srcRank);
     const uint32_t dst = m_rankHosts.at(m.dstRank);
     if (src == dst)
@@ -65,7 +106,57 @@ FabricCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()
     info.collective = m_collective;
     info.step = m.step;
     info.srcPort = ConnectionPort(m_jobId, m.srcRank, m.dstRank, m.channel);
-    m_fabric->SendMessage(src, dst, info, Simulator::Now(), std::move(onDelivered));
+    const uint64_t flowId =
+        m_fabric->SendMessage(src, dst, info, Simulator::Now(), std::move(onDelivered));
+    // The queue pair is set up by an event of its own, so nothing is
+    // reported for the flow before it is registered here. Only the rank that
+    // runs the sender hears of its end (see doc: distributed runs).
+    if (m_fabric->IsLocalHost(src))
+    {
+        m_pending.emplace(flowId, Pending{src, dst, std::move(onFailed)});
+    }
+}
+
+void
+FabricCollectiveTransport::OnSendComplete(const RdmaMessageInfo& info,
+                                          Time /* ackTime */,
+                                          uint64_t /* retransmitted */)
+{
+    if (info.jobId == static_cast<int64_t>(m_jobId))
+    {
+        m_pending.erase(info.flowId);
+    }
+}
+
+void
+FabricCollectiveTransport::OnSendFailed(const RdmaMessageInfo& info, RdmaSendError error)
+{
+    if (info.jobId != static_cast<int64_t>(m_jobId))
+    {
+        return;
+    }
+    auto it = m_pending.find(info.flowId);
+    if (it == m_pending.end())
+    {
+        return; // another transport's job with the same id (not in one cluster)
+    }
+    Pending p = std::move(it->second);
+    m_pending.erase(it);
+    ++m_failedMessages;
+    Ptr<RdmaNic> nic = m_fabric->GetNic(p.srcHost);
+    std::ostringstream reason;
+    reason << "flow " << info.flowId << " from host " << p.srcHost << " to host " << p.dstHost
+           << ": " << ToString(error);
+    if (error == RdmaSendError::RETRY_EXCEEDED)
+    {
+        reason << " (" << nic->GetRetryCount() + 1 << " timeouts of " << std::setprecision(10)
+               << nic->GetRetransmitTimeout().GetSeconds() * 1e3
+               << " ms in a row without progress, RetryCount " << nic->GetRetryCount() << ")";
+    }
+    NS_ABORT_MSG_UNLESS(p.onFailed,
+                        "job " << m_jobId << ": " << reason.str()
+                               << "; the message was sent without a failure callback");
+    p.onFailed(reason.str());
 }
 
 } // namespace ns3

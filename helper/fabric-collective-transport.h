@@ -9,6 +9,7 @@
 #include "ns3/collective-transport.h"
 #include "ns3/data-rate.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -20,6 +21,13 @@ namespace ns3
  * hosts as RDMA WRITEs over the RoCE fabric (one queue pair per message,
  * tagged with the job), between ranks on the same host over NVLink, modelled
  * as a fixed rate and latency that never touches the fabric.
+ *
+ * A fabric message fails when its sender's NIC gives up on it (the
+ * RdmaNic's SendFailed trace: retry count exceeded, or flushed behind a
+ * message that did); the transport then calls the message's onFailed with a
+ * reason naming the flow, its hosts and the NIC's timeout settings. It
+ * listens until the sender has seen the message's last ACK, so a message
+ * can fail after it was delivered. NVLink messages never fail.
  */
 class FabricCollectiveTransport : public CollectiveTransport
 {
@@ -34,6 +42,9 @@ class FabricCollectiveTransport : public CollectiveTransport
                               uint8_t priority,
                               DataRate nvlinkRate,
                               Time nvlinkLatency);
+    ~FabricCollectiveTransport() override;
+    FabricCollectiveTransport(const FabricCollectiveTransport&) = delete;
+    FabricCollectiveTransport& operator=(const FabricCollectiveTransport&) = delete;
 
     /**
      * The UDP source port of a job's connection from rank \p srcRank to rank
@@ -47,7 +58,11 @@ class FabricCollectiveTransport : public CollectiveTransport
                                    uint32_t dstRank,
                                    uint32_t channel);
 
+    /// Post with no failure callback: a failure of the message is a fatal error.
     void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
+    void Post(const CollectiveMessage& m,
+              std::function<void()> onDelivered,
+              FailedCallback onFailed) override;
     void BeginCollective(uint32_t iteration, uint32_t index) override;
 
     uint64_t GetFabricMessages() const
@@ -60,9 +75,28 @@ class FabricCollectiveTransport : public CollectiveTransport
         return m_nvlinkMessages;
     }
 
+    /// Fabric messages that failed.
+    uint64_t GetFailedMessages() const
+    {
+        return m_failedMessages;
+    }
+
   private:
+    /// A fabric message whose sender has not yet seen its last ACK.
+    struct Pending
+    {
+        uint32_t srcHost{0};
+        uint32_t dstHost{0};
+        FailedCallback onFailed; ///< null: a failure is fatal
+    };
+
+    void OnSendComplete(const RdmaMessageInfo& info, Time ackTime, uint64_t retransmitted);
+    void OnSendFailed(const RdmaMessageInfo& info, RdmaSendError error);
+
     Ptr<RoceFabric> m_fabric;
     std::vector<uint32_t> m_rankHosts;
+    std::vector<uint32_t>
+        m_senderHosts; ///< distinct hosts of m_rankHosts, whose NICs it listens to
     uint32_t m_jobId;
     uint8_t m_priority;
     DataRate m_nvlinkRate;
@@ -71,6 +105,8 @@ class FabricCollectiveTransport : public CollectiveTransport
     uint32_t m_collective{0};
     uint64_t m_fabricMessages{0};
     uint64_t m_nvlinkMessages{0};
+    uint64_t m_failedMessages{0};
+    std::unordered_map<uint64_t, Pending> m_pending; ///< by flow id
 };
 
 } // namespace ns3

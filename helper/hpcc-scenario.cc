@@ -306,12 +306,13 @@ HpccScenario::Configure(RoceFabricHelper& helper) const
     const HpccConfig& c = m_mapping.config;
     const uint32_t payload = GetPayloadBytes();
     helper.SetNicAttribute("PayloadPerPacket", UintegerValue(payload));
-    if (c.l2AckInterval)
-    {
-        // Bytes in the file; the NIC acknowledges every N packets.
-        const uint32_t packets = std::max<uint32_t>(1, (*c.l2AckInterval + payload - 1) / payload);
-        helper.SetNicAttribute("AckInterval", UintegerValue(packets));
-    }
+    // Bytes in the file; the NIC acknowledges every N packets. Without the
+    // key, an ACK per packet, and always the simulators' fixed 4 ms timeout
+    // with unlimited retries, not the NIC's defaults.
+    const uint32_t ackPackets =
+        c.l2AckInterval ? std::max<uint32_t>(1, (*c.l2AckInterval + payload - 1) / payload) : 1;
+    helper.SetNicAttribute("AckInterval", UintegerValue(ackPackets));
+    helper.SetNicAttribute("RetransmitTimeout", TimeValue(MilliSeconds(4)));
     if (c.bufferBytes)
     {
         helper.SetMmuAttribute("BufferSize", UintegerValue(*c.bufferBytes));

@@ -21,6 +21,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace ns3
 {
@@ -57,6 +58,7 @@ OutcomeOf(const TrainingCluster::JobEntry& e)
     }
     const auto& its = e.job->GetIterations();
     o.done = e.job->IsDone();
+    o.failed = e.job->IsFailed();
     o.iterations = static_cast<uint32_t>(its.size());
     const Time end = o.done ? e.job->GetEndTime() : Simulator::Now();
     o.trainingTime = end - NanoSeconds(e.spec.arrivalNs);
@@ -95,14 +97,14 @@ PrintJobs(const std::vector<JobOutcome>& jobs, std::ostream& os)
            << std::setw(8) << j.workers;
         if (j.iterations == 0)
         {
-            os << "  (not run)\n";
+            os << (j.failed ? "  (failed)\n" : "  (not run)\n");
             continue;
         }
         os << std::setw(7) << j.iterations << std::setw(11) << j.trainingTime.GetSeconds() * 1e6
            << std::setw(11) << j.meanIteration.GetSeconds() * 1e6 << std::setw(11)
            << j.meanCommunication.GetSeconds() * 1e6 << std::setw(15)
-           << j.meanTransfer.GetSeconds() * 1e6 << std::setw(9) << 100.0 * j.gpuUtilization
-           << "%\n";
+           << j.meanTransfer.GetSeconds() * 1e6 << std::setw(9) << 100.0 * j.gpuUtilization << "%"
+           << (j.failed ? "  (failed)" : "") << "\n";
     }
     os << std::defaultfloat;
 }
@@ -166,6 +168,43 @@ class ProgressReporter
     uint64_t m_eventsAtLast;
     EventId m_event;
 };
+
+/// A failed job ends the run: nothing after it would be a run of the scenario.
+void
+StopAtJobFailure(uint32_t /* job */, const TrainingJob::Failure& /* failure */)
+{
+    Simulator::Stop();
+}
+
+/**
+ * What the run failed of: the first job failure (earliest, then in job
+ * order), naming the job, where it failed, the flow and the reason.
+ */
+std::string
+FailureMessage(const TrainingCluster& cluster)
+{
+    const TrainingCluster::JobEntry* first = nullptr;
+    for (const auto& e : cluster.GetJobs())
+    {
+        if (e->job && e->job->IsFailed() &&
+            (!first || e->job->GetFailure().when < first->job->GetFailure().when))
+        {
+            first = e.get();
+        }
+    }
+    NS_ABORT_MSG_UNLESS(first, "FailureMessage: no job failed");
+    const TrainingJob::Failure& f = first->job->GetFailure();
+    std::ostringstream os;
+    os << "job " << first->spec.id << " failed at " << std::fixed << std::setprecision(3)
+       << f.when.GetSeconds() * 1e3 << " ms in iteration " << f.iteration << ", collective "
+       << f.bucket << ", rank " << f.message.srcRank << " to rank " << f.message.dstRank
+       << " (channel " << f.message.channel << ", step " << f.message.step << "): " << f.reason;
+    if (cluster.GetFailedJobs() > 1)
+    {
+        os << "; " << cluster.GetFailedJobs() - 1 << " more jobs failed";
+    }
+    return os.str();
+}
 
 /// A scheduler parameter's value as attribute text: strings as they are, anything else as JSON.
 std::string
@@ -341,6 +380,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
         cluster->SetAttribute("PlacementSeed", UintegerValue(m_spec.seed));
         cluster->Setup(fabric, m_spec.topology.gpusPerHost);
         scenario.AddJobs(*cluster, jobs);
+        cluster->TraceConnectWithoutContext("JobFailed", MakeCallback(&StopAtJobFailure));
         schedulerHelper.Install(policy, cluster);
         RoceFlowMonitor monitor(fabric);
         Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
@@ -383,16 +423,28 @@ ScenarioRunner::Simulate(const std::string& typeName,
             monitor.PrintSummary(*out);
         }
         outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());
+        auto writeRows = [&](ResultsDatabase& db, int64_t id) {
+            WriteTrainingResults(db, id, *cluster);
+            WriteSchedulerResults(db, id, *policy);
+            sampler->Write(db, id);
+        };
+        if (cluster->GetFailedJobs() > 0)
+        {
+            // Every job's rows up to the failure, then the run marked failed.
+            const std::string message = FailureMessage(*cluster);
+            if (out)
+            {
+                *out << "run failed: " << message << "\n";
+            }
+            run.Fail(message, monitor, m_spec.output.flowRows, writeRows);
+            throw JobFailedError(message);
+        }
         if (cluster->GetFinishedJobs() != jobs.size())
         {
             throw IncompleteRunError(std::to_string(jobs.size() - cluster->GetFinishedJobs()) +
                                      " jobs did not finish before the stop time");
         }
-        run.Finish(monitor, m_spec.output.flowRows, [&](ResultsDatabase& db, int64_t id) {
-            WriteTrainingResults(db, id, *cluster);
-            WriteSchedulerResults(db, id, *policy);
-            sampler->Write(db, id);
-        });
+        run.Finish(monitor, m_spec.output.flowRows, writeRows);
         if (run.GetRunId() >= 0)
         {
             outcome.runIds.push_back(run.GetRunId());

@@ -5,6 +5,7 @@
 #define SCENARIO_RUNNER_H
 
 #include "scenario-helper.h"
+#include "simulation-run.h"
 
 #include "ns3/nstime.h"
 #include "ns3/scenario-spec.h"
@@ -27,6 +28,7 @@ struct JobOutcome
     std::string model;
     uint32_t workers{0};
     bool done{false};                 ///< every iteration finished
+    bool failed{false};               ///< a collective failed (TrainingJob::IsFailed)
     uint32_t iterations{0};           ///< iterations finished
     Time trainingTime;                ///< arrival to last iteration done (job completion time)
     Time meanIteration;               ///< compute start to communication end, mean over iterations
@@ -34,6 +36,19 @@ struct JobOutcome
     Time meanTransfer;                ///< first collective started to last done, mean
     double gpuUtilization{0};         ///< compute time over iteration time
     std::vector<Time> iterationTimes; ///< per iteration, in order
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A run stopped because a job failed (a queue pair of one of its
+ * collectives gave up: retry count exceeded). The run is recorded as failed
+ * with this message, after the rows of what it did; the example exits with
+ * code 1.
+ */
+class JobFailedError : public IncompleteRunError
+{
+  public:
+    using IncompleteRunError::IncompleteRunError;
 };
 
 /**
@@ -87,7 +102,11 @@ class ScenarioRunner
      * \param out where the per-job table and summaries go (null: nowhere)
      * \throw std::runtime_error (naming the spec's field) for an unknown
      *        scheduler or parameter; IncompleteRunError when jobs did not
-     *        finish before the stop time (the run is then marked failed)
+     *        finish before the stop time (the run is then marked failed);
+     *        JobFailedError when a job failed: the simulation stops at the
+     *        first failure and the run is marked failed with a message naming
+     *        the job, where it failed, the flow and why, after the rows of
+     *        every job, flow and link up to then
      */
     RunOutcome Run(const std::string& scheduler = "", std::ostream* out = nullptr);
 

@@ -84,6 +84,7 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
             }
             m_db->FinishRun(m_runId, simEnd.GetNanoSeconds(), wall, events, hops);
         });
+        m_ended = true;
         std::cout << "results:          run " << m_runId << " in " << m_db->GetPath() << "\n";
     }
     if (DistributedRank() != 0)
@@ -96,11 +97,43 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
 }
 
 void
+SimulationRun::Fail(const std::string& message,
+                    const RoceFlowMonitor& monitor,
+                    bool flowRows,
+                    const std::function<void(ResultsDatabase&, int64_t)>& extra)
+{
+    if (!m_db || m_ended)
+    {
+        return;
+    }
+    m_db->Transaction([&]() {
+        if (extra)
+        {
+            extra(*m_db, m_runId);
+        }
+        if (flowRows)
+        {
+            for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
+            {
+                m_db->AddFlow(f);
+            }
+        }
+        for (const LinkRecord& l : monitor.GetLinkRecords(m_runId))
+        {
+            m_db->AddLink(l);
+        }
+        m_db->FailRun(m_runId, message);
+    });
+    m_ended = true;
+}
+
+void
 SimulationRun::Fail(const std::string& message)
 {
-    if (m_db)
+    if (m_db && !m_ended)
     {
         m_db->FailRun(m_runId, message);
+        m_ended = true;
     }
 }
 

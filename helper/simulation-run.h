@@ -52,7 +52,16 @@ class SimulationRun
     void Finish(const RoceFlowMonitor& monitor,
                 bool flowRows,
                 const std::function<void(ResultsDatabase&, int64_t)>& extra);
-    /// Mark the run failed with \p message.
+    /**
+     * Record what a run did before it failed, the rows of \p monitor (flow
+     * rows only if \p flowRows) and of \p extra, and mark it failed with
+     * \p message, in one transaction. Prints no PERF line.
+     */
+    void Fail(const std::string& message,
+              const RoceFlowMonitor& monitor,
+              bool flowRows,
+              const std::function<void(ResultsDatabase&, int64_t)>& extra);
+    /// Mark the run failed with \p message, unless it has already ended (finished or failed).
     void Fail(const std::string& message);
 
     int64_t GetRunId() const
@@ -72,6 +81,7 @@ class SimulationRun
     std::string m_example;
     Ptr<ResultsDatabase> m_db;
     int64_t m_runId{-1};
+    bool m_ended{false}; ///< marked complete or failed in the database
     uint64_t m_hopsAtStart{0};
     uint64_t m_eventsAtStart{0};
     std::chrono::steady_clock::time_point m_wallStart;

@@ -50,7 +50,12 @@ TrainingCluster::GetTypeId()
             .AddTraceSource("JobDone",
                             "A job finished its last iteration and freed its GPUs.",
                             MakeTraceSourceAccessor(&TrainingCluster::m_doneTrace),
-                            "ns3::TrainingCluster::JobCallback");
+                            "ns3::TrainingCluster::JobCallback")
+            .AddTraceSource("JobFailed",
+                            "A job's collective failed; the job stopped and freed its GPUs "
+                            "(args: job id, failure).",
+                            MakeTraceSourceAccessor(&TrainingCluster::m_failedTrace),
+                            "ns3::TrainingCluster::JobFailureCallback");
     return tid;
 }
 
@@ -158,6 +163,9 @@ TrainingCluster::StartJob(std::size_t index)
     e.job->TraceConnectWithoutContext(
         "JobDone",
         MakeBoundCallback(&TrainingCluster::JobDoneThunk, this, index));
+    e.job->TraceConnectWithoutContext(
+        "JobFailed",
+        MakeBoundCallback(&TrainingCluster::JobFailedThunk, this, index));
     m_startedTrace(e.spec.id);
     e.job->Start();
 }
@@ -166,6 +174,30 @@ void
 TrainingCluster::JobDoneThunk(TrainingCluster* self, std::size_t index, uint32_t /* job */)
 {
     self->JobFinished(index);
+}
+
+void
+TrainingCluster::JobFailedThunk(TrainingCluster* self,
+                                std::size_t index,
+                                uint32_t /* job */,
+                                const TrainingJob::Failure& /* failure */)
+{
+    self->JobFailed(index);
+}
+
+void
+TrainingCluster::JobFailed(std::size_t index)
+{
+    JobEntry& e = *m_jobs[index];
+    ++m_failed;
+    NS_LOG_INFO("job " << e.spec.id << " failed: " << e.job->GetFailure().reason);
+    m_failedTrace(e.spec.id, e.job->GetFailure());
+    if (e.job->IsDone())
+    {
+        return; // it failed after its last iteration: its GPUs are already free
+    }
+    Release(e.placement, *m_slots);
+    TryStartWaiting();
 }
 
 void

@@ -22,6 +22,10 @@ namespace ns3
  * \brief A multi-tenant GPU cluster on a RoCE fabric: jobs arrive, are
  * placed on free GPUs (first come, first served; a job that does not fit
  * waits for GPUs to free up), run their iterations and leave.
+ *
+ * A job whose collective fails (TrainingJob's JobFailed) leaves too, as a
+ * crashed job does: its GPUs are freed and JobFailed fires. Whoever runs the
+ * simulation decides whether the run goes on (ScenarioRunner stops it).
  */
 class TrainingCluster : public Object
 {
@@ -63,6 +67,12 @@ class TrainingCluster : public Object
         return m_finished;
     }
 
+    /// Jobs that failed (TrainingJob::IsFailed); each has its failure in its TrainingJob.
+    std::size_t GetFailedJobs() const
+    {
+        return m_failed;
+    }
+
     Ptr<RoceFabric> GetFabric() const
     {
         return m_fabric;
@@ -75,6 +85,8 @@ class TrainingCluster : public Object
 
     /// Trace signature: job id.
     typedef void (*JobCallback)(uint32_t job);
+    /// Trace signature: job id, where and why it failed.
+    typedef void (*JobFailureCallback)(uint32_t job, const TrainingJob::Failure& failure);
 
   protected:
     void DoDispose() override;
@@ -85,6 +97,11 @@ class TrainingCluster : public Object
     void StartJob(std::size_t index);
     void JobFinished(std::size_t index);
     static void JobDoneThunk(TrainingCluster* self, std::size_t index, uint32_t job);
+    void JobFailed(std::size_t index);
+    static void JobFailedThunk(TrainingCluster* self,
+                               std::size_t index,
+                               uint32_t job,
+                               const TrainingJob::Failure& failure);
 
     Ptr<RoceFabric> m_fabric;
     uint32_t m_gpusPerHost{1};
@@ -92,6 +109,7 @@ class TrainingCluster : public Object
     std::vector<std::unique_ptr<JobEntry>> m_jobs;
     std::deque<std::size_t> m_waiting;
     std::size_t m_finished{0};
+    std::size_t m_failed{0};
     DataRate m_nvlinkRate;
     Time m_nvlinkLatency;
     uint64_t m_placementSeed{1};
@@ -99,6 +117,7 @@ class TrainingCluster : public Object
     TracedCallback<uint32_t> m_arrivedTrace;
     TracedCallback<uint32_t> m_startedTrace;
     TracedCallback<uint32_t> m_doneTrace;
+    TracedCallback<uint32_t, const TrainingJob::Failure&> m_failedTrace;
 };
 
 } // namespace ns3

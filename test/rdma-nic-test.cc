@@ -2,8 +2,11 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The RDMA NIC end to end over one switch: flow completion time against
- * the analytic value, ACK coalescing, go-back-N after a loss, the
- * retransmission timeout for lost tails, NAKs and ACKs, PSN wrap, and job
+ * the analytic value, ACK coalescing (and its default), go-back-N after a
+ * loss (also with coalesced ACKs), the retransmission timeout for lost
+ * tails, NAKs and ACKs, the local ACK timeout's retry limit (a queue pair
+ * whose peer never answers fails at the hand-computed time, progress resets
+ * the count, the fixed timeout retries without limit), PSN wrap, and job
  * gates.
  */
 
@@ -23,12 +26,15 @@ constexpr int64_t kDelayNs = 1000;
 class RdmaNicTest : public FabricTest
 {
   protected:
-    /// Two hosts through one switch; flows from host 0 to host 1.
+    /// Two hosts through one switch; flows from host 0 to host 1. AckInterval 0: the NIC's default.
     Ptr<RoceFabric> BuildPair(uint32_t ackInterval = 1, uint32_t mtu = 1000)
     {
         RoceFabricHelper helper;
         helper.SetCongestionControl("none");
-        helper.SetNicAttribute("AckInterval", UintegerValue(ackInterval));
+        if (ackInterval > 0)
+        {
+            helper.SetNicAttribute("AckInterval", UintegerValue(ackInterval));
+        }
         helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
         return helper.Install(MakeStar(2, kRate, kDelayNs));
     }
@@ -133,6 +139,56 @@ TEST_F(RdmaNicTest, GoBackNAfterOneLostPacket)
     EXPECT_LT(f.retransmittedBytes, 200000u);
 }
 
+TEST_F(RdmaNicTest, DefaultAckIntervalIsSixteenPackets)
+{
+    // The default coalesces 16 packets per ACK: a 100-packet message gets
+    // ACKs after packets 16, 32, 48, 64, 80, 96 and the last, 7 in all
+    // (ceil(100 / 16)). Breaking it (a default of 1) gives 100 and fails.
+    Ptr<RoceFabric> fabric = BuildPair(0);
+    UintegerValue n;
+    fabric->GetNic(1)->GetAttribute("AckInterval", n);
+    EXPECT_EQ(n.Get(), 16u);
+    RoceFlowMonitor monitor(fabric);
+    RdmaMessageInfo info;
+    info.bytes = 100 * 1000;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(fabric->GetChannel(1)->GetTxPackets(0), 7u);
+}
+
+TEST_F(RdmaNicTest, GoBackNWithCoalescedAcks)
+{
+    // 200 packets, an ACK every 16, the 50th data frame (index 49) lost once.
+    // The receiver has counted 49 in-order packets (ACKs after 16, 32, 48),
+    // NAKs the gap at once, once, and drops what follows until the resent 49
+    // arrives; the sender goes back to 49 on the NAK. Frames sent before the
+    // go-back arrive before the resent ones (one FIFO path), so nothing is a
+    // duplicate, and the in-order count still reaches 64, 80, ..., 192 and
+    // the last: 13 ACKs (ceil(200 / 16)) and 1 NAK, 14 frames from the
+    // receiver, and no timeout. Holding the NAK back until an ACK would be
+    // due (NAKs coalesced like ACKs) leaves the gap to the timeout, and the
+    // test fails on the NAK, timeout and frame counts.
+    Ptr<RoceFabric> fabric = BuildPair(16);
+    RoceFlowMonitor monitor(fabric);
+    Ptr<RdmaNic> receiver = fabric->GetNic(1);
+    auto em = DropOnReceive(receiver->GetPort(), [](const RoceHeader& h, uint64_t seen) {
+        return h.IsData() && seen == 49;
+    });
+    RdmaMessageInfo info;
+    info.bytes = 200000;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(em->GetDropped(), 1u);
+    EXPECT_EQ(receiver->GetNaksSent(), 1u);
+    EXPECT_EQ(fabric->GetNic(0)->GetTimeouts(), 0u) << "a NAK, not the timeout, recovers";
+    EXPECT_EQ(fabric->GetChannel(1)->GetTxPackets(0), 14u) << "13 ACKs and 1 NAK";
+    const auto& f = monitor.GetFlows().begin()->second;
+    EXPECT_GE(f.retransmittedBytes, 1000u);
+    EXPECT_LT(f.retransmittedBytes, 200000u);
+}
+
 TEST_F(RdmaNicTest, TimeoutRecoversLostTail)
 {
     Ptr<RoceFabric> fabric = BuildPair();
@@ -207,6 +263,239 @@ TEST_F(RdmaNicTest, TimeoutRecoversLostFinalAck)
     const auto& f = monitor.GetFlows().begin()->second;
     EXPECT_LT(f.delivered, MicroSeconds(100)) << "the data itself arrived on time";
     EXPECT_GE(f.acked, MicroSeconds(500)) << "the sender learned it only after a timeout";
+}
+
+/**
+ * A queue pair whose peer never answers: the receiver's port drops every
+ * data frame. The first packet leaves at the start time s (the port is
+ * idle), so the timer counts from s; expiry k at s + k T finds no progress,
+ * goes back and resends at once (the wire is free again by then), which
+ * restarts the count from s + k T. After R retries the next expiry, the
+ * (R+1)-th, at s + (R+1) T, fails the message. Times below are computed by
+ * hand from T = 4.096 us x 2^N.
+ */
+struct NeverAnsweringCase
+{
+    uint32_t exponent; ///< 0: leave the NIC's default
+    uint32_t retries;  ///< RetryCount; with exponent 0, the default
+    Time timeout;      ///< T, by hand
+};
+
+TEST_F(RdmaNicTest, NeverAnsweringPeerFailsAfterRetryCountPlusOneTimeouts)
+{
+    const std::vector<NeverAnsweringCase> cases = {
+        {8, 3, NanoSeconds(1048576)},   // 4.096 us x 256; fails at 3 us + 4 x T = 4197.304 us
+        {1, 0, NanoSeconds(8192)},      // 4.096 us x 2; fails at the first expiry, 11.192 us
+        {0, 7, NanoSeconds(4294967296)} // the defaults, NCCL's 20 and 7: 3 us + 8 x 4.294967296 s
+    };
+    for (const NeverAnsweringCase& c : cases)
+    {
+        Ptr<RoceFabric> fabric = BuildPair();
+        RoceFlowMonitor monitor(fabric);
+        Ptr<RdmaNic> nic = fabric->GetNic(0);
+        if (c.exponent > 0)
+        {
+            nic->SetAttribute("AckTimeoutExponent", UintegerValue(c.exponent));
+            nic->SetAttribute("RetryCount", UintegerValue(c.retries));
+        }
+        EXPECT_EQ(nic->GetRetransmitTimeout(), c.timeout);
+        EXPECT_TRUE(nic->HasRetryLimit());
+        DropOnReceive(fabric->GetNic(1)->GetPort(),
+                      [](const RoceHeader& h, uint64_t) { return h.IsData(); });
+        const Time start = MicroSeconds(3);
+        std::vector<Time> goBacks;
+        nic->TraceConnectWithoutContext(
+            "GoBack",
+            MakeCallback(+[](std::vector<Time>* v, const RdmaMessageInfo&, uint64_t from) {
+                EXPECT_EQ(from, 0u) << "nothing was ever acknowledged";
+                v->push_back(Simulator::Now());
+            }).Bind(&goBacks));
+        // If the limit were broken the queue pair would retry for ever: this
+        // guard stops the run two timeouts past the expected failure
+        // instead; the failure cancels it, so then nothing is left to run.
+        EventId guard =
+            Simulator::Schedule(start + c.timeout * (c.retries + 3), []() { Simulator::Stop(); });
+        std::vector<std::pair<Time, RdmaSendError>> failures;
+        auto onFailed = [&failures, &guard](const RdmaMessageInfo& info, RdmaSendError e) {
+            EXPECT_EQ(info.bytes, 10000u);
+            failures.emplace_back(Simulator::Now(), e);
+            Simulator::Remove(guard); // Cancel would leave it to advance the clock
+        };
+        nic->TraceConnectWithoutContext(
+            "SendFailed",
+            Callback<void, const RdmaMessageInfo&, RdmaSendError>(onFailed));
+        RdmaMessageInfo info;
+        info.bytes = 10000;
+        fabric->SendMessage(0, 1, info, start);
+        Simulator::Run();
+        const std::string what =
+            "exponent " + std::to_string(c.exponent) + ", RetryCount " + std::to_string(c.retries);
+        ASSERT_EQ(failures.size(), 1u) << what << ": SendFailed fires exactly once";
+        EXPECT_EQ(failures[0].first, start + c.timeout * (c.retries + 1)) << what;
+        EXPECT_EQ(failures[0].second, RdmaSendError::RETRY_EXCEEDED) << what;
+        ASSERT_EQ(goBacks.size(), c.retries) << what << ": one go-back per retry";
+        for (uint32_t k = 0; k < c.retries; ++k)
+        {
+            EXPECT_EQ(goBacks[k], start + c.timeout * (k + 1)) << what << ", retry " << k + 1;
+        }
+        EXPECT_EQ(nic->GetTimeouts(), c.retries + 1u) << what;
+        EXPECT_EQ(nic->GetSendsFailed(), 1u) << what;
+        EXPECT_EQ(nic->GetActiveSendQueuePairs(), 0u) << what << ": the failed queue pair is gone";
+        EXPECT_EQ(monitor.GetCompletedFlows(), 0u) << what;
+        EXPECT_EQ(Simulator::Now(), failures[0].first)
+            << what << ": the run ended on its own at the failure, with nothing left to run";
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(RdmaNicTest, PeerAnsweringBeforeTheLimitDoesNotFail)
+{
+    // RetryCount 3, T = 1048.576 us: the peer drops everything until 2.5 T,
+    // so expiries 1 and 2 (at s + T, s + 2 T) retry in vain; the resend at
+    // expiry 3 (s + 3 T, the last retry allowed) is answered and the message
+    // completes with 3 timeouts and no failure. A limit one too low (a retry
+    // counted before the check) fails it at expiry 3.
+    Ptr<RoceFabric> fabric = BuildPair();
+    RoceFlowMonitor monitor(fabric);
+    Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetAttribute("AckTimeoutExponent", UintegerValue(8));
+    nic->SetAttribute("RetryCount", UintegerValue(3));
+    const Time t = NanoSeconds(1048576);
+    const Time start = MicroSeconds(3);
+    const Time heal = start + t * 5 / 2;
+    DropOnReceive(fabric->GetNic(1)->GetPort(), [heal](const RoceHeader& h, uint64_t) {
+        return h.IsData() && Simulator::Now() < heal;
+    });
+    RdmaMessageInfo info;
+    info.bytes = 10000;
+    fabric->SendMessage(0, 1, info, start);
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(nic->GetSendsFailed(), 0u);
+    EXPECT_EQ(nic->GetTimeouts(), 3u);
+    const auto& f = monitor.GetFlows().begin()->second;
+    EXPECT_GE(f.delivered, start + t * 3);
+    EXPECT_LT(f.delivered, start + t * 3 + MicroSeconds(10));
+}
+
+TEST_F(RdmaNicTest, ProgressResetsTheRetryCount)
+{
+    // RetryCount 1 allows one timeout in a row. 20 packets, first PSN 0; the
+    // peer drops the first copy of packets 10-19 and the second copy of
+    // packet 19. Packets 0-9 are acknowledged; 10-19 vanish with nothing
+    // after them to reveal the gap, so timeout 1 goes back to 10; 10-18
+    // arrive and are acknowledged (progress), 19 vanishes again, and timeout
+    // 2 comes with the count reset to 0: it retries, 19 arrives, the message
+    // completes after 2 timeouts. Without the reset, timeout 2 would be the
+    // second in a row and fail the message.
+    Ptr<RoceFabric> fabric = BuildPair();
+    fabric->GetNic(0)->SetAttribute("InitialPsn",
+                                    StringValue("ns3::ConstantRandomVariable[Constant=0]"));
+    RoceFlowMonitor monitor(fabric);
+    Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetAttribute("AckTimeoutExponent", UintegerValue(8));
+    nic->SetAttribute("RetryCount", UintegerValue(1));
+    std::map<uint32_t, uint32_t> copies;
+    DropOnReceive(fabric->GetNic(1)->GetPort(), [&copies](const RoceHeader& h, uint64_t) {
+        if (!h.IsData())
+        {
+            return false;
+        }
+        const uint32_t psn = h.GetPsn();
+        const uint32_t copy = ++copies[psn];
+        return (psn >= 10 && copy == 1) || (psn == 19 && copy == 2);
+    });
+    RdmaMessageInfo info;
+    info.bytes = 20000;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    EXPECT_EQ(nic->GetTimeouts(), 2u);
+    EXPECT_EQ(nic->GetSendsFailed(), 0u);
+    EXPECT_EQ(copies[19], 3u) << "packet 19 went out three times";
+    EXPECT_EQ(copies[9], 1u) << "what was acknowledged is never resent";
+}
+
+TEST_F(RdmaNicTest, FixedTimeoutRetriesWithoutLimit)
+{
+    // RetransmitTimeout 100 us selects the HPCC-lineage mode: RetryCount (set
+    // to 0 here) does not apply. The peer never answers; expiries at
+    // s + k x 100 us each go back, 100 of them by s + 10.0 ms, and the queue
+    // pair is still alive when the run stops at 10.05 ms. Applying the limit
+    // in this mode fails the message at the first expiry.
+    Ptr<RoceFabric> fabric = BuildPair();
+    Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetAttribute("RetransmitTimeout", TimeValue(MicroSeconds(100)));
+    nic->SetAttribute("RetryCount", UintegerValue(0));
+    EXPECT_FALSE(nic->HasRetryLimit());
+    EXPECT_EQ(nic->GetRetransmitTimeout(), MicroSeconds(100));
+    DropOnReceive(fabric->GetNic(1)->GetPort(),
+                  [](const RoceHeader& h, uint64_t) { return h.IsData(); });
+    RdmaMessageInfo info;
+    info.bytes = 10000;
+    fabric->SendMessage(0, 1, info, MicroSeconds(3));
+    Simulator::Stop(MicroSeconds(10050));
+    Simulator::Run();
+    EXPECT_EQ(nic->GetTimeouts(), 100u);
+    EXPECT_EQ(nic->GetSendsFailed(), 0u);
+    EXPECT_EQ(nic->GetActiveSendQueuePairs(), 1u);
+}
+
+TEST_F(RdmaNicTest, FailureFlushesTheConnection)
+{
+    // Three messages posted together on one connection (one UDP source
+    // port): the first, of 1000 packets (80 us on the wire), is sending; the
+    // other two wait until it has sent its last packet. The peer never
+    // answers, so with T = 65.536 us the first goes back to its start near T
+    // and 2 T (when the frame on the wire ends), never reaching its end, and
+    // fails near 3 T with the retry count exceeded; the queue pair's error
+    // state flushes the two behind it, in posting order, at the same instant. A fourth message
+    // posted later on the connection fails at once, flushed; one on another connection is not
+    // touched. Failing only the message that timed out leaves the other
+    // three waiting for ever, and the test fails on the count of failures.
+    Ptr<RoceFabric> fabric = BuildPair();
+    Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetAttribute("AckTimeoutExponent", UintegerValue(4)); // T = 65.536 us
+    nic->SetAttribute("RetryCount", UintegerValue(2));
+    DropOnReceive(fabric->GetNic(1)->GetPort(), [](const RoceHeader& h, uint64_t) {
+        return h.IsData() && h.GetSourcePort() == 0xC001;
+    });
+    std::vector<std::tuple<uint64_t, RdmaSendError, Time>> failed;
+    nic->TraceConnectWithoutContext(
+        "SendFailed",
+        MakeCallback(+[](std::vector<std::tuple<uint64_t, RdmaSendError, Time>>* v,
+                         const RdmaMessageInfo& info,
+                         RdmaSendError e) {
+            v->emplace_back(info.flowId, e, Simulator::Now());
+        }).Bind(&failed));
+    RoceFlowMonitor monitor(fabric);
+    RdmaMessageInfo info;
+    info.srcPort = 0xC001;
+    std::vector<uint64_t> ids;
+    for (uint64_t bytes : {1000000, 10000, 10000})
+    {
+        info.bytes = bytes;
+        ids.push_back(fabric->SendMessage(0, 1, info, Seconds(0)));
+    }
+    // Each go-back waits for at most one 1058-byte frame (85 ns) on the wire.
+    const Time earliest = NanoSeconds(65536) * 3;
+    const Time lateAt = earliest + MicroSeconds(10);
+    info.bytes = 10000;
+    const uint64_t late = fabric->SendMessage(0, 1, info, lateAt);
+    RdmaMessageInfo other = info;
+    other.srcPort = 0xC002;
+    fabric->SendMessage(0, 1, other, lateAt);
+    Simulator::Run();
+    ASSERT_EQ(failed.size(), 4u);
+    const Time failAt = std::get<2>(failed[0]);
+    EXPECT_GE(failAt, earliest);
+    EXPECT_LT(failAt, earliest + NanoSeconds(3 * 85));
+    EXPECT_EQ(failed[0], std::make_tuple(ids[0], RdmaSendError::RETRY_EXCEEDED, failAt));
+    EXPECT_EQ(failed[1], std::make_tuple(ids[1], RdmaSendError::FLUSHED, failAt));
+    EXPECT_EQ(failed[2], std::make_tuple(ids[2], RdmaSendError::FLUSHED, failAt));
+    EXPECT_EQ(failed[3], std::make_tuple(late, RdmaSendError::FLUSHED, lateAt));
+    EXPECT_EQ(monitor.GetCompletedFlows(), 1u) << "the other connection's message";
+    EXPECT_EQ(nic->GetActiveSendQueuePairs(), 0u);
 }
 
 TEST_F(RdmaNicTest, FlowAcrossThePsnWrapCompletes)

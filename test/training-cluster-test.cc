@@ -20,6 +20,16 @@ namespace
 
 constexpr uint64_t kRate = 100000000000ull;
 constexpr int64_t kDelayNs = 1000;
+/// Packets per ACK the fabrics below run (set explicitly; the NIC's default).
+constexpr uint32_t kAckInterval = 16;
+
+/// ACK frames for \p bytes in 1000-byte packets: every kAckInterval-th packet and the last.
+uint64_t
+AckFrames(uint64_t bytes)
+{
+    const uint64_t packets = (bytes + 999) / 1000;
+    return (packets + kAckInterval - 1) / kAckInterval;
+}
 
 /// FCT of one message over \p hops store-and-forward links at line rate (a tandem queue).
 double
@@ -48,6 +58,7 @@ class TrainingClusterTest : public FabricTest
     {
         RoceFabricHelper helper;
         helper.SetCongestionControl("none");
+        helper.SetNicAttribute("AckInterval", UintegerValue(kAckInterval));
         m_fabric = helper.Install(MakeStar(hosts, kRate, kDelayNs));
         Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
         cluster->Setup(m_fabric, gpusPerHost);
@@ -85,10 +96,10 @@ TEST_F(TrainingClusterTest, RingAllReduceIterationMatchesAnalyticTime)
         ASSERT_EQ(job->GetGradientBytes(), bytes);
         // Each step every rank sends a chunk to its successor over its own
         // pair of links, so a step lasts one message FCT, stretched by the
-        // ACKs (one 62-byte frame per packet, served first) that the host's
-        // uplink also carries for the chunk it receives.
-        const uint64_t packets = bytes / n / 1000;
-        const double acks = packets * WireOf(62) * 8.0 / kRate;
+        // ACKs (62-byte frames, one per kAckInterval packets and the last,
+        // served first) that the host's uplink also carries for the chunk it
+        // receives.
+        const double acks = AckFrames(bytes / n) * WireOf(62) * 8.0 / kRate;
         const double comm = 2.0 * (n - 1) * (MessageFct(bytes / n) + acks);
         const Time computeTime = job->GetComputeTime();
         EXPECT_NEAR(computeTime.GetSeconds(), compute.GetSeconds(), 1e-9);
@@ -227,17 +238,18 @@ TEST_F(TrainingClusterTest, ResultRowsAreConsistent)
     sqlite3_close(db);
 }
 
-/// The ACK frames (62 bytes, one per packet) a host's uplink carries for a chunk it receives.
+/// Wire time of the ACK frames (62 bytes) a host's uplink carries for a chunk it receives.
 double
 AckTime(uint64_t bytes)
 {
-    return (bytes + 999) / 1000 * WireOf(62) * 8.0 / kRate;
+    return AckFrames(bytes) * WireOf(62) * 8.0 / kRate;
 }
 
 TEST_F(TrainingClusterTest, RingAllReduceOnAnIdleFatTree)
 {
     RoceFabricHelper helper;
     helper.SetCongestionControl("none");
+    helper.SetNicAttribute("AckInterval", UintegerValue(kAckInterval));
     FatTreeParams ft;
     ft.k = 4;
     m_fabric = helper.Install(MakeFatTree(ft));

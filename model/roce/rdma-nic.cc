@@ -13,6 +13,7 @@
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ns3
@@ -36,17 +37,46 @@ RdmaNic::GetTypeId()
                           MakeUintegerAccessor(&RdmaNic::m_payloadPerPacket),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("AckInterval",
-                          "The receiver acknowledges every this many in-order packets (and "
-                          "always the last packet of a message).",
-                          UintegerValue(1),
+                          "The receiver acknowledges every this many in-order packets, always "
+                          "the last packet of a message, and NAKs a gap at once. 16 (the "
+                          "default): an ACK per 64 KB at the 4096-byte payload of RoCE "
+                          "fabrics (16 KB at 1000 bytes), between the HPCC-lineage "
+                          "simulators' ACK per packet (1, which hpcc-compat keeps) and the "
+                          "Linux soft-RoCE driver's ACK request every 65 packets "
+                          "(RXE_MAX_PKT_PER_ACK 64); ConnectX coalesces in firmware by rules "
+                          "it does not publish.",
+                          UintegerValue(16),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("RetransmitTimeout",
-                          "Go back to the first unacknowledged packet when no ACK or NAK "
-                          "advanced the queue pair for this long while packets are outstanding.",
-                          TimeValue(MilliSeconds(4)),
+                          "A fixed retransmission timeout with no retry limit, as the "
+                          "HPCC-lineage simulators run (4 ms there; hpcc-compat sets it). "
+                          "Non-zero selects this mode, in which AckTimeoutExponent and "
+                          "RetryCount are not used; 0 (the default) selects the InfiniBand "
+                          "local ACK timeout and its retry limit. Either way a queue pair "
+                          "goes back to its first unacknowledged packet when no ACK or NAK "
+                          "advanced it for the timeout while packets are outstanding.",
+                          TimeValue(Time(0)),
                           MakeTimeAccessor(&RdmaNic::m_rto),
-                          MakeTimeChecker(NanoSeconds(1)))
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("AckTimeoutExponent",
+                          "Local ACK timeout exponent N, as NCCL_IB_TIMEOUT sets it (NCCL's "
+                          "default 20 since 2.23): the timeout is 4.096 us x 2^N (InfiniBand "
+                          "spec vol. 1, 12.7.34), 4.29 s at 20. 1-31; the spec's 0 (no "
+                          "timeout at all) is not modelled. Used while RetransmitTimeout is 0.",
+                          UintegerValue(20),
+                          MakeUintegerAccessor(&RdmaNic::m_ackTimeoutExponent),
+                          MakeUintegerChecker<uint32_t>(1, 31))
+            .AddAttribute("RetryCount",
+                          "Timeouts in a row without progress a queue pair retries, as "
+                          "NCCL_IB_RETRY_CNT sets it (default 7; 0-7, a 3-bit field of the "
+                          "InfiniBand spec vol. 1, 12.7.38). The next expiry moves it to the "
+                          "error state: its message and every other live message of its "
+                          "connection fail (SendFailed). An ACK that advances or a NAK resets "
+                          "the count. Used while RetransmitTimeout is 0.",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RdmaNic::m_retryCount),
+                          MakeUintegerChecker<uint32_t>(0, 7))
             .AddAttribute("CnpInterval",
                           "Minimum time between two CNPs for one queue pair (notification "
                           "point rate limit).",
@@ -89,7 +119,13 @@ RdmaNic::GetTypeId()
                             "A queue pair went back to an earlier packet (NAK or timeout); "
                             "args: message, packet index resent from.",
                             MakeTraceSourceAccessor(&RdmaNic::m_goBackTrace),
-                            "ns3::RdmaNic::GoBackCallback");
+                            "ns3::RdmaNic::GoBackCallback")
+            .AddTraceSource("SendFailed",
+                            "A message failed: its queue pair moved to the error state (retry "
+                            "count exceeded) or an earlier message of its connection failed "
+                            "(flushed); it is never completed. Args: message, error.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_sendFailedTrace),
+                            "ns3::RdmaNic::SendFailedCallback");
     return tid;
 }
 
@@ -199,6 +235,14 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
     {
         conn = &m_connections[static_cast<uint64_t>(dstIp) << 16 | qp->info.srcPort];
         qp->onConnection = true;
+        if (conn->error)
+        {
+            // Posted on a queue pair in the error state: completes in error at once.
+            ++m_sendsFailed;
+            m_sendStartTrace(qp->info);
+            m_sendFailedTrace(qp->info, RdmaSendError::FLUSHED);
+            return;
+        }
     }
     else
     {
@@ -689,6 +733,7 @@ RdmaNic::ReceiveAck(const RoceHeader& h)
             qp->sndUna = index;
         }
         qp->lastProgress = now;
+        qp->retries = 0;
         qp->sndNxt = index;
         m_goBackTrace(qp->info, index);
         if (qp->where == RdmaSendQueuePair::Where::IDLE)
@@ -710,6 +755,7 @@ RdmaNic::ReceiveAck(const RoceHeader& h)
     }
     qp->sndUna = acked;
     qp->lastProgress = now;
+    qp->retries = 0;
     if (qp->sndNxt < acked)
     {
         qp->sndNxt = acked; // a timeout rewound past what has now arrived
@@ -721,11 +767,22 @@ RdmaNic::ReceiveAck(const RoceHeader& h)
     }
 }
 
+Time
+RdmaNic::GetRetransmitTimeout() const
+{
+    if (!m_rto.IsZero())
+    {
+        return m_rto;
+    }
+    // 4.096 us x 2^N; at most 2^43 ns, far inside the simulated span.
+    return NanoSeconds(static_cast<int64_t>(4096) << m_ackTimeoutExponent);
+}
+
 void
 RdmaNic::ArmTimeout(RdmaSendQueuePair* qp)
 {
     qp->rtoArmed = true;
-    Time at = qp->lastProgress + m_rto;
+    Time at = qp->lastProgress + GetRetransmitTimeout();
     Time now = Simulator::Now();
     qp->rto =
         Simulator::Schedule(at > now ? at - now : Time(0), &RdmaNic::OnTimeout, this, qp->qpn);
@@ -746,13 +803,21 @@ RdmaNic::OnTimeout(uint32_t qpn)
         return; // nothing outstanding; re-armed at the next send
     }
     const Time now = Simulator::Now();
-    if (now - qp->lastProgress < m_rto)
+    if (now - qp->lastProgress < GetRetransmitTimeout())
     {
         ArmTimeout(qp);
         return;
     }
     ++m_timeouts;
-    NS_LOG_INFO("QP " << qpn << " timed out at packet " << qp->sndUna);
+    if (HasRetryLimit() && qp->retries >= m_retryCount)
+    {
+        NS_LOG_INFO("QP " << qpn << " timed out at packet " << qp->sndUna << " after "
+                          << qp->retries << " retries: error state");
+        FailConnection(qp);
+        return;
+    }
+    ++qp->retries;
+    NS_LOG_INFO("QP " << qpn << " timed out at packet " << qp->sndUna << ", retry " << qp->retries);
     qp->sndNxt = qp->sndUna;
     qp->lastProgress = now;
     m_goBackTrace(qp->info, qp->sndUna);
@@ -775,6 +840,59 @@ RdmaNic::Complete(RdmaSendQueuePair* qp)
     if (qp->where == RdmaSendQueuePair::Where::IDLE)
     {
         Release(qp);
+    }
+}
+
+void
+RdmaNic::FailConnection(RdmaSendQueuePair* qp)
+{
+    // The queue pair carries every live message of its connection: they all
+    // complete in error, the one that timed out first. Rare, so a scan.
+    std::vector<RdmaSendQueuePair*> flushed;
+    if (qp->onConnection)
+    {
+        const uint64_t key = static_cast<uint64_t>(qp->dstIp) << 16 | qp->info.srcPort;
+        m_connections[key].error = true;
+        for (auto& [qpn, other] : m_sendQps)
+        {
+            if (other.get() != qp && other->onConnection && !other->done &&
+                other->dstIp == qp->dstIp && other->info.srcPort == qp->info.srcPort)
+            {
+                flushed.push_back(other.get());
+            }
+        }
+        // Posting order, whatever the hash map's.
+        std::sort(flushed.begin(),
+                  flushed.end(),
+                  [](const RdmaSendQueuePair* a, const RdmaSendQueuePair* b) {
+                      return a->info.flowId < b->info.flowId;
+                  });
+    }
+    flushed.insert(flushed.begin(), qp);
+    std::vector<std::pair<RdmaMessageInfo, RdmaSendError>> failed;
+    failed.reserve(flushed.size());
+    for (RdmaSendQueuePair* f : flushed)
+    {
+        failed.emplace_back(f->info,
+                            f == qp ? RdmaSendError::RETRY_EXCEEDED : RdmaSendError::FLUSHED);
+        f->done = true;
+        f->rto.Cancel();
+        f->rtoArmed = false;
+        f->next = nullptr;
+        f->waiting = false;
+        f->cc = nullptr;
+        ++m_sendsFailed;
+        // Elsewhere (ready ring, pacing heap, a closed gate) it is released
+        // when it next comes up, as a completed one is.
+        if (f->where == RdmaSendQueuePair::Where::IDLE)
+        {
+            Release(f);
+        }
+    }
+    // State first, then the traces: a listener may post or stop the run.
+    for (const auto& [info, error] : failed)
+    {
+        m_sendFailedTrace(info, error);
     }
 }
 

@@ -33,6 +33,13 @@ namespace ns3
  * PFC pauses, acknowledges received data every AckInterval packets, NAKs
  * out-of-order packets, recovers with go-back-N and a retransmission
  * timeout, and sends CNPs for ECN-marked packets.
+ *
+ * The timeout is the InfiniBand local ACK timeout, 4.096 us x
+ * 2^AckTimeoutExponent, with a limit of RetryCount timeouts in a row without
+ * progress, after which the queue pair moves to the error state and its
+ * messages fail (SendFailed), as ConnectX NICs under NCCL do. A non-zero
+ * RetransmitTimeout selects instead the fixed timeout without a retry limit
+ * of the HPCC-lineage simulators.
  */
 class RdmaNic : public Object, public RocePortOwner
 {
@@ -129,6 +136,29 @@ class RdmaNic : public Object, public RocePortOwner
         return m_naksSent;
     }
 
+    /// Messages that failed (SendFailed), for any reason.
+    uint64_t GetSendsFailed() const
+    {
+        return m_sendsFailed;
+    }
+
+    /**
+     * The retransmission timeout queue pairs run now: RetransmitTimeout if it
+     * is set, else the local ACK timeout 4.096 us x 2^AckTimeoutExponent.
+     */
+    Time GetRetransmitTimeout() const;
+
+    /// Whether RetryCount applies (RetransmitTimeout is 0): false for the fixed timeout.
+    bool HasRetryLimit() const
+    {
+        return m_rto.IsZero();
+    }
+
+    uint32_t GetRetryCount() const
+    {
+        return m_retryCount;
+    }
+
     // RocePortOwner
     void HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info) override;
     Ptr<Packet> PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls) override;
@@ -143,6 +173,8 @@ class RdmaNic : public Object, public RocePortOwner
     typedef void (*GoBackCallback)(const RdmaMessageInfo& info, uint64_t from);
     /// Receiver side done: the last byte was delivered.
     typedef void (*DeliveredCallback)(const RdmaMessageInfo& info, Time when);
+    /// Sender side failed: the queue pair is in the error state. Args: info, why.
+    typedef void (*SendFailedCallback)(const RdmaMessageInfo& info, RdmaSendError error);
 
   protected:
     void DoDispose() override;
@@ -157,6 +189,8 @@ class RdmaNic : public Object, public RocePortOwner
     void ArmTimeout(RdmaSendQueuePair* qp);
     void OnTimeout(uint32_t qpn);
     void Complete(RdmaSendQueuePair* qp);
+    /// \p qp ran out of retries: it and every live message of its connection fail.
+    void FailConnection(RdmaSendQueuePair* qp);
     void ScheduleWake(Time at);
     void Wake();
     void Release(RdmaSendQueuePair* qp);
@@ -173,13 +207,16 @@ class RdmaNic : public Object, public RocePortOwner
     {
         Ptr<RdmaCongestionOps> cc;
         RdmaSendQueuePair* tail{nullptr}; ///< the newest message still alive
+        bool error{false}; ///< the queue pair is in the error state: new messages fail at once
     };
 
     Ptr<RoceNetDevice> m_port;
     uint32_t m_address{0};
     uint32_t m_payloadPerPacket{1000};
-    uint32_t m_ackInterval{1};
-    Time m_rto;
+    uint32_t m_ackInterval{16};
+    Time m_rto; ///< fixed timeout; zero selects the local ACK timeout
+    uint32_t m_ackTimeoutExponent{20};
+    uint32_t m_retryCount{7};
     Time m_cnpInterval;
     TypeId m_ccTypeId;
     ObjectFactory m_ccFactory; ///< type and attribute values; used while its type is m_ccTypeId
@@ -206,6 +243,7 @@ class RdmaNic : public Object, public RocePortOwner
     uint64_t m_cnpsReceived{0};
     uint64_t m_timeouts{0};
     uint64_t m_naksSent{0};
+    uint64_t m_sendsFailed{0};
 
     TracedCallback<const RdmaMessageInfo&> m_sendStartTrace;
     TracedCallback<const RdmaMessageInfo&, Time, uint64_t> m_sendCompleteTrace;
@@ -213,6 +251,7 @@ class RdmaNic : public Object, public RocePortOwner
     TracedCallback<const RdmaMessageInfo&> m_cnpSentTrace;
     TracedCallback<const RdmaMessageInfo&> m_cnpReceivedTrace;
     TracedCallback<const RdmaMessageInfo&, uint64_t> m_goBackTrace;
+    TracedCallback<const RdmaMessageInfo&, RdmaSendError> m_sendFailedTrace;
 };
 
 } // namespace ns3

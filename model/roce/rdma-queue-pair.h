@@ -39,6 +39,35 @@ struct RdmaMessageInfo
 
 /**
  * \ingroup collective-scheduling
+ * \brief Why a queue pair gave up on a message: it moved to the error state
+ * and the message's work request completed in error, as on a ConnectX NIC.
+ */
+enum class RdmaSendError : uint8_t
+{
+    /// RetryCount timeouts in a row brought no progress and the next one
+    /// expired too (IBV_WC_RETRY_EXC_ERR).
+    RETRY_EXCEEDED,
+    /// An earlier message of the same connection failed; the queue pair is in
+    /// the error state, so this one is flushed (IBV_WC_WR_FLUSH_ERR).
+    FLUSHED,
+};
+
+/// \return a short text for \p error ("retry count exceeded", ...)
+inline const char*
+ToString(RdmaSendError error)
+{
+    switch (error)
+    {
+    case RdmaSendError::RETRY_EXCEEDED:
+        return "retry count exceeded";
+    case RdmaSendError::FLUSHED:
+        return "flushed: an earlier message of its connection failed";
+    }
+    return "unknown error";
+}
+
+/**
+ * \ingroup collective-scheduling
  * \brief Sender state of a reliable-connected queue pair carrying one
  * message with go-back-N recovery. Sequence state is 64-bit packet indices;
  * the 24-bit wire PSN is derived with RocePsn.
@@ -75,7 +104,8 @@ struct RdmaSendQueuePair
     bool onConnection{false};   ///< posted with a UDP source port: part of a connection
     bool ccUsesProgress{false}; ///< cc->UsesProgress(), asked once
     bool rtoArmed{false};
-    bool done{false};
+    bool done{false};    ///< every byte acknowledged, or failed
+    uint32_t retries{0}; ///< timeouts in a row without progress (ACK advancing or NAK)
     EventId rto;
 
     uint32_t PayloadOf(uint64_t index) const

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace ns3
 {
@@ -44,6 +45,24 @@ class CollectiveTransport
      * Send() (a zero-delay transport) is allowed.
      */
     virtual void Send(const CollectiveMessage& m, std::function<void()> onDelivered) = 0;
+
+    /// Called with the reason when the network gave up on a message.
+    using FailedCallback = std::function<void(const std::string& reason)>;
+
+    /**
+     * As Send, for a sender that must hear of failure: when the network gives
+     * up on the message (its queue pair moved to the error state, as NCCL
+     * sees a work request complete in error) \p onFailed is called once with
+     * the reason, and \p onDelivered never. The default suits a transport
+     * that never loses a message: it is Send, and \p onFailed is never called.
+     */
+    virtual void Post(const CollectiveMessage& m,
+                      std::function<void()> onDelivered,
+                      FailedCallback onFailed)
+    {
+        (void)onFailed;
+        Send(m, std::move(onDelivered));
+    }
 
     /**
      * The messages sent from now on belong to collective \p index of

@@ -3,6 +3,7 @@
  */
 #include "collective.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -59,6 +60,7 @@ void
 Collective::DoDispose()
 {
     m_done = nullptr;
+    m_failure = nullptr;
     m_transport = nullptr;
     Object::DoDispose();
 }
@@ -105,7 +107,7 @@ Collective::DoConfigure()
 }
 
 void
-Collective::Start(std::function<void()> done)
+Collective::Start(std::function<void()> done, FailedCallback failed)
 {
     NS_LOG_FUNCTION(this);
     if (!IsConfigured())
@@ -117,7 +119,10 @@ Collective::Start(std::function<void()> done)
         throw std::logic_error(GetName() + ": Start called while a run is in progress");
     }
     m_running = true;
+    ++m_runs;
     m_done = std::move(done);
+    m_failure = std::make_shared<RunFailure>();
+    m_failure->failed = std::move(failed);
     m_messagesSent = 0;
     m_bytesSent = 0;
     m_messagesDelivered = 0;
@@ -135,11 +140,57 @@ Collective::SendMessage(const CollectiveMessage& m)
     m_sendTrace(m);
     // The reference keeps the collective alive while its messages are in flight.
     Ptr<Collective> self(this);
-    m_transport->Send(m, [self, m]() {
-        ++self->m_messagesDelivered;
-        self->m_deliverTrace(m);
-        self->HandleDelivery(m);
-    });
+    const uint64_t run = m_runs;
+    m_transport->Post(
+        m,
+        [self, m, run]() {
+            if (!self->m_running || self->m_runs != run)
+            {
+                return; // its run failed or was aborted: nothing waits for it any more
+            }
+            ++self->m_messagesDelivered;
+            self->m_deliverTrace(m);
+            self->HandleDelivery(m);
+        },
+        [self, m, run, state = m_failure](const std::string& reason) {
+            self->MessageFailed(run, state, m, reason);
+        });
+}
+
+void
+Collective::MessageFailed(uint64_t run,
+                          const std::shared_ptr<RunFailure>& state,
+                          const CollectiveMessage& m,
+                          const std::string& reason)
+{
+    NS_LOG_FUNCTION(this << m.srcRank << m.dstRank << m.channel << m.step << reason);
+    if (state->reported)
+    {
+        return; // another message of the same run failed first
+    }
+    state->reported = true;
+    if (m_running && m_runs == run)
+    {
+        m_running = false;
+        m_done = nullptr;
+    }
+    NS_ABORT_MSG_UNLESS(state->failed,
+                        GetName() << ": the message from rank " << m.srcRank << " to rank "
+                                  << m.dstRank << " (channel " << m.channel << ", step " << m.step
+                                  << ") failed: " << reason
+                                  << "; Start was given no failure callback");
+    // Moved out first: the callback may start another run of this collective.
+    FailedCallback failed = std::move(state->failed);
+    state->failed = nullptr;
+    failed(m, reason);
+}
+
+void
+Collective::Abort()
+{
+    NS_LOG_FUNCTION(this);
+    m_running = false;
+    m_done = nullptr;
 }
 
 void

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,13 +55,32 @@ class Collective : public Object
      */
     void Configure(uint32_t nRanks, uint64_t bytes, CollectiveTransport* transport);
 
+    /// Called once when the transport gave up on message \p m of a run, with its reason.
+    using FailedCallback =
+        std::function<void(const CollectiveMessage& m, const std::string& reason)>;
+
     /**
      * Starts one run; \p done is called once, when every rank has finished.
      * With nothing to send (N == 1) \p done is called before Start returns.
      * Counters restart from zero.
+     *
+     * If the transport gives up on a message of the run (CollectiveTransport::Post),
+     * \p failed is called, at most once per run. A run still going ends there:
+     * \p done is never called, nothing more is sent and deliveries still in
+     * flight are ignored. A message can also fail after its run finished (its
+     * sender's queue pair gave up waiting for the last acknowledgement after
+     * the data arrived): \p failed then reports it late. With no \p failed,
+     * a failure is a fatal error, never ignored.
      * \throws std::logic_error if not configured or a run is in progress
      */
-    void Start(std::function<void()> done);
+    void Start(std::function<void()> done, FailedCallback failed = nullptr);
+
+    /**
+     * Ends the current run, if any, calling neither done nor failed: nothing
+     * more is sent and deliveries still in flight are ignored (their failures
+     * are still reported).
+     */
+    void Abort();
 
     /// \return the name CreateCollective() knows this algorithm by
     virtual std::string GetName() const = 0;
@@ -115,12 +135,27 @@ class Collective : public Object
     void Finish();
 
   private:
+    /// A run's failure callback, kept as long as its messages may fail.
+    struct RunFailure
+    {
+        FailedCallback failed;
+        bool reported{false};
+    };
+
+    /// The transport gave up on \p m, sent in run \p run: that run fails.
+    void MessageFailed(uint64_t run,
+                       const std::shared_ptr<RunFailure>& state,
+                       const CollectiveMessage& m,
+                       const std::string& reason);
+
     uint32_t m_channels;
     uint32_t m_nRanks{0};
     uint64_t m_bytes{0};
     CollectiveTransport* m_transport{nullptr};
     bool m_running{false};
+    uint64_t m_runs{0}; ///< runs started: tells a delivery of a failed run from one of the current
     std::function<void()> m_done;
+    std::shared_ptr<RunFailure> m_failure; ///< of the current run
     uint64_t m_messagesSent{0};
     uint64_t m_bytesSent{0};
     uint64_t m_messagesDelivered{0};

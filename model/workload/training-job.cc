@@ -43,7 +43,12 @@ TrainingJob::GetTypeId()
             .AddTraceSource("JobDone",
                             "The last iteration finished.",
                             MakeTraceSourceAccessor(&TrainingJob::m_jobDoneTrace),
-                            "ns3::TrainingJob::JobCallback");
+                            "ns3::TrainingJob::JobCallback")
+            .AddTraceSource("JobFailed",
+                            "A collective failed (the transport gave up on one of its "
+                            "messages); the job stopped (args: job, failure).",
+                            MakeTraceSourceAccessor(&TrainingJob::m_jobFailedTrace),
+                            "ns3::TrainingJob::FailureCallback");
     return tid;
 }
 
@@ -52,6 +57,10 @@ TrainingJob::TrainingJob() = default;
 void
 TrainingJob::DoDispose()
 {
+    for (EventId& e : m_readyEvents)
+    {
+        e.Cancel();
+    }
     m_collectives.clear();
     m_transport = nullptr;
     Object::DoDispose();
@@ -100,6 +109,7 @@ TrainingJob::StartIteration()
     m_nextBucket = 0;
     m_streamBusy = false;
     m_bucketReady.assign(m_spec.buckets, false);
+    m_readyEvents.clear();
     const uint32_t b = m_spec.buckets;
     for (uint32_t i = 0; i < b; ++i)
     {
@@ -110,7 +120,7 @@ TrainingJob::StartIteration()
         {
             ready = m_computeTime; // compute ends with the last bucket
         }
-        Simulator::Schedule(ready, &TrainingJob::BucketReady, this, i);
+        m_readyEvents.push_back(Simulator::Schedule(ready, &TrainingJob::BucketReady, this, i));
     }
 }
 
@@ -141,7 +151,50 @@ TrainingJob::StartBucket(uint32_t bucket)
     Ptr<Collective> c = m_collectives[bucket];
     m_transport->BeginCollective(m_iteration, bucket);
     c->Configure(m_spec.workers, m_bucketBytes[bucket], m_transport);
-    c->Start([this, bucket]() { BucketDone(bucket); });
+    // A message may fail after its collective finished (its sender gave up
+    // waiting for the last ACK), so the failure names its own iteration.
+    c->Start([this, bucket]() { BucketDone(bucket); },
+             [this, iteration = m_iteration, bucket](const CollectiveMessage& m,
+                                                     const std::string& reason) {
+                 BucketFailed(iteration, bucket, m, reason);
+             });
+}
+
+void
+TrainingJob::BucketFailed(uint32_t iteration,
+                          uint32_t bucket,
+                          const CollectiveMessage& m,
+                          const std::string& reason)
+{
+    if (m_failed)
+    {
+        NS_LOG_INFO("job " << m_spec.id << ", already failed: iteration " << iteration
+                           << ", bucket " << bucket << " failed too: " << reason);
+        return;
+    }
+    NS_LOG_INFO("job " << m_spec.id << " failed in iteration " << iteration << ", bucket " << bucket
+                       << ": " << reason);
+    m_failed = true;
+    m_streamBusy = false;
+    m_failure.iteration = iteration;
+    m_failure.bucket = bucket;
+    m_failure.message = m;
+    m_failure.reason = reason;
+    m_failure.when = Simulator::Now();
+    // No more work: the buckets still computing never start a collective,
+    // and one running (a later one, if this failure came late) stops.
+    for (EventId& e : m_readyEvents)
+    {
+        e.Cancel();
+    }
+    for (const Ptr<Collective>& c : m_collectives)
+    {
+        if (c->IsRunning())
+        {
+            c->Abort();
+        }
+    }
+    m_jobFailedTrace(m_spec.id, m_failure);
 }
 
 void

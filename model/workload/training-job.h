@@ -8,10 +8,12 @@
 #include "collective.h"
 #include "job-spec.h"
 
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -29,6 +31,11 @@ namespace ns3
  * communication stream, as PyTorch DDP over NCCL). With B = 1 the single
  * collective starts when compute ends. The next iteration starts when the
  * last collective is done.
+ *
+ * If the transport gives up on a message of a collective (its queue pair
+ * moved to the error state, as NCCL then aborts the communicator), the job
+ * fails: it records where and why (GetFailure), fires JobFailed, and issues
+ * no more work.
  */
 class TrainingJob : public Object
 {
@@ -41,6 +48,16 @@ class TrainingJob : public Object
         Time commReady; ///< first bucket ready (compute done when B = 1)
         Time commStart; ///< first collective started
         Time commEnd;   ///< last collective done
+    };
+
+    /// Where and why the job failed.
+    struct Failure
+    {
+        uint32_t iteration{0};     ///< the iteration of the collective that failed
+        uint32_t bucket{0};        ///< the collective (gradient bucket) that failed
+        CollectiveMessage message; ///< the message the transport gave up on
+        std::string reason;        ///< the transport's reason
+        Time when;                 ///< when the transport gave up
     };
 
     static TypeId GetTypeId();
@@ -100,12 +117,26 @@ class TrainingJob : public Object
         return m_done;
     }
 
+    /// Whether a collective failed; the job then stopped.
+    bool IsFailed() const
+    {
+        return m_failed;
+    }
+
+    /// Where and why the job failed; meaningful only if IsFailed().
+    const Failure& GetFailure() const
+    {
+        return m_failure;
+    }
+
     /// Trace signature: job id, iteration, bucket.
     typedef void (*CollectiveCallback)(uint32_t job, uint32_t iteration, uint32_t bucket);
     /// Trace signature: job id, record.
     typedef void (*IterationCallback)(uint32_t job, const IterationRecord& record);
     /// Trace signature: job id.
     typedef void (*JobCallback)(uint32_t job);
+    /// Trace signature: job id, where and why it failed.
+    typedef void (*FailureCallback)(uint32_t job, const Failure& failure);
 
   protected:
     void DoDispose() override;
@@ -115,6 +146,11 @@ class TrainingJob : public Object
     void BucketReady(uint32_t bucket);
     void StartBucket(uint32_t bucket);
     void BucketDone(uint32_t bucket);
+    /// A message of bucket \p bucket's collective in iteration \p iteration failed.
+    void BucketFailed(uint32_t iteration,
+                      uint32_t bucket,
+                      const CollectiveMessage& m,
+                      const std::string& reason);
 
     JobSpec m_spec;
     Time m_computeTime;
@@ -123,6 +159,7 @@ class TrainingJob : public Object
     std::vector<Ptr<Collective>> m_collectives; ///< one per bucket
     std::vector<uint64_t> m_bucketBytes;
     std::vector<bool> m_bucketReady;
+    std::vector<EventId> m_readyEvents; ///< this iteration's BucketReady events
     uint32_t m_iteration{0};
     uint32_t m_nextBucket{0}; ///< next bucket to start
     bool m_streamBusy{false}; ///< a collective is running
@@ -131,12 +168,15 @@ class TrainingJob : public Object
     Time m_startTime;
     Time m_endTime;
     bool m_done{false};
+    bool m_failed{false};
+    Failure m_failure;
 
     TracedCallback<uint32_t, uint32_t, uint32_t> m_readyTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t> m_startedTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t> m_doneTrace;
     TracedCallback<uint32_t, const IterationRecord&> m_iterationTrace;
     TracedCallback<uint32_t> m_jobDoneTrace;
+    TracedCallback<uint32_t, const Failure&> m_jobFailedTrace;
 };
 
 } // namespace ns3

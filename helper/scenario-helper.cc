@@ -91,6 +91,8 @@ ScenarioHelper::MakeFabricHelper() const
     helper.SetNicAttribute("PayloadPerPacket", UintegerValue(f.mtu));
     helper.SetNicAttribute("AckInterval", UintegerValue(f.ackInterval));
     helper.SetNicAttribute("RetransmitTimeout", TimeValue(NanoSeconds(f.rtoNs)));
+    helper.SetNicAttribute("AckTimeoutExponent", UintegerValue(f.ackTimeoutExponent));
+    helper.SetNicAttribute("RetryCount", UintegerValue(f.retryCount));
     helper.SetSwitchAttribute("PfcEnabled", BooleanValue(f.pfc));
     helper.SetMmuAttribute("BufferSize", UintegerValue(f.bufferBytes));
     helper.SetEcmpSeed(static_cast<uint32_t>(m_spec.seed));

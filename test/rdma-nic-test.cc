@@ -93,6 +93,82 @@ TEST_F(RdmaNicTest, OneFlowMatchesAnalyticFct)
     }
 }
 
+/**
+ * A rate that steps from 1 Mb/s to line rate at a fixed time, and says when:
+ * the shape of a DCQCN queue pair cut to its floor whose increase timer then
+ * expires.
+ */
+class StepRate : public RdmaCongestionOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::test::StepRate")
+                                .SetParent<RdmaCongestionOps>()
+                                .SetGroupName("CollectiveScheduling")
+                                .AddConstructor<StepRate>();
+        return tid;
+    }
+
+    static constexpr int64_t kStepNs = 20000;
+
+    std::string GetName() const override
+    {
+        return "StepRate";
+    }
+
+    Ptr<RdmaCongestionOps> Fork() const override
+    {
+        return CreateObject<StepRate>();
+    }
+
+    void Init(DataRate lineRate, Time /* now */) override
+    {
+        m_line = lineRate;
+    }
+
+    DataRate GetRate(Time now) override
+    {
+        return now < NanoSeconds(kStepNs) ? DataRate("1Mbps") : m_line;
+    }
+
+    Time GetNextRateChange(Time now) override
+    {
+        return now < NanoSeconds(kStepNs) ? NanoSeconds(kStepNs) : Time::Max();
+    }
+
+  private:
+    DataRate m_line;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(StepRate);
+
+TEST_F(RdmaNicTest, RateRaisedWhileWaitingShortensTheWait)
+{
+    // The first 4 KB frame leaves at 0 at 1 Mb/s: its gap at that rate is
+    // 33 ms. At 20 us the rate steps to line rate, and the waiting queue pair
+    // must send its second frame then, as the NIC's rate limiter does, and
+    // the rest back to back. Broken once (the NIC left to wait out the gap it
+    // computed at the last send): the message took 33 ms.
+    RoceFabricHelper helper;
+    helper.SetCongestionControl("ns3::test::StepRate");
+    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(4096));
+    Ptr<RoceFabric> fabric = helper.Install(MakeStar(2, kRate, kDelayNs));
+    RoceFlowMonitor monitor(fabric);
+    RdmaMessageInfo info;
+    info.bytes = 10 * 4096;
+    fabric->SendMessage(0, 1, info, Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+    const auto& f = monitor.GetFlows().begin()->second;
+    // From 20 us, 9 frames back to back at 100 Gb/s then store-and-forward
+    // through one switch: last frame delivered by 20 + 9 x 0.33 + 2 x (1 +
+    // 0.33) us, about 25.7 us; allow 1 us.
+    const double frame = WireOf(DataFrameBytes(info.bytes, 4096, 1)) * 8.0 / kRate;
+    const double expected = StepRate::kStepNs * 1e-9 + 9 * frame + 2 * (kDelayNs * 1e-9 + frame);
+    EXPECT_NEAR(f.delivered.GetSeconds(), expected, 1e-6);
+}
+
 TEST_F(RdmaNicTest, AckEveryNPacketsForEveryN)
 {
     for (uint32_t n : {1u, 2u, 3u, 7u, 16u, 64u})

@@ -106,7 +106,8 @@ const char* const kFull = R"({
   },
   "fabric": {
     "mtu": 2048, "cc": "mltcp-dcqcn", "pfc": false,
-    "bufferBytes": 12000000, "ackInterval": 4, "rto": "1ms"
+    "bufferBytes": 12000000, "ackInterval": 4, "rto": "1ms",
+    "ackTimeoutExponent": 14, "retryCount": 3
   },
   "attributes": {
     "ns3::Dcqcn::G": 0.00390625,
@@ -192,6 +193,8 @@ TEST_F(ScenarioFiles, EveryFieldIsReadBack)
     EXPECT_EQ(s.fabric.bufferBytes, 12000000u);
     EXPECT_EQ(s.fabric.ackInterval, 4u);
     EXPECT_EQ(s.fabric.rtoNs, 1000000);
+    EXPECT_EQ(s.fabric.ackTimeoutExponent, 14u);
+    EXPECT_EQ(s.fabric.retryCount, 3u);
 
     const std::vector<std::pair<std::string, std::string>> attrs{
         {"ns3::Dcqcn::G", "0.00390625"},
@@ -302,8 +305,10 @@ TEST_F(ScenarioFiles, AbsentFieldsKeepTheirDefaults)
     EXPECT_EQ(s.fabric.cc, "dcqcn");
     EXPECT_TRUE(s.fabric.pfc);
     EXPECT_EQ(s.fabric.bufferBytes, 32u * 1024 * 1024);
-    EXPECT_EQ(s.fabric.ackInterval, 1u);
-    EXPECT_EQ(s.fabric.rtoNs, 4000000);
+    EXPECT_EQ(s.fabric.ackInterval, 16u);
+    EXPECT_EQ(s.fabric.rtoNs, 0) << "no fixed timeout: InfiniBand's, as NCCL sets it";
+    EXPECT_EQ(s.fabric.ackTimeoutExponent, 20u);
+    EXPECT_EQ(s.fabric.retryCount, 7u);
     EXPECT_TRUE(s.attributes.empty());
     EXPECT_EQ(s.scheduler, "fair");
     EXPECT_EQ(s.schedulerParams, "{}");
@@ -644,6 +649,12 @@ TEST_F(ScenarioFiles, LinesAreThoseOfTheOffendingValue)
 {
     // A number at the end of its line: the parser reads the newline after
     // it before reporting it; the line must still be the number's.
+    EXPECT_LOCATED(R"({"jobs": [{}],
+  "fabric": { "retryCount": 8 }
+})",
+                   "retryCount",
+                   "fabric.retryCount",
+                   "8");
     EXPECT_LOCATED("{\"jobs\": [{}],\n  \"fabric\": {\n    \"ackInterval\": 0\n  }\n}\n",
                    "ackInterval",
                    "fabric.ackInterval",

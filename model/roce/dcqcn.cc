@@ -452,6 +452,13 @@ Dcqcn::OnCnp(Time now)
     UpdateNextDue();
 }
 
+Time
+Dcqcn::GetNextRateChange(Time now)
+{
+    AdvanceTo(now);
+    return TimeStep(m_nextDue);
+}
+
 double
 Dcqcn::GetRateBps(Time now)
 {

@@ -88,6 +88,8 @@ class Dcqcn : public RdmaCongestionOps
     DataRate GetRate(Time now) override;
     void OnSend(uint32_t wireBytes, Time now) override;
     void OnCnp(Time now) override;
+    /// The next timer expiry (increase, pending decrease, marked alpha update).
+    Time GetNextRateChange(Time now) override;
 
     /// \return the current rate Rc at \p now, in bit/s, unrounded
     double GetRateBps(Time now);

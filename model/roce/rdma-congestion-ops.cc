@@ -25,6 +25,12 @@ RdmaCongestionOps::OnSend(uint32_t /* wireBytes */, Time /* now */)
 {
 }
 
+Time
+RdmaCongestionOps::GetNextRateChange(Time /* now */)
+{
+    return Time::Max();
+}
+
 void
 RdmaCongestionOps::OnCnp(Time /* now */)
 {

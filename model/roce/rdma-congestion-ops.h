@@ -53,6 +53,16 @@ class RdmaCongestionOps : public Object
      */
     virtual void OnSend(uint32_t wireBytes, Time now);
 
+    /**
+     * The earliest time after \p now at which the rate may change without a
+     * call (a timer of the algorithm falls due). A queue pair paced at a low
+     * rate is looked at again then, so that a rate increase takes effect on
+     * the packet it is waiting to send, as the NIC's rate limiter does.
+     * \param now current time
+     * \return Time::Max() (the default) for an algorithm whose rate changes only on calls
+     */
+    virtual Time GetNextRateChange(Time now);
+
     /// A congestion notification packet arrived for this queue pair.
     virtual void OnCnp(Time now);
 

@@ -31,9 +31,12 @@ RdmaNic::GetTypeId()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<RdmaNic>()
             .AddAttribute("PayloadPerPacket",
-                          "RDMA payload bytes carried by a full data packet (HPCC's "
-                          "PACKET_PAYLOAD_SIZE); the frame adds 58-74 bytes of headers.",
-                          UintegerValue(1000),
+                          "RDMA payload bytes carried by a full data packet; the frame adds "
+                          "58-74 bytes of headers. 4096, the RoCE path MTU AI clusters run, by "
+                          "default; the examples accept path MTUs only (256-4096), while "
+                          "hpcc-compat sets any size here from HPCC's PACKET_PAYLOAD_SIZE "
+                          "(1000 in its configurations).",
+                          UintegerValue(4096),
                           MakeUintegerAccessor(&RdmaNic::m_payloadPerPacket),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("AckInterval",
@@ -79,7 +82,7 @@ RdmaNic::GetTypeId()
                           MakeUintegerChecker<uint32_t>(0, 7))
             .AddAttribute("CnpInterval",
                           "Minimum time between two CNPs for one queue pair (notification "
-                          "point rate limit).",
+                          "point rate limit; ConnectX's MIN_TIME_BETWEEN_CNPS, 4 us).",
                           TimeValue(MicroSeconds(4)),
                           MakeTimeAccessor(&RdmaNic::m_cnpInterval),
                           MakeTimeChecker(Time(0)))
@@ -310,7 +313,13 @@ RdmaNic::HandOver(RdmaSendQueuePair* qp)
     RdmaSendQueuePair* next = qp->next;
     qp->next = nullptr;
     next->waiting = false;
-    next->nextSend = std::max(next->nextSend, qp->nextSend); // pacing carries on
+    if (qp->nextSend > next->nextSend)
+    {
+        // Pacing carries on across the messages of a connection.
+        next->nextSend = qp->nextSend;
+        next->lastSend = qp->lastSend;
+        next->lastWire = qp->lastWire;
+    }
     MakeReady(next);
 }
 
@@ -406,11 +415,25 @@ void
 RdmaNic::MakeReady(RdmaSendQueuePair* qp)
 {
     NS_ASSERT(qp->where == RdmaSendQueuePair::Where::IDLE);
-    if (qp->nextSend > Simulator::Now())
+    const Time now = Simulator::Now();
+    if (qp->nextSend > now)
     {
         qp->where = RdmaSendQueuePair::Where::PACED;
-        m_paced.emplace(qp->nextSend.GetTimeStep(), qp);
-        ScheduleWake(qp->nextSend);
+        // A rate raised while the queue pair waits must shorten the wait (a
+        // queue pair cut to 1 Mb/s would otherwise sit out 33 ms for its next
+        // 4 KB frame whatever its rate does meanwhile): look again when the
+        // rate may next change, if that comes first.
+        Time at = qp->nextSend;
+        if (qp->cc)
+        {
+            const Time change = qp->cc->GetNextRateChange(now);
+            if (change > now && change < at)
+            {
+                at = change;
+            }
+        }
+        m_paced.emplace(at.GetTimeStep(), qp);
+        ScheduleWake(at);
     }
     else
     {
@@ -465,6 +488,18 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
     {
         RdmaSendQueuePair* qp = m_paced.top().second;
         m_paced.pop();
+        if (qp->nextSend > now && qp->cc)
+        {
+            // Woken at a possible rate change: the last packet's gap at the rate now.
+            const double rate = static_cast<double>(qp->cc->GetRate(now).GetBitRate());
+            qp->nextSend = qp->lastSend + PicoSeconds(std::llround(qp->lastWire * 8e12 / rate));
+            if (qp->nextSend > now)
+            {
+                qp->where = RdmaSendQueuePair::Where::IDLE;
+                MakeReady(qp);
+                continue;
+            }
+        }
         qp->where = RdmaSendQueuePair::Where::READY;
         m_ready[qp->info.priority].push_back(qp);
         m_readyMask |= static_cast<uint8_t>(1u << qp->info.priority);
@@ -504,6 +539,8 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
             qp->cc->OnSend(wire, now);
             const double rate = static_cast<double>(qp->cc->GetRate(now).GetBitRate());
             qp->nextSend = now + PicoSeconds(std::llround(wire * 8e12 / rate));
+            qp->lastSend = now;
+            qp->lastWire = wire;
             if (!qp->rtoArmed)
             {
                 ArmTimeout(qp);

@@ -149,7 +149,16 @@ ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
 void
 ReadFabric(const LocatedJson& w, const Node& n, ScenarioSpec::Fabric& f)
 {
-    Object o(w, n, {"mtu", "cc", "pfc", "bufferBytes", "ackInterval", "rto"});
+    Object o(w,
+             n,
+             {"mtu",
+              "cc",
+              "pfc",
+              "bufferBytes",
+              "ackInterval",
+              "rto",
+              "ackTimeoutExponent",
+              "retryCount"});
     o.With("mtu", [&](const Node& v) {
         f.mtu = w.Uint32(v, 1);
         if (!RoceWire::IsPathMtu(f.mtu))
@@ -166,6 +175,11 @@ ReadFabric(const LocatedJson& w, const Node& n, ScenarioSpec::Fabric& f)
     });
     o.With("ackInterval", [&](const Node& v) { f.ackInterval = w.Uint32(v, 1); });
     o.With("rto", [&](const Node& v) { f.rtoNs = w.PositiveTimeNs(v); });
+    o.With("ackTimeoutExponent", [&](const Node& v) {
+        f.ackTimeoutExponent = static_cast<uint32_t>(w.Unsigned(v, 1, 31));
+    });
+    o.With("retryCount",
+           [&](const Node& v) { f.retryCount = static_cast<uint32_t>(w.Unsigned(v, 0, 7)); });
 }
 
 /// Keys of a job; jobDefaults takes all but id and hosts.

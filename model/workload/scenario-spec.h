@@ -62,8 +62,10 @@ struct ScenarioSpec
         std::string cc{"dcqcn"};           ///< congestion control name
         bool pfc{true};                    ///< lossless classes (PFC) on
         uint64_t bufferBytes{32ull << 20}; ///< shared buffer per switch, >= 1
-        uint32_t ackInterval{1};           ///< packets per ACK, >= 1
-        int64_t rtoNs{4000000};            ///< retransmission timeout, > 0
+        uint32_t ackInterval{16};          ///< packets per ACK, >= 1 (RdmaNic::AckInterval)
+        int64_t rtoNs{0};                  ///< fixed retransmission timeout; 0: InfiniBand's
+        uint32_t ackTimeoutExponent{20};   ///< local ACK timeout 4.096 us x 2^N, 1-31
+        uint32_t retryCount{7};            ///< timeouts retried before the queue pair errors, 0-7
     } fabric;
 
     /// ns-3 attribute defaults ("ns3::Dcqcn::G" -> "0.00390625"), in file

@@ -374,7 +374,7 @@ TEST_F(ExamplesTest, IncastBytesAreConservedInTheDatabase)
 {
     const uint64_t senders = 8;
     const uint64_t bytes = 1000000;
-    const uint64_t mtu = 1000; // the example's default payload per packet
+    const uint64_t mtu = 4096; // the example's default RoCE path MTU
     const fs::path db = Path("X.db");
     const Outcome o =
         Example("roce-incast",
@@ -404,9 +404,10 @@ TEST_F(ExamplesTest, IncastBytesAreConservedInTheDatabase)
     const std::string receiver = *dsts.begin();
     EXPECT_EQ(srcs.count(receiver), 0U);
 
-    // 1000 packets of 1000 B: 1000 * (58 + 1000) + 16 = 1,058,016 frame bytes per message.
+    // 244 packets of 4096 B and one of 576 B: 245 * 58 + 1,000,000 + 16 (the RETH)
+    // = 1,014,226 frame bytes per message.
     const uint64_t messageWire = WriteFrameBytes(bytes, mtu);
-    ASSERT_EQ(messageWire, 1058016U);
+    ASSERT_EQ(messageWire, 1014226U);
 
     // Links: bytes each way per host, as seen from the host.
     const std::vector<Row> links =

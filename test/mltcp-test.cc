@@ -276,11 +276,12 @@ TEST_F(MltcpFabricTest, NicProgressIsThisIterationsBytesOverThePrevious)
 {
     RecordingMltcpDcqcn::GetTypeId();
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl(
         "ns3::test::RecordingMltcpDcqcn[Slope=1|Intercept=0.5|AdditiveIncreaseRate=1Gb/s]");
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
     const int64_t job = 7;
-    const uint32_t payload = 1000; // PayloadPerPacket default
+    const uint32_t payload = 1000; // PayloadPerPacket, set above
     // Iteration 1 sends less than iteration 0, iteration 2 more than iteration 1.
     const std::vector<uint64_t> bytes{20000, 15000, 30000};
     std::vector<bool> delivered(bytes.size(), false);
@@ -327,6 +328,7 @@ TEST_F(MltcpFabricTest, CongestionControlStringCarriesAttributeValuesToQueuePair
 {
     RecordingMltcpDcqcn::GetTypeId();
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl(
         "ns3::test::RecordingMltcpDcqcn[Slope=0|Intercept=2|AdditiveIncreaseRate=1Gb/s]");
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(3));
@@ -363,6 +365,7 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         // By TypeId alone, attribute values are the defaults: at progress 0, F = 0.5 times
         // the default step, the ConnectX firmware's 5 Mb/s (RPG_AI_RATE), at any line rate.
         RoceFabricHelper helper;
+        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetNicAttribute("CongestionControl", TypeIdValue(RecordingMltcpDcqcn::GetTypeId()));
         Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
         fabric->SendMessage(0, 1, info, MicroSeconds(1));
@@ -380,6 +383,7 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         // A later TypeId replaces an earlier string, attribute values and all.
         g_samples.clear();
         RoceFabricHelper helper;
+        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetCongestionControl("ns3::test::RecordingMltcpDcqcn[Intercept=2]");
         helper.SetNicAttribute("CongestionControl", TypeIdValue(Dcqcn::GetTypeId()));
         Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
@@ -395,6 +399,7 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         // The same on the NIC itself: a factory, then the attribute set to another type.
         g_samples.clear();
         RoceFabricHelper helper;
+        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetCongestionControl("none");
         Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
         Ptr<RdmaNic> nic = fabric->GetNic(0);
@@ -427,6 +432,7 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
 TEST_F(MltcpFabricTest, CongestionControlNames)
 {
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
     const std::vector<std::pair<std::string, TypeId>> good{
         {"none", RdmaNoCongestionControl::GetTypeId()},
         {"dcqcn", Dcqcn::GetTypeId()},
@@ -545,6 +551,7 @@ TEST(MltcpSchedulerTest, AsksForMltcpDcqcnWithItsParameters)
         EXPECT_EQ(ParseWithObjectFactory(spec), std::make_pair(slope, intercept)) << spec;
         // And the fabric helper takes it.
         RoceFabricHelper helper;
+        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
         EXPECT_NO_THROW(helper.SetCongestionControl(spec)) << spec;
     }
 

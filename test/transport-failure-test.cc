@@ -326,7 +326,7 @@ TEST_F(ScenarioFailureTest, CutOffHostFailsTheRunWithTheReasonInTheDatabase)
         j.gpusPerHost = 1;
     }
     spec.fabric.rtoNs = 0;
-    spec.attributes.emplace_back("ns3::RdmaNic::AckTimeoutExponent", "10");
+    spec.fabric.ackTimeoutExponent = 10;
     spec.output.db = (m_dir / "runs.db").string();
     const Time t = NanoSeconds(4194304);
     const Time cut = MilliSeconds(2);

@@ -251,6 +251,11 @@ void
 CollectiveSchedulerHelper::Install(Ptr<CollectiveScheduler> scheduler,
                                    Ptr<TrainingCluster> cluster) const
 {
+    // Jobs the policy moves to other classes must stay lossless.
+    if (const uint8_t classes = scheduler->GetPriorityClasses())
+    {
+        cluster->GetFabric()->AddLosslessClasses(classes);
+    }
     Ptr<Node> controller = CreateObject<Node>();
     controller->AddApplication(scheduler);
     Ptr<FabricSchedulerControl> control =

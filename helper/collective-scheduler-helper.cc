@@ -52,6 +52,7 @@ class FabricSchedulerControl : public Object, public SchedulerControl
 
     void SetPriorityClass(uint32_t job, int16_t cls) override
     {
+        CheckLossless(job, cls);
         for (uint32_t h : Hosts(job))
         {
             m_fabric->GetNic(h)->SetPriorityClass(job, cls);
@@ -95,6 +96,32 @@ class FabricSchedulerControl : public Object, public SchedulerControl
     }
 
   private:
+    /// A class the policy did not declare (GetPriorityClasses) would drop PFC-protected data.
+    void CheckLossless(uint32_t job, int16_t cls) const
+    {
+        const FabricTopology& topo = m_fabric->GetTopology();
+        for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+        {
+            Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node);
+            if (!sw)
+            {
+                continue;
+            }
+            Ptr<SwitchMmu> mmu = sw->GetMmu();
+            // Only where PFC protects something can a move make traffic lossy.
+            if (cls >= 0 && !mmu->IsLossless(static_cast<uint8_t>(cls)) &&
+                mmu->IsLossless(RdmaMessageInfo().priority))
+            {
+                throw std::runtime_error(
+                    "the scheduler moved job " + std::to_string(job) + " to traffic class " +
+                    std::to_string(cls) + ", which is lossy in switch " + topo.GetNode(node).name +
+                    " (ns3::SwitchMmu::LosslessClasses " +
+                    SwitchMmu::FormatClassList(mmu->GetLosslessClasses()) +
+                    "): the policy must list it in CollectiveScheduler::GetPriorityClasses");
+            }
+        }
+    }
+
     const std::vector<uint32_t>& Hosts(uint32_t job) const
     {
         auto it = m_hosts.find(job);

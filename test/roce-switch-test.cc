@@ -12,6 +12,7 @@
 #include "temp-dir-test.h"
 
 #include <array>
+#include <bitset>
 #include <gtest/gtest.h>
 #include <set>
 #include <string>
@@ -375,9 +376,9 @@ RunMixedClasses()
 
 // Only lossless classes get PFC: on one switch, class 3 (lossless) pauses and
 // never drops while class 1 (lossy) drops and never pauses; go-back-N
-// recovers class 1. Making every class lossless (in SwitchMmu's class masks)
-// stops class 1's drops; making none lossless drops class 3 too: either
-// fails here.
+// recovers class 1. Admitting and pausing every class as lossless
+// (SwitchMmu::Admit and CheckPause ignoring the class) stops class 1's drops
+// and pauses it; making no class lossless fails the IsLossless checks.
 TEST_F(RoceSwitchTest, LossyClassDropsWhileLosslessClassPauses)
 {
     auto run = RunMixedClasses();
@@ -538,6 +539,111 @@ TEST_F(RoceSwitchTest, WarnsOnceWhenEcnCannotMarkBeforePfc)
     testing::internal::CaptureStderr();
     Simulator::Run();
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// The classes a scheduler may move jobs to become lossless in every switch
+// when it is installed: fair leaves jobs in class 3; Crux uses 0 to
+// min(Classes, 7) - 1. Without the AddLosslessClasses call in
+// CollectiveSchedulerHelper::Install, Crux's classes stay lossy and this
+// fails.
+TEST_F(RoceSwitchTest, SchedulerClassesBecomeLossless)
+{
+    struct Case
+    {
+        const char* scheduler;
+        const char* classes; ///< Crux's Classes attribute, or nullptr
+        uint8_t lossless;    ///< expected lossless classes
+        uint64_t reserved;   ///< reserves per port: lossless classes + class 7
+    };
+
+    const Case cases[] = {
+        {"fair", nullptr, 0x08, 2},
+        {"crux", nullptr, 0x7F, 8}, // Classes 8, of which 7 data classes
+        {"crux", "3", 0x0F, 5},     // 0-2, and 3 where jobs start
+    };
+    FatTreeParams ft;
+    ft.k = 4;
+    const uint64_t headroom = 37500 + 2 * 1098; // 100G, 1 us, 1000-byte payload
+    for (const Case& c : cases)
+    {
+        RoceFabricHelper helper;
+        Ptr<RoceFabric> fabric = helper.Install(MakeFatTree(ft));
+        Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
+        cluster->Setup(fabric, 1);
+        CollectiveSchedulerHelper schedulers;
+        schedulers.SetScheduler(c.scheduler);
+        if (c.classes)
+        {
+            schedulers.SetAttribute("Classes", c.classes);
+        }
+        schedulers.Install(cluster);
+        const uint64_t nLossless = std::bitset<8>(c.lossless).count();
+        for (uint32_t node = 0; node < fabric->GetTopology().GetNNodes(); ++node)
+        {
+            if (Ptr<RoceSwitch> sw = fabric->GetSwitch(node))
+            {
+                Ptr<SwitchMmu> mmu = sw->GetMmu();
+                ASSERT_EQ(mmu->GetLosslessClasses(), c.lossless) << c.scheduler << " " << node;
+                EXPECT_EQ(mmu->GetSharedPoolSize(),
+                          32u * 1024 * 1024 - 4 * c.reserved * 4096 - 4 * nLossless * headroom)
+                    << c.scheduler;
+            }
+        }
+        Simulator::Destroy();
+    }
+}
+
+/// A policy that moves every job to class 5 without declaring it.
+class UndeclaredClassPolicy : public CollectiveScheduler
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::test::UndeclaredClassPolicy")
+                                .SetParent<CollectiveScheduler>()
+                                .SetGroupName("CollectiveScheduling");
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "undeclared-class";
+    }
+
+  protected:
+    void DoJobArrived(const SchedulerJob& job) override
+    {
+        SetPriorityClass(job.id, 5);
+    }
+};
+
+// A class the policy did not declare is lossy: moving a job there is an
+// error naming the job, the class and the attribute, not silent drops.
+// Without the check in the scheduler's control plane the run completes.
+TEST_F(RoceSwitchTest, UndeclaredSchedulerClassIsAnError)
+{
+    RoceFabricHelper helper;
+    Ptr<RoceFabric> fabric = helper.Install(MakeStar(2, kRate, 1000));
+    Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
+    cluster->Setup(fabric, 1);
+    JobSpec job;
+    job.workers = 2;
+    job.iterations = 1;
+    job.scale = 0.001;
+    cluster->AddJob(job);
+    CollectiveSchedulerHelper schedulers;
+    schedulers.Install(CreateObject<UndeclaredClassPolicy>(), cluster);
+    try
+    {
+        Simulator::Run();
+        ADD_FAILURE() << "class 5 is lossy and the job was moved there";
+    }
+    catch (const std::runtime_error& e)
+    {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("moved job 0 to traffic class 5"), std::string::npos) << what;
+        EXPECT_NE(what.find("LosslessClasses 3"), std::string::npos) << what;
+    }
 }
 
 /// HPCC-format runs in a directory of their own.

@@ -393,7 +393,7 @@ RoceFlowMonitor::PrintSummary(std::ostream& os) const
         {
             continue;
         }
-        os << "  class " << +c << (mmu && mmu->IsLossless(c) ? " (lossless)" : " (lossy)   ")
+        os << "  class " << +c << (mmu && mmu->IsLossless(c) ? " (lossless)" : " (lossy)")
            << ": PFC pauses sent " << k.pausesSent << "   ECN marked " << k.ecnMarked << "   drops "
            << k.drops << "\n";
     }

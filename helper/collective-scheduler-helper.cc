@@ -3,12 +3,14 @@
  */
 #include "collective-scheduler-helper.h"
 
+#include "distributed-simulation.h"
 #include "scheduler-job-builder.h"
 
 #include "ns3/node.h"
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -96,9 +98,17 @@ class FabricSchedulerControl : public Object, public SchedulerControl
     }
 
   private:
-    /// A class the policy did not declare (GetPriorityClasses) would drop PFC-protected data.
-    void CheckLossless(uint32_t job, int16_t cls) const
+    /**
+     * A class the policy did not declare (GetPriorityClasses) is lossy while
+     * PFC protects the data class: the job's data may then be dropped. Warn
+     * once per class (rank 0), naming the job, the class and the attribute.
+     */
+    void CheckLossless(uint32_t job, int16_t cls)
     {
+        if (cls < 0 || (m_warnedClasses >> cls & 1))
+        {
+            return;
+        }
         const FabricTopology& topo = m_fabric->GetTopology();
         for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
         {
@@ -108,16 +118,20 @@ class FabricSchedulerControl : public Object, public SchedulerControl
                 continue;
             }
             Ptr<SwitchMmu> mmu = sw->GetMmu();
-            // Only where PFC protects something can a move make traffic lossy.
-            if (cls >= 0 && !mmu->IsLossless(static_cast<uint8_t>(cls)) &&
+            if (!mmu->IsLossless(static_cast<uint8_t>(cls)) &&
                 mmu->IsLossless(RdmaMessageInfo().priority))
             {
-                throw std::runtime_error(
-                    "the scheduler moved job " + std::to_string(job) + " to traffic class " +
-                    std::to_string(cls) + ", which is lossy in switch " + topo.GetNode(node).name +
-                    " (ns3::SwitchMmu::LosslessClasses " +
-                    SwitchMmu::FormatClassList(mmu->GetLosslessClasses()) +
-                    "): the policy must list it in CollectiveScheduler::GetPriorityClasses");
+                m_warnedClasses |= static_cast<uint8_t>(1u << cls);
+                if (DistributedRank() == 0)
+                {
+                    std::cerr << "warning: the scheduler moved job " << job << " to traffic class "
+                              << cls << ", which is lossy in switch " << topo.GetNode(node).name
+                              << " (ns3::SwitchMmu::LosslessClasses "
+                              << SwitchMmu::FormatClassList(mmu->GetLosslessClasses())
+                              << "), so its data may be dropped: the policy should list the "
+                                 "class in CollectiveScheduler::GetPriorityClasses\n";
+                }
+                return;
             }
         }
     }
@@ -131,6 +145,7 @@ class FabricSchedulerControl : public Object, public SchedulerControl
 
     Ptr<RoceFabric> m_fabric;
     std::map<uint32_t, std::vector<uint32_t>> m_hosts; ///< job -> its hosts
+    uint8_t m_warnedClasses{0};                        ///< classes warned about
 };
 
 /// Short name -> TypeId name of every registered, constructible scheduler.

@@ -3,12 +3,14 @@
  */
 #include "collective-scheduler-helper.h"
 
+#include "distributed-simulation.h"
 #include "scheduler-job-builder.h"
 
 #include "ns3/node.h"
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -52,6 +54,7 @@ class FabricSchedulerControl : public Object, public SchedulerControl
 
     void SetPriorityClass(uint32_t job, int16_t cls) override
     {
+        CheckLossless(job, cls);
         for (uint32_t h : Hosts(job))
         {
             m_fabric->GetNic(h)->SetPriorityClass(job, cls);
@@ -95,6 +98,44 @@ class FabricSchedulerControl : public Object, public SchedulerControl
     }
 
   private:
+    /**
+     * A class the policy did not declare (GetPriorityClasses) is lossy while
+     * PFC protects the data class: the job's data may then be dropped. Warn
+     * once per class (rank 0), naming the job, the class and the attribute.
+     */
+    void CheckLossless(uint32_t job, int16_t cls)
+    {
+        if (cls < 0 || (m_warnedClasses >> cls & 1))
+        {
+            return;
+        }
+        const FabricTopology& topo = m_fabric->GetTopology();
+        for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+        {
+            Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node);
+            if (!sw)
+            {
+                continue;
+            }
+            Ptr<SwitchMmu> mmu = sw->GetMmu();
+            if (!mmu->IsLossless(static_cast<uint8_t>(cls)) &&
+                mmu->IsLossless(RdmaMessageInfo().priority))
+            {
+                m_warnedClasses |= static_cast<uint8_t>(1u << cls);
+                if (DistributedRank() == 0)
+                {
+                    std::cerr << "warning: the scheduler moved job " << job << " to traffic class "
+                              << cls << ", which is lossy in switch " << topo.GetNode(node).name
+                              << " (ns3::SwitchMmu::LosslessClasses "
+                              << SwitchMmu::FormatClassList(mmu->GetLosslessClasses())
+                              << "), so its data may be dropped: the policy should list the "
+                                 "class in CollectiveScheduler::GetPriorityClasses\n";
+                }
+                return;
+            }
+        }
+    }
+
     const std::vector<uint32_t>& Hosts(uint32_t job) const
     {
         auto it = m_hosts.find(job);
@@ -104,6 +145,7 @@ class FabricSchedulerControl : public Object, public SchedulerControl
 
     Ptr<RoceFabric> m_fabric;
     std::map<uint32_t, std::vector<uint32_t>> m_hosts; ///< job -> its hosts
+    uint8_t m_warnedClasses{0};                        ///< classes warned about
 };
 
 /// Short name -> TypeId name of every registered, constructible scheduler.
@@ -251,6 +293,11 @@ void
 CollectiveSchedulerHelper::Install(Ptr<CollectiveScheduler> scheduler,
                                    Ptr<TrainingCluster> cluster) const
 {
+    // Jobs the policy moves to other classes must stay lossless.
+    if (const uint8_t classes = scheduler->GetPriorityClasses())
+    {
+        cluster->GetFabric()->AddLosslessClasses(classes);
+    }
     Ptr<Node> controller = CreateObject<Node>();
     controller->AddApplication(scheduler);
     Ptr<FabricSchedulerControl> control =

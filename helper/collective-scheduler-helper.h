@@ -52,7 +52,9 @@ class CollectiveSchedulerHelper
      * Create the controller node and the scheduler, and connect them to
      * \p cluster (call before the simulation starts). Policies that ask for
      * it (CollectiveScheduler::StartsJobsGated) get each job with its gates
-     * closed, before its first packet.
+     * closed, before its first packet. The classes the policy may move jobs
+     * to (CollectiveScheduler::GetPriorityClasses) become lossless in every
+     * switch of the cluster's fabric (RoceFabric::AddLosslessClasses).
      */
     Ptr<CollectiveScheduler> Install(Ptr<TrainingCluster> cluster) const;
 

@@ -7,7 +7,9 @@
 #include "ns3/boolean.h"
 #include "ns3/csv-fields.h"
 #include "ns3/dcqcn.h"
+#include "ns3/enum.h"
 #include "ns3/roce-header.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -317,6 +319,12 @@ HpccScenario::Configure(RoceFabricHelper& helper) const
     {
         helper.SetMmuAttribute("BufferSize", UintegerValue(*c.bufferBytes));
     }
+    // The simulators' MMU: every queue is lossless, and BufferSize less one
+    // reserve and one headroom of 3 x rate x delay per port is the shared
+    // pool (doc/hpcc-compat.md).
+    helper.SetMmuAttribute("LosslessClasses", StringValue("0-7"));
+    helper.SetMmuAttribute("Carving", EnumValue(SwitchMmu::CARVE_PER_PORT));
+    helper.SetMmuAttribute("HeadroomFrames", UintegerValue(0));
     if (c.enableQcn)
     {
         helper.SetSwitchAttribute("EcnEnabled", BooleanValue(*c.enableQcn));

@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/dcqcn.h"
+#include "ns3/double.h"
 #include "ns3/fabric-partition.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
@@ -20,6 +21,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -374,6 +376,95 @@ RoceFabric::GetTotalPausesSent() const
     return n;
 }
 
+void
+RoceFabric::AddLosslessClasses(uint8_t mask)
+{
+    for (const auto& sw : m_switches)
+    {
+        if (sw)
+        {
+            Ptr<SwitchMmu> mmu = sw->GetMmu();
+            mmu->SetLosslessClasses(mmu->GetLosslessClasses() | mask);
+        }
+    }
+}
+
+std::vector<RoceFabric::EcnAbovePause>
+RoceFabric::FindEcnAbovePause() const
+{
+    std::vector<EcnAbovePause> found;
+    for (uint32_t node = 0; node < m_switches.size(); ++node)
+    {
+        const Ptr<RoceSwitch>& sw = m_switches[node];
+        if (!sw)
+        {
+            continue;
+        }
+        Ptr<SwitchMmu> mmu = sw->GetMmu();
+        BooleanValue ecn;
+        mmu->GetAttribute("EcnEnabled", ecn);
+        const uint64_t onset = mmu->GetPauseOnsetBytes();
+        if (!ecn.Get() || onset == 0)
+        {
+            continue; // no marking, or no lossless class to pause
+        }
+        UintegerValue reserve;
+        DoubleValue alpha;
+        mmu->GetAttribute("ReservePerQueue", reserve);
+        mmu->GetAttribute("PfcAlpha", alpha);
+        for (uint32_t port = 0; port < mmu->GetNPorts(); ++port)
+        {
+            if (mmu->GetKmin(port) >= onset)
+            {
+                found.push_back({node,
+                                 port,
+                                 mmu->GetKmin(port),
+                                 onset,
+                                 reserve.Get(),
+                                 mmu->GetSharedPoolSize(),
+                                 alpha.Get()});
+            }
+        }
+    }
+    return found;
+}
+
+std::size_t
+RoceFabric::WarnEcnAbovePause(std::ostream& os) const
+{
+    const std::vector<EcnAbovePause> found = FindEcnAbovePause();
+    if (found.empty())
+    {
+        return 0;
+    }
+    uint32_t ports = 0;
+    for (const auto& sw : m_switches)
+    {
+        ports += sw ? sw->GetNPorts() : 0;
+    }
+    const EcnAbovePause& f = found.front();
+    os << "warning: ECN cannot mark before PFC pauses at " << found.size() << " of " << ports
+       << " switch ports, so DCQCN gets no congestion signal there before PAUSE. First: switch "
+       << m_topology.GetNode(f.node).name << " (node " << f.node << ") port " << f.port
+       << ": ECN Kmin " << f.kmin << " B >= " << f.pauseOnset
+       << " B, the egress bytes at which one congested ingress queue of a lossless class "
+          "pauses (ReservePerQueue "
+       << f.reserve << " B + the largest s <= PfcAlpha " << f.pfcAlpha << " x (shared pool "
+       << f.sharedPool << " B - s), " << f.pauseOnset - f.reserve
+       << " B). Lower Kmin below it (ns3::SwitchMmu::EcnKminPer25G, or KMIN_MAP) or raise "
+          "ns3::SwitchMmu::BufferSize.\n";
+    return found.size();
+}
+
+void
+RoceFabric::WarnEcnAbovePauseAtStart() const
+{
+    if (m_rank == 0)
+    {
+        WarnEcnAbovePause(std::cerr);
+    }
+}
+
 RoceFabricHelper::RoceFabricHelper()
 {
     m_deviceFactory.SetTypeId(RoceNetDevice::GetTypeId());
@@ -668,6 +759,8 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
         sw->Setup(ports[node], fabric->m_routes, node);
         fabric->m_switches[node] = sw;
     }
+    // At time 0, so that ECN and buffer settings made after Install count.
+    Simulator::ScheduleNow(&RoceFabric::WarnEcnAbovePauseAtStart, fabric);
     return fabric;
 }
 

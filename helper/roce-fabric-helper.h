@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -142,6 +143,44 @@ class RoceFabric : public Object
     uint64_t GetTotalDrops() const;
     uint64_t GetTotalPausesSent() const;
 
+    /**
+     * Make the classes of \p mask (bit c for class c) lossless in every
+     * switch, besides those already lossless (SwitchMmu::SetLosslessClasses):
+     * what a scheduler that moves jobs to other classes needs so that their
+     * traffic stays PFC-protected. Call before the simulation runs.
+     * \throw std::runtime_error if a switch's buffer cannot hold the extra
+     * reserves and headrooms
+     */
+    void AddLosslessClasses(uint8_t mask);
+
+    /// A switch port whose ECN Kmin cannot be reached before its ingress pauses.
+    struct EcnAbovePause
+    {
+        uint32_t node;       ///< topology node of the switch
+        uint32_t port;       ///< the switch's port (egress)
+        uint64_t kmin;       ///< the port's ECN Kmin, bytes
+        uint64_t pauseOnset; ///< SwitchMmu::GetPauseOnsetBytes of the switch
+        uint64_t reserve;    ///< ReservePerQueue, bytes
+        uint64_t sharedPool; ///< shared pool of the switch, bytes
+        double pfcAlpha;     ///< PfcAlpha of the switch
+    };
+
+    /**
+     * Every switch port (with ECN on and a lossless class) whose Kmin is at
+     * or above the egress bytes at which one congested ingress queue of a
+     * lossless class pauses (SwitchMmu::GetPauseOnsetBytes): there DCQCN
+     * gets no mark before PFC pauses.
+     */
+    std::vector<EcnAbovePause> FindEcnAbovePause() const;
+
+    /**
+     * If FindEcnAbovePause finds ports, write one warning to \p os naming
+     * the first and the count. Install schedules it (to std::cerr, rank 0)
+     * at time 0, after every configuration made before the run.
+     * \return the number of ports found
+     */
+    std::size_t WarnEcnAbovePause(std::ostream& os) const;
+
   protected:
     void DoDispose() override;
 
@@ -150,6 +189,8 @@ class RoceFabric : public Object
     void StartMessage(uint32_t src, uint32_t dst, RdmaMessageInfo info);
     void OnDelivered(const RdmaMessageInfo& info, Time when);
     void QueueNotification(uint64_t flowId);
+    /// WarnEcnAbovePause on std::cerr, on rank 0 only.
+    void WarnEcnAbovePauseAtStart() const;
     void RunNotifications();
     /// Call and forget the onDelivered callback of message \p flowId, if any.
     void Notify(uint64_t flowId);

@@ -162,6 +162,13 @@ RoceFlowMonitor::Combine()
     }
     counters.push_back(static_cast<int64_t>(GetCnpsSent()));
     counters.push_back(static_cast<int64_t>(GetTimeouts()));
+    for (const ClassCounters& c : GetClassCounters())
+    {
+        counters.insert(counters.end(),
+                        {static_cast<int64_t>(c.drops),
+                         static_cast<int64_t>(c.pausesSent),
+                         static_cast<int64_t>(c.ecnMarked)});
+    }
     AllReduce(counters, ReduceOp::Sum);
     AllReduce(peaks, ReduceOp::Max);
     for (std::size_t i = 0; i < m_links.size(); ++i)
@@ -176,7 +183,37 @@ RoceFlowMonitor::Combine()
     }
     m_cnpsSent = counters[m_links.size() * 5];
     m_timeouts = counters[m_links.size() * 5 + 1];
+    for (std::size_t c = 0; c < m_classCounters.size(); ++c)
+    {
+        const std::size_t at = m_links.size() * 5 + 2 + c * 3;
+        m_classCounters[c] = {static_cast<uint64_t>(counters[at]),
+                              static_cast<uint64_t>(counters[at + 1]),
+                              static_cast<uint64_t>(counters[at + 2])};
+    }
     m_combined = true;
+}
+
+std::array<RoceFlowMonitor::ClassCounters, RoceNetDevice::kClasses>
+RoceFlowMonitor::GetClassCounters() const
+{
+    if (m_combined)
+    {
+        return m_classCounters;
+    }
+    std::array<ClassCounters, RoceNetDevice::kClasses> counters{};
+    for (uint32_t node = 0; node < m_fabric->GetTopology().GetNNodes(); ++node)
+    {
+        if (Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node))
+        {
+            for (uint8_t c = 0; c < RoceNetDevice::kClasses; ++c)
+            {
+                counters[c].drops += sw->GetClassDrops(c);
+                counters[c].pausesSent += sw->GetClassPausesSent(c);
+                counters[c].ecnMarked += sw->GetClassEcnMarked(c);
+            }
+        }
+    }
+    return counters;
 }
 
 uint64_t
@@ -338,6 +375,28 @@ RoceFlowMonitor::PrintSummary(std::ostream& os) const
        << "   timeouts: " << GetTimeouts() << "\n";
     os << "PFC pauses sent:  " << pauses << "   ECN marked: " << marks
        << "   CNPs sent: " << GetCnpsSent() << "\n";
+    // Which classes paused, were marked or dropped: a lossless class that
+    // pauses without marks, or a lossy one that drops, shows here.
+    Ptr<SwitchMmu> mmu;
+    for (uint32_t node = 0; node < m_fabric->GetTopology().GetNNodes() && !mmu; ++node)
+    {
+        if (Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node))
+        {
+            mmu = sw->GetMmu();
+        }
+    }
+    const auto counters = GetClassCounters();
+    for (uint8_t c = 0; c < counters.size(); ++c)
+    {
+        const ClassCounters& k = counters[c];
+        if (k.drops + k.pausesSent + k.ecnMarked == 0)
+        {
+            continue;
+        }
+        os << "  class " << +c << (mmu && mmu->IsLossless(c) ? " (lossless)" : " (lossy)")
+           << ": PFC pauses sent " << k.pausesSent << "   ECN marked " << k.ecnMarked << "   drops "
+           << k.drops << "\n";
+    }
     os.flags(flags);
     os.precision(precision);
 }

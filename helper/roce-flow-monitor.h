@@ -8,6 +8,7 @@
 
 #include "ns3/results-database.h"
 
+#include <array>
 #include <map>
 #include <ostream>
 #include <vector>
@@ -40,7 +41,17 @@ class RoceFlowMonitor
         return m_flows;
     }
 
+    /// Switch counters of one priority class, over every switch and port.
+    struct ClassCounters
+    {
+        uint64_t drops{0};
+        uint64_t pausesSent{0};
+        uint64_t ecnMarked{0};
+    };
+
     std::size_t GetCompletedFlows() const;
+    /// Drops, PFC PAUSEs sent and ECN marks of every class (index = class 0-7).
+    std::array<ClassCounters, RoceNetDevice::kClasses> GetClassCounters() const;
     uint64_t GetCnpsSent() const;
     uint64_t GetEcnMarked() const;
     uint64_t GetTimeouts() const;
@@ -62,7 +73,10 @@ class RoceFlowMonitor
      */
     void Combine();
 
-    /// A short human-readable report: flow completion times, drops, PFC, ECN.
+    /**
+     * A short human-readable report: flow completion times, drops, PFC, ECN,
+     * and the drops, PAUSEs and marks of each class that saw any.
+     */
     void PrintSummary(std::ostream& os) const;
 
   private:
@@ -75,6 +89,7 @@ class RoceFlowMonitor
     /// Set by Combine: the whole run's link rows and NIC counters.
     bool m_combined{false};
     std::vector<LinkRecord> m_links;
+    std::array<ClassCounters, RoceNetDevice::kClasses> m_classCounters{};
     uint64_t m_cnpsSent{0};
     uint64_t m_timeouts{0};
 };

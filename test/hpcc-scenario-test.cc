@@ -669,7 +669,14 @@ TEST_F(HpccScenarioTest, InputsThatDisagreeNameFileLineAndField)
                 2,
                 "PACKET_PAYLOAD_SIZE",
                 "above the largest payload");
-    ExpectError(Files(star, oneFlow, "BUFFER_SIZE 1\n"), config, 1, "BUFFER_SIZE", "BufferSize");
+    // A buffer that cannot hold one reserve and one headroom per port, as the
+    // simulators carve it: a 400G link of 10 us alone needs 3 x 500000 B.
+    ExpectError(
+        Files("3 1 2\n1\n0 1 100Gbps 1us 0\n2 1 400Gbps 10us 0\n", oneFlow, "BUFFER_SIZE 1\n"),
+        config,
+        1,
+        "BUFFER_SIZE",
+        "BufferSize");
     // Malformed lines reach the caller with their file and line.
     ExpectError(Files(star, "1\n0 2 3 100 1k 2.0\n"), flow, 2, "size", "non-negative integer");
     ExpectError(Files(star, "2\n0 2 3 100 10 2.0\n2 0 3 100 10 1.0\n"),

@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/string.h"
 #include "ns3/switch-mmu.h"
 #include "ns3/uinteger.h"
 
@@ -14,6 +15,7 @@
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -28,12 +30,43 @@ constexpr uint64_t kOffset = 2200;
 constexpr uint32_t kMtu = 1100;
 constexpr uint32_t kPkt = 1100;
 constexpr uint64_t kClasses = 8;
+constexpr uint8_t kControl = 7; // ACK/NAK/CNP class
+/// Class masks (bit c = class c).
+constexpr uint8_t kOnly3 = 1 << 3;
+constexpr uint8_t kAllClasses = 0xFF;
 
-/// Headroom 3 x rate x delay + 2 MTU, from integer Gb/s and ns, rounded up.
+/// Headroom 3 x floor(rate x delay in bytes) + 2 MTU, from integer Gb/s and ns.
 uint64_t
 ExpectedHeadroom(uint64_t gbps, uint64_t delayNs, uint64_t mtu)
 {
-    return (3 * gbps * delayNs + 7) / 8 + 2 * mtu;
+    return 3 * (gbps * delayNs / 8) + 2 * mtu;
+}
+
+/// Number of classes set in a mask, counted bit by bit.
+uint64_t
+Classes(uint8_t mask)
+{
+    uint64_t n = 0;
+    for (uint8_t c = 0; c < kClasses; ++c)
+    {
+        n += (mask >> c) & 1;
+    }
+    return n;
+}
+
+/// The LosslessClasses text of a mask, as single classes "1,3,5" (or "none").
+std::string
+ListOf(uint8_t mask)
+{
+    std::string text;
+    for (uint8_t c = 0; c < kClasses; ++c)
+    {
+        if ((mask >> c) & 1)
+        {
+            text += (text.empty() ? "" : ",") + std::to_string(c);
+        }
+    }
+    return text.empty() ? "none" : text;
 }
 
 struct MmuParams
@@ -45,6 +78,8 @@ struct MmuParams
     bool pfc = true;
     double egressAlpha = 1.0;
     uint64_t headroom = 0;
+    uint8_t lossless = kOnly3; ///< the attribute's default, class 3
+    bool perPort = false;      ///< Carving=PerPort
 };
 
 Ptr<SwitchMmu>
@@ -58,6 +93,8 @@ MakeMmu(const MmuParams& p)
     mmu->SetAttribute("PfcEnabled", BooleanValue(p.pfc));
     mmu->SetAttribute("EgressAlpha", DoubleValue(p.egressAlpha));
     mmu->SetAttribute("Headroom", UintegerValue(p.headroom));
+    mmu->SetAttribute("LosslessClasses", StringValue(ListOf(p.lossless)));
+    mmu->SetAttribute("Carving", StringValue(p.perPort ? "PerPort" : "PerClass"));
     return mmu;
 }
 
@@ -77,10 +114,12 @@ MakeUniform(const MmuParams& p, uint32_t nPorts)
 // 100 Gb/s, 1 us: 3 x 12500 B + 2 x 1100 B.
 constexpr uint64_t kH100 = 37500 + 2 * kMtu;
 
+/// Shared pool of nPorts equal ports with the default classes: a reserve for
+/// class 3 and the control class 7, a headroom for class 3.
 uint64_t
 SharedPool(uint32_t nPorts, uint64_t headroom)
 {
-    return kBuffer - nPorts * kClasses * kReserve - nPorts * kClasses * headroom;
+    return kBuffer - nPorts * 2 * kReserve - nPorts * headroom;
 }
 
 /// Independent model of the documented admission rules.
@@ -92,12 +131,20 @@ class RefMmu
           m_headroom(std::move(headroom))
     {
         const uint64_t n = m_headroom.size();
+        // PerClass: reserve for the lossless classes and class 7, headroom for
+        // the lossless classes when PFC is on. PerPort: one of each per port,
+        // every class may use the reserve.
+        m_reserveMask = p.perPort ? kAllClasses : static_cast<uint8_t>(p.lossless | 1 << kControl);
+        m_losslessMask = p.pfc ? p.lossless : 0;
         uint64_t sumH = 0;
         for (uint64_t h : m_headroom)
         {
-            sumH += p.pfc ? h : 0;
+            sumH += h;
         }
-        m_pool = p.buffer - n * kClasses * p.reserve - kClasses * sumH;
+        const uint64_t reserveCopies = p.perPort ? 1 : Classes(m_reserveMask);
+        const uint64_t headroomCopies =
+            m_losslessMask == 0 ? 0 : (p.perPort ? 1 : Classes(m_losslessMask));
+        m_pool = p.buffer - n * reserveCopies * p.reserve - headroomCopies * sumH;
         m_q.assign(n * kClasses, Q{});
         m_egress.assign(n * kClasses, 0);
     }
@@ -109,10 +156,20 @@ class RefMmu
         uint64_t h = 0;
     };
 
+    bool Lossless(uint8_t cls) const
+    {
+        return (m_losslessMask >> cls) & 1;
+    }
+
+    uint64_t ReserveOf(uint8_t cls) const
+    {
+        return ((m_reserveMask >> cls) & 1) ? m_p.reserve : 0;
+    }
+
     bool Admit(uint32_t in, uint32_t out, uint8_t cls, uint64_t b)
     {
         Q& q = m_q[in * kClasses + cls];
-        const uint64_t r = std::min(b, m_p.reserve - q.r);
+        const uint64_t r = std::min(b, ReserveOf(cls) - q.r);
         const uint64_t rest = b - r;
         uint64_t s = 0;
         uint64_t h = 0;
@@ -121,7 +178,7 @@ class RefMmu
             const uint64_t freeNow = m_pool - m_shared;
             const bool fits = rest <= freeNow;
             const uint64_t freeAfter = fits ? freeNow - rest : 0;
-            if (m_p.pfc)
+            if (Lossless(cls))
             {
                 if (fits && q.s + rest <= static_cast<uint64_t>(m_p.alpha * freeAfter))
                 {
@@ -194,6 +251,8 @@ class RefMmu
   private:
     MmuParams m_p;
     std::vector<uint64_t> m_headroom;
+    uint8_t m_reserveMask;
+    uint8_t m_losslessMask;
     uint64_t m_pool;
     uint64_t m_shared = 0;
     std::vector<Q> m_q;
@@ -212,6 +271,8 @@ LoneQueueSharedPackets(uint64_t pool, uint64_t b)
 
 TEST(SwitchMmu, HeadroomAndPoolFollowFormulas)
 {
+    // Default classes: class 3 lossless (reserve and headroom), class 7
+    // reserve only, so pool = B - nPorts x 2 x R - sum of port headrooms.
     MmuParams p;
     Ptr<SwitchMmu> mmu = MakeMmu(p);
     mmu->Configure(3);
@@ -220,18 +281,19 @@ TEST(SwitchMmu, HeadroomAndPoolFollowFormulas)
     mmu->ConfigurePort(2, DataRate("25Gbps"), NanoSeconds(333), kMtu);
     EXPECT_EQ(mmu->GetHeadroom(0), kH100);
     EXPECT_EQ(mmu->GetHeadroom(1), 300000u + 2 * kMtu);
-    // 3 x 25e9 x 333e-9 / 8 = 3121.875 B, rounded up.
-    EXPECT_EQ(mmu->GetHeadroom(2), 3122u + 2 * kMtu);
-    EXPECT_EQ(ExpectedHeadroom(25, 333, kMtu), 3122u + 2 * kMtu);
-    const uint64_t sumH = kH100 + 302200 + 5322;
-    EXPECT_EQ(mmu->GetSharedPoolSize(), kBuffer - 3 * kClasses * kReserve - kClasses * sumH);
+    // 25e9 x 333e-9 / 8 = 1040.625 B, rounded down before tripling (as HPCC).
+    EXPECT_EQ(mmu->GetHeadroom(2), 3120u + 2 * kMtu);
+    EXPECT_EQ(ExpectedHeadroom(25, 333, kMtu), 3120u + 2 * kMtu);
+    const uint64_t sumH = kH100 + 302200 + 5320;
+    EXPECT_EQ(mmu->GetSharedPoolSize(), kBuffer - 3 * 2 * kReserve - sumH);
+    EXPECT_EQ(mmu->GetReserveCarved(), 3 * 2 * kReserve);
+    EXPECT_EQ(mmu->GetHeadroomCarved(), sumH);
     EXPECT_EQ(mmu->GetThreshold(),
-              static_cast<uint64_t>(0.125 * (kBuffer - 3 * kClasses * kReserve - kClasses * sumH)));
+              static_cast<uint64_t>(0.125 * (kBuffer - 3 * 2 * kReserve - sumH)));
 
     // Reconfiguring a port replaces its headroom in the totals.
     mmu->ConfigurePort(1, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
-    EXPECT_EQ(mmu->GetSharedPoolSize(),
-              kBuffer - 3 * kClasses * kReserve - kClasses * (2 * kH100 + 5322));
+    EXPECT_EQ(mmu->GetSharedPoolSize(), kBuffer - 3 * 2 * kReserve - (2 * kH100 + 5320));
 
     // A fixed Headroom attribute applies to every port.
     p.headroom = 50000;
@@ -240,12 +302,112 @@ TEST(SwitchMmu, HeadroomAndPoolFollowFormulas)
     EXPECT_EQ(fixed->GetHeadroom(1), 50000u);
     EXPECT_EQ(fixed->GetSharedPoolSize(), SharedPool(2, 50000));
 
-    // Lossy: no headroom at all.
+    // HeadroomFrames sets the frames added to 3 x rate x delay.
     p.headroom = 0;
+    Ptr<SwitchMmu> bare = MakeMmu(p);
+    bare->SetAttribute("HeadroomFrames", UintegerValue(0));
+    bare->Configure(1);
+    bare->ConfigurePort(0, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+    EXPECT_EQ(bare->GetHeadroom(0), 37500u);
+
+    // PFC off: no headroom at all; classes 3 and 7 keep their reserve.
     p.pfc = false;
     Ptr<SwitchMmu> lossy = MakeUniform(p, 2);
     EXPECT_EQ(lossy->GetHeadroom(0), 0u);
-    EXPECT_EQ(lossy->GetSharedPoolSize(), kBuffer - 2 * kClasses * kReserve);
+    EXPECT_EQ(lossy->GetSharedPoolSize(), kBuffer - 2 * 2 * kReserve);
+}
+
+// Headroom is carved only for lossless classes and the reserve only for the
+// classes in use (lossless + control). Breaking the rule (carving headroom or
+// reserve for all 8 classes, as before) changes every pool below.
+TEST(SwitchMmu, HeadroomOnlyForLosslessClasses)
+{
+    const uint32_t n = 4;
+
+    struct Case
+    {
+        uint8_t lossless;
+        bool pfc;
+        uint64_t reserveCopies;  ///< reserves per port, by hand
+        uint64_t headroomCopies; ///< headrooms per port, by hand
+    };
+
+    // clang-format off
+    const Case cases[] = {
+        {kOnly3,         true,  2, 1}, // 3 lossless; reserve 3 and 7
+        {0x7F,           true,  8, 7}, // 0-6 lossless (a scheduler's classes); reserve all
+        {0x28,           true,  3, 2}, // 3 and 5 lossless; reserve 3, 5, 7
+        {0,              true,  1, 0}, // none lossless: control reserve only
+        {kAllClasses,    true,  8, 8}, // 0-7: what the module carved before
+        {0x7F,           false, 8, 0}, // PFC off: reserve stays, no headroom
+    };
+    // clang-format on
+    for (const Case& c : cases)
+    {
+        MmuParams p;
+        p.lossless = c.lossless;
+        p.pfc = c.pfc;
+        Ptr<SwitchMmu> mmu = MakeUniform(p, n);
+        const uint64_t expected =
+            kBuffer - n * c.reserveCopies * kReserve - n * c.headroomCopies * kH100;
+        EXPECT_EQ(mmu->GetSharedPoolSize(), expected) << ListOf(c.lossless) << " pfc " << c.pfc;
+        EXPECT_EQ(mmu->GetLosslessClasses(), c.lossless);
+        for (uint8_t cls = 0; cls < kClasses; ++cls)
+        {
+            EXPECT_EQ(mmu->IsLossless(cls), c.pfc && ((c.lossless >> cls) & 1))
+                << ListOf(c.lossless) << " class " << +cls;
+        }
+        EXPECT_EQ(mmu->GetHeadroom(0), c.headroomCopies > 0 ? kH100 : 0);
+    }
+
+    // SetLosslessClasses carves again, as the attribute would have.
+    MmuParams p;
+    Ptr<SwitchMmu> mmu = MakeUniform(p, n);
+    ASSERT_EQ(mmu->GetSharedPoolSize(), kBuffer - n * 2 * kReserve - n * kH100);
+    mmu->SetLosslessClasses(0x7F);
+    EXPECT_EQ(mmu->GetSharedPoolSize(), kBuffer - n * 8 * kReserve - n * 7 * kH100);
+    EXPECT_TRUE(mmu->IsLossless(0));
+    EXPECT_FALSE(mmu->IsLossless(kControl));
+    StringValue text;
+    mmu->GetAttribute("LosslessClasses", text);
+    EXPECT_EQ(text.Get(), "0-6");
+
+    // PerPort (HPCC): one reserve and one headroom per port whatever the
+    // classes: B - n x R - n x H.
+    for (uint8_t lossless : {kOnly3, kAllClasses})
+    {
+        MmuParams q;
+        q.perPort = true;
+        q.lossless = lossless;
+        Ptr<SwitchMmu> hpcc = MakeUniform(q, n);
+        EXPECT_EQ(hpcc->GetSharedPoolSize(), kBuffer - n * kReserve - n * kH100);
+        EXPECT_EQ(hpcc->GetReservedClasses(), kAllClasses);
+    }
+}
+
+// 14 ports of 100 Gb/s with 1 us links and 4096-byte payloads fit in a 2 MB
+// buffer. Charging reserve and headroom for all 8 classes, as the MMU used
+// to, needs 14 x 8 x (4096 + 45888) = 5.6 MB and is refused.
+TEST(SwitchMmu, FourteenPortSwitchFitsTwoMegabytes)
+{
+    // Frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + 4096 + ICRC
+    // 4 = 4170 B, and 24 B of preamble, gap and FCS on the wire.
+    const uint32_t frame = 4170 + 24;
+    const uint64_t reserve = 4096; // the ReservePerQueue default
+    const uint64_t buffer = 2000000;
+    const uint64_t headroom = 3 * 12500 + 2 * frame; // 45888
+    Ptr<SwitchMmu> mmu = CreateObject<SwitchMmu>();
+    mmu->SetAttribute("BufferSize", UintegerValue(buffer));
+    mmu->Configure(14);
+    for (uint32_t i = 0; i < 14; ++i)
+    {
+        ASSERT_NO_THROW(mmu->ConfigurePort(i, DataRate("100Gbps"), MicroSeconds(1), frame));
+    }
+    EXPECT_EQ(mmu->GetHeadroom(0), headroom);
+    // 14 x (2 reserves, classes 3 and 7, + 1 headroom, class 3) = 14 x 54080.
+    EXPECT_EQ(mmu->GetSharedPoolSize(), buffer - 14 * (2 * reserve + headroom));
+    EXPECT_EQ(mmu->GetSharedPoolSize(), 1242880u);
+    ASSERT_GT(14 * 8 * (reserve + headroom), buffer) << "the old rule would not fit";
 }
 
 TEST(SwitchMmu, FillsReserveThenSharedThenHeadroomAndReleasesInReverse)
@@ -296,28 +458,37 @@ TEST(SwitchMmu, SplitsAPacketBetweenReserveAndShared)
 {
     MmuParams p;
     Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
-    ASSERT_TRUE(mmu->Admit(1, 0, 5, 1500));
-    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 5), 1500u);
-    ASSERT_TRUE(mmu->Admit(1, 0, 5, 1500));
-    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 5), kReserve);
-    EXPECT_EQ(mmu->GetIngressSharedBytes(1, 5), 3000 - kReserve);
+    ASSERT_TRUE(mmu->Admit(1, 0, 3, 1500));
+    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 3), 1500u);
+    ASSERT_TRUE(mmu->Admit(1, 0, 3, 1500));
+    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 3), kReserve);
+    EXPECT_EQ(mmu->GetIngressSharedBytes(1, 3), 3000 - kReserve);
     EXPECT_EQ(mmu->GetSharedUsed(), 3000 - kReserve);
     // Release 1000 B: all of it comes out of the 800 shared bytes first.
-    mmu->Release(1, 0, 5, 1000);
-    EXPECT_EQ(mmu->GetIngressSharedBytes(1, 5), 0u);
-    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 5), 2000u);
+    mmu->Release(1, 0, 3, 1000);
+    EXPECT_EQ(mmu->GetIngressSharedBytes(1, 3), 0u);
+    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 3), 2000u);
+
+    // A class without a reserve (lossy, not control) goes to the pool at once.
+    ASSERT_TRUE(mmu->Admit(1, 0, 5, 1500));
+    EXPECT_EQ(mmu->GetIngressReserveBytes(1, 5), 0u);
+    EXPECT_EQ(mmu->GetIngressSharedBytes(1, 5), 1500u);
 }
 
 TEST(SwitchMmu, ThresholdIsAlphaTimesFreeShared)
 {
     for (double alpha : {0.125, 0.5, 1.0, 2.0})
     {
+        // Classes 1, 3 and 5 lossless, the others lossy: reserves for 1, 3,
+        // 5 and 7, headrooms for 1, 3 and 5.
         MmuParams p;
         p.alpha = alpha;
+        p.lossless = 0x2A;
         Ptr<SwitchMmu> mmu = MakeUniform(p, 4);
         RefMmu ref(p, std::vector<uint64_t>(4, kH100));
-        const uint64_t pool = SharedPool(4, kH100);
+        const uint64_t pool = kBuffer - 4 * 4 * kReserve - 4 * 3 * kH100;
         ASSERT_EQ(ref.Pool(), pool);
+        ASSERT_EQ(mmu->GetSharedPoolSize(), pool);
         std::mt19937 rng(7);
         for (int i = 0; i < 20000; ++i)
         {
@@ -372,16 +543,19 @@ TEST(SwitchMmu, PauseBoundaryIsStrictlyAboveThreshold)
     ASSERT_EQ(mmu->GetIngressSharedBytes(0, 3), s);
     EXPECT_FALSE(mmu->CheckPause(0, 3)) << "at the threshold, not over it";
     // 8 more shared bytes elsewhere lower the threshold by one byte.
-    ASSERT_TRUE(mmu->Admit(1, 0, 0, kReserve + 8));
+    ASSERT_TRUE(mmu->Admit(1, 0, 3, kReserve + 8));
     ASSERT_EQ((pool - s - 8) / 8, s - 1);
     EXPECT_TRUE(mmu->CheckPause(0, 3));
 }
 
 TEST(SwitchMmu, PausesWhenOtherQueuesShrinkTheThreshold)
 {
+    // Classes 3 and 4 lossless: reserves for 3, 4 and 7, headrooms for 3 and 4.
     MmuParams p;
+    p.lossless = 0x18;
     Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
-    const uint64_t pool = SharedPool(2, kH100);
+    const uint64_t pool = kBuffer - 2 * 3 * kReserve - 2 * 2 * kH100;
+    ASSERT_EQ(mmu->GetSharedPoolSize(), pool);
     const uint64_t nShared = LoneQueueSharedPackets(pool, kPkt);
     for (uint64_t i = 0; i < 2 + nShared; ++i)
     {
@@ -453,7 +627,9 @@ TEST(SwitchMmu, ResumesOnlyBelowThresholdMinusOffset)
 
 TEST(SwitchMmu, HeadroomAbsorbsInFlightBytesAfterPause)
 {
+    // Every class lossless, so that every queue pauses and uses its headroom.
     MmuParams p;
+    p.lossless = kAllClasses;
     const uint32_t nPorts = 4;
     Ptr<SwitchMmu> mmu = MakeUniform(p, nPorts);
     uint32_t drops = 0;
@@ -510,31 +686,32 @@ TEST(SwitchMmu, HeadroomAbsorbsInFlightBytesAfterPause)
 
 TEST(SwitchMmu, LossyDropsAtEgressThresholdAndNeverBefore)
 {
+    // PFC off: class 3 is lossy but keeps its reserve (as does class 7).
     MmuParams p;
     p.pfc = false;
     p.egressAlpha = 1.0;
     Ptr<SwitchMmu> mmu = MakeUniform(p, 2);
-    const uint64_t pool = kBuffer - 2 * kClasses * kReserve;
+    const uint64_t pool = kBuffer - 2 * 2 * kReserve;
     ASSERT_EQ(mmu->GetSharedPoolSize(), pool);
     // Egress queue of 2 reserve packets + n shared ones admits the (n+1)-th
     // iff 2200 + (n + 1) b <= S - (n + 1) b.
     const uint64_t maxShared = (pool - kReserve) / (2 * kPkt);
     for (uint64_t i = 0; i < 2 + maxShared; ++i)
     {
-        ASSERT_TRUE(mmu->Admit(0, 1, 0, kPkt)) << "packet " << i;
-        ASSERT_FALSE(mmu->CheckPause(0, 0));
+        ASSERT_TRUE(mmu->Admit(0, 1, 3, kPkt)) << "packet " << i;
+        ASSERT_FALSE(mmu->CheckPause(0, 3));
     }
     for (int i = 0; i < 10; ++i)
     {
-        EXPECT_FALSE(mmu->Admit(0, 1, 0, kPkt));
+        EXPECT_FALSE(mmu->Admit(0, 1, 3, kPkt));
     }
-    EXPECT_EQ(mmu->GetEgressBytes(1, 0), (2 + maxShared) * kPkt);
+    EXPECT_EQ(mmu->GetEgressBytes(1, 3), (2 + maxShared) * kPkt);
     // After one departure the queue admits again, and only one packet.
-    mmu->Release(0, 1, 0, kPkt);
-    EXPECT_TRUE(mmu->Admit(0, 1, 0, kPkt));
-    EXPECT_FALSE(mmu->Admit(0, 1, 0, kPkt));
+    mmu->Release(0, 1, 3, kPkt);
+    EXPECT_TRUE(mmu->Admit(0, 1, 3, kPkt));
+    EXPECT_FALSE(mmu->Admit(0, 1, 3, kPkt));
     // Another egress queue still gets its share of the free pool.
-    EXPECT_TRUE(mmu->Admit(0, 0, 0, kPkt));
+    EXPECT_TRUE(mmu->Admit(0, 0, 3, kPkt));
 }
 
 TEST(SwitchMmu, LossyDropsOnlyWhenTheBufferIsFull)
@@ -543,13 +720,15 @@ TEST(SwitchMmu, LossyDropsOnlyWhenTheBufferIsFull)
     p.pfc = false;
     p.egressAlpha = 1e30; // egress threshold never binds (and saturates)
     Ptr<SwitchMmu> mmu = MakeUniform(p, 3);
-    const uint64_t pool = kBuffer - 3 * kClasses * kReserve;
+    const uint64_t pool = kBuffer - 3 * 2 * kReserve; // reserves of classes 3 and 7
+    ASSERT_EQ(mmu->GetSharedPoolSize(), pool);
     const uint64_t fit = 2 + pool / kPkt;
     for (uint64_t i = 0; i < fit; ++i)
     {
-        ASSERT_TRUE(mmu->Admit(0, 1 + i % 2, 0, kPkt)) << "packet " << i;
+        ASSERT_TRUE(mmu->Admit(0, 1 + i % 2, 3, kPkt)) << "packet " << i;
     }
-    EXPECT_FALSE(mmu->Admit(0, 1, 0, kPkt));
+    EXPECT_FALSE(mmu->Admit(0, 1, 3, kPkt));
+    EXPECT_FALSE(mmu->Admit(1, 2, 0, kPkt)) << "class 0 has no reserve";
     EXPECT_FALSE(mmu->Admit(2, 1, 7, kPkt + kReserve)) << "beyond its reserve, pool full";
     EXPECT_TRUE(mmu->Admit(2, 1, 7, kPkt)) << "within its own reserve";
     EXPECT_LE(mmu->GetTotalUsed(), kBuffer);
@@ -667,10 +846,13 @@ namespace
 /// Random admissions and departures against the reference model, checking
 /// invariants at every step; then everything drains back to zero.
 void
-RunConservation(bool pfc)
+RunConservation(bool pfc, bool perPort)
 {
+    // Classes 0, 3 and 6 lossless (while PFC is on), the rest lossy.
     MmuParams p;
     p.pfc = pfc;
+    p.perPort = perPort;
+    p.lossless = 0x49;
     p.buffer = 4000000;
     const uint32_t nPorts = 6;
     const uint64_t gbps[nPorts] = {25, 100, 400, 100, 25, 100};
@@ -687,10 +869,14 @@ RunConservation(bool pfc)
         sumH += pfc ? headroom[i] : 0;
     }
     RefMmu ref(p, headroom);
-    ASSERT_EQ(mmu->GetSharedPoolSize(), p.buffer - nPorts * kClasses * kReserve - kClasses * sumH);
-    ASSERT_EQ(ref.Pool(), mmu->GetSharedPoolSize());
+    // PerClass: reserves for 0, 3, 6 and 7, headrooms for 0, 3 and 6.
+    // PerPort: one of each per port.
+    const uint64_t pool =
+        perPort ? p.buffer - nPorts * kReserve - sumH : p.buffer - nPorts * 4 * kReserve - 3 * sumH;
+    ASSERT_EQ(mmu->GetSharedPoolSize(), pool);
+    ASSERT_EQ(ref.Pool(), pool);
 
-    std::mt19937 rng(pfc ? 11 : 12);
+    std::mt19937 rng((pfc ? 11 : 12) + (perPort ? 10 : 0));
     std::vector<std::tuple<uint32_t, uint32_t, uint8_t, uint32_t>> queued;
     uint64_t admitted = 0;
     uint64_t dropped = 0;
@@ -744,11 +930,11 @@ RunConservation(bool pfc)
                 ASSERT_EQ(mmu->GetIngressSharedBytes(port, cls), q.s);
                 ASSERT_EQ(mmu->GetIngressHeadroomBytes(port, cls), q.h);
                 ASSERT_EQ(mmu->GetEgressBytes(port, cls), ref.Egress(port, cls));
-                ASSERT_LE(q.r, kReserve);
-                ASSERT_LE(q.h, pfc ? headroom[port] : 0);
+                ASSERT_LE(q.r, ref.ReserveOf(cls));
+                ASSERT_LE(q.h, ref.Lossless(cls) ? headroom[port] : 0);
                 if (q.s > 0 || q.h > 0)
                 {
-                    ASSERT_EQ(q.r, kReserve) << "shared/headroom used before the reserve";
+                    ASSERT_EQ(q.r, ref.ReserveOf(cls)) << "shared/headroom used before the reserve";
                 }
                 sumIngress += mmu->GetIngressBytes(port, cls);
                 sumEgress += mmu->GetEgressBytes(port, cls);
@@ -761,7 +947,10 @@ RunConservation(bool pfc)
         ASSERT_EQ(sumShared, mmu->GetSharedUsed());
         ASSERT_EQ(sumHeadroomUsed, mmu->GetHeadroomUsed());
         ASSERT_LE(mmu->GetSharedUsed(), mmu->GetSharedPoolSize());
-        ASSERT_LE(mmu->GetTotalUsed(), p.buffer);
+        if (!perPort)
+        {
+            ASSERT_LE(mmu->GetTotalUsed(), p.buffer) << "carved, never oversubscribed";
+        }
     }
     EXPECT_GT(admitted, 10000u);
     EXPECT_GT(dropped, 0u) << "the run should exercise the full-buffer path";
@@ -792,12 +981,17 @@ RunConservation(bool pfc)
 
 TEST(SwitchMmu, ConservationLossless)
 {
-    RunConservation(true);
+    RunConservation(true, false);
 }
 
 TEST(SwitchMmu, ConservationLossy)
 {
-    RunConservation(false);
+    RunConservation(false, false);
+}
+
+TEST(SwitchMmu, ConservationPerPortCarving)
+{
+    RunConservation(true, true);
 }
 
 TEST(SwitchMmu, RejectsMisuse)
@@ -819,12 +1013,126 @@ TEST(SwitchMmu, RejectsMisuse)
     ASSERT_TRUE(mmu->Admit(0, 1, 0, kPkt));
     EXPECT_THROW(mmu->Configure(4), std::runtime_error) << "packets buffered";
 
-    // Headrooms that do not fit in the buffer are refused.
-    MmuParams small;
-    small.buffer = 500000;
-    Ptr<SwitchMmu> tight = MakeMmu(small);
-    tight->Configure(2);
-    tight->ConfigurePort(0, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
-    EXPECT_THROW(tight->ConfigurePort(1, DataRate("400Gbps"), NanoSeconds(1000), kMtu),
-                 std::runtime_error);
+    // Headrooms that do not fit in the buffer are refused. Two ports, class 3
+    // lossless: reserves 2 x 2 x 2200 = 8800 B, headrooms 39700 B (100G) and
+    // 3 x 50000 + 2200 = 152200 B (400G, 1 us): 200700 B in all.
+    for (uint64_t buffer : {200700u, 200699u})
+    {
+        MmuParams small;
+        small.buffer = buffer;
+        Ptr<SwitchMmu> tight = MakeMmu(small);
+        tight->Configure(2);
+        tight->ConfigurePort(0, DataRate("100Gbps"), NanoSeconds(1000), kMtu);
+        if (buffer == 200700)
+        {
+            tight->ConfigurePort(1, DataRate("400Gbps"), NanoSeconds(1000), kMtu);
+            EXPECT_EQ(tight->GetSharedPoolSize(), 0u);
+            // One more lossless class needs another reserve and headroom per port.
+            EXPECT_THROW(tight->SetLosslessClasses(0x18), std::runtime_error);
+            EXPECT_EQ(tight->GetLosslessClasses(), kOnly3) << "unchanged after the refusal";
+            EXPECT_EQ(tight->GetSharedPoolSize(), 0u);
+            continue;
+        }
+        try
+        {
+            tight->ConfigurePort(1, DataRate("400Gbps"), NanoSeconds(1000), kMtu);
+            ADD_FAILURE() << "200699 B cannot hold 200700 B of reserves and headrooms";
+        }
+        catch (const std::runtime_error& e)
+        {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("BufferSize 200699"), std::string::npos) << what;
+            EXPECT_NE(what.find("headrooms (191900 B)"), std::string::npos) << what;
+            EXPECT_NE(what.find("reserves (8800 B)"), std::string::npos) << what;
+        }
+    }
+
+    // Buffered packets forbid changing the classes.
+    EXPECT_THROW(mmu->SetLosslessClasses(0x7F), std::runtime_error);
+
+    // A bad LosslessClasses is reported by name when the MMU is configured.
+    for (const char* bad : {"8", "3-9", "a", "5-2", "3,,4", "-3", "0-6x"})
+    {
+        Ptr<SwitchMmu> m = CreateObject<SwitchMmu>();
+        m->SetAttribute("LosslessClasses", StringValue(bad));
+        try
+        {
+            m->Configure(2);
+            ADD_FAILURE() << "LosslessClasses '" << bad << "' accepted";
+        }
+        catch (const std::runtime_error& e)
+        {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("LosslessClasses '" + std::string(bad) + "'"), std::string::npos)
+                << what;
+        }
+    }
+}
+
+TEST(SwitchMmu, ParsesAndFormatsClassLists)
+{
+    const std::pair<const char*, uint8_t> good[] = {
+        {"3", 0x08},
+        {"0-6", 0x7F},
+        {"1,3-5", 0x3A},
+        {" 2 , 7 ", 0x84},
+        {"0-7", 0xFF},
+        {"6-6", 0x40},
+        {"", 0},
+        {"none", 0},
+    };
+    for (const auto& [text, mask] : good)
+    {
+        EXPECT_EQ(SwitchMmu::ParseClassList(text), mask) << "'" << text << "'";
+        EXPECT_EQ(SwitchMmu::ParseClassList(SwitchMmu::FormatClassList(mask)), mask);
+    }
+    EXPECT_EQ(SwitchMmu::FormatClassList(0x3A), "1,3-5");
+    EXPECT_EQ(SwitchMmu::FormatClassList(0x7F), "0-6");
+    EXPECT_EQ(SwitchMmu::FormatClassList(0x84), "2,7");
+    EXPECT_EQ(SwitchMmu::FormatClassList(0), "none");
+    for (const char* bad : {"8", "3-9", "x", "5-2", "3,,4", "-3", "1-", "33", "3;4"})
+    {
+        EXPECT_THROW(SwitchMmu::ParseClassList(bad), std::invalid_argument) << bad;
+    }
+}
+
+// The bound the ECN-below-PFC check uses is where a lone congested queue of
+// a lossless class really pauses. Breaking GetPauseOnsetBytes (e.g. leaving
+// out the 1 / (1 + PfcAlpha) factor or the reserve) fails the comparison.
+TEST(SwitchMmu, PauseOnsetIsWhereALoneQueuePauses)
+{
+    for (double alpha : {0.125, 0.5, 1.0, 4.0})
+    {
+        for (uint32_t pkt : {1u, 64u, 1100u})
+        {
+            MmuParams p;
+            p.alpha = alpha;
+            p.buffer = 1500000;
+            Ptr<SwitchMmu> mmu = MakeUniform(p, 4);
+            const uint64_t pool = 1500000 - 4 * 2 * kReserve - 4 * kH100;
+            ASSERT_EQ(mmu->GetSharedPoolSize(), pool);
+            // By hand: the largest s with s <= floor(alpha (P - s)).
+            uint64_t s = 0;
+            while (s + 1 <= static_cast<uint64_t>(alpha * static_cast<double>(pool - s - 1)))
+            {
+                ++s;
+            }
+            EXPECT_EQ(mmu->GetPauseOnsetBytes(), kReserve + s) << alpha;
+            // One ingress queue, one egress queue: the egress bytes before
+            // the packet that pauses never exceed the onset, and reach it
+            // within one packet.
+            uint64_t before = 0;
+            while (!mmu->CheckPause(0, 3))
+            {
+                before = mmu->GetEgressBytes(1, 3);
+                ASSERT_TRUE(mmu->Admit(0, 1, 3, pkt));
+            }
+            EXPECT_LE(before, mmu->GetPauseOnsetBytes()) << alpha << " " << pkt;
+            EXPECT_GT(before + pkt, mmu->GetPauseOnsetBytes()) << alpha << " " << pkt;
+        }
+    }
+    // No lossless class, no onset.
+    MmuParams p;
+    p.pfc = false;
+    EXPECT_EQ(MakeUniform(p, 2)->GetPauseOnsetBytes(), 0u);
 }

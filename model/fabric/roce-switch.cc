@@ -60,8 +60,9 @@ RoceSwitch::GetTypeId()
                           MakeUintegerAccessor(&RoceSwitch::m_pauseQuanta),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("PfcEnabled",
-                          "Send PFC PAUSE/RESUME (lossless classes); when false the switch "
-                          "drops once the buffer is exhausted.",
+                          "Send PFC PAUSE/RESUME for the MMU's lossless classes "
+                          "(ns3::SwitchMmu::LosslessClasses); when false every class is lossy "
+                          "and dropped at the MMU's egress threshold. Sets the MMU's PfcEnabled.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RoceSwitch::m_pfcEnabled),
                           MakeBooleanChecker())
@@ -122,6 +123,7 @@ RoceSwitch::Setup(const std::vector<Ptr<RoceNetDevice>>& ports,
     m_routes = std::move(routes);
     m_topologyNode = topologyNode;
     m_stats.assign(ports.size(), PortStats{});
+    m_classStats.fill(PortStats{});
     m_pauseRefresh.assign(ports.size() * RoceNetDevice::kClasses, EventId());
     if (!m_mmu)
     {
@@ -168,6 +170,7 @@ RoceSwitch::HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardi
     if (!m_mmu->Admit(inPort, outPort, cls, p->GetSize()))
     {
         ++m_stats[inPort].drops;
+        ++m_classStats[cls].drops;
         m_dropTrace(p, inPort, cls);
         return;
     }
@@ -197,6 +200,7 @@ RoceSwitch::HandleDequeue(RoceNetDevice* port,
         {
             info.ecn = RoceEcn::CE;
             ++m_stats[outPort].ecnMarked;
+            ++m_classStats[cls].ecnMarked;
             m_ecnMarkTrace(p, outPort, cls);
         }
     }
@@ -230,6 +234,7 @@ RoceSwitch::SendPfc(uint32_t port, uint8_t cls, uint16_t quanta)
     if (quanta != 0)
     {
         ++m_stats[port].pausesSent;
+        ++m_classStats[cls].pausesSent;
         // Re-send before the upstream's pause runs out while still congested.
         const Time pauseTime = m_ports[port]->GetDataRate().CalculateBytesTxTime(quanta * 64u);
         refresh = Simulator::Schedule(pauseTime / 2, &RoceSwitch::RefreshPause, this, port, cls);
@@ -273,6 +278,17 @@ RoceSwitch::GetTotalPausesSent() const
     for (const auto& s : m_stats)
     {
         n += s.pausesSent;
+    }
+    return n;
+}
+
+uint64_t
+RoceSwitch::GetTotalEcnMarked() const
+{
+    uint64_t n = 0;
+    for (const auto& s : m_stats)
+    {
+        n += s.ecnMarked;
     }
     return n;
 }

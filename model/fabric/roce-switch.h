@@ -13,6 +13,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -24,8 +25,10 @@ namespace ns3
  * \brief The forwarding engine of a RoCE switch (aggregated to the switch
  * node): for each arriving frame it routes (ECMP over equal-cost ports,
  * hash seeded per switch), admits into the shared buffer (SwitchMmu),
- * pauses the upstream with PFC when the ingress queue crosses its
- * threshold, and at egress dequeue marks ECN (RED) and resumes.
+ * pauses the upstream with PFC when the ingress queue of a lossless class
+ * crosses its threshold (lossy classes are dropped instead), and at egress
+ * dequeue marks ECN (RED) and resumes. Drops, PAUSEs sent and ECN marks are
+ * counted per port and per class.
  */
 class RoceSwitch : public Object, public RocePortOwner
 {
@@ -79,6 +82,23 @@ class RoceSwitch : public Object, public RocePortOwner
 
     uint64_t GetTotalDrops() const;
     uint64_t GetTotalPausesSent() const;
+    uint64_t GetTotalEcnMarked() const;
+
+    /// Per-class counters over all ports (class = priority class 0-7).
+    uint64_t GetClassDrops(uint8_t cls) const
+    {
+        return m_classStats.at(cls).drops;
+    }
+
+    uint64_t GetClassPausesSent(uint8_t cls) const
+    {
+        return m_classStats.at(cls).pausesSent;
+    }
+
+    uint64_t GetClassEcnMarked(uint8_t cls) const
+    {
+        return m_classStats.at(cls).ecnMarked;
+    }
 
     /// The egress port ECMP picks for a frame (exposed for tests and path tools).
     uint32_t SelectPort(const RoceForwardingInfo& info) const;
@@ -109,8 +129,9 @@ class RoceSwitch : public Object, public RocePortOwner
     void RefreshPause(uint32_t port, uint8_t cls);
 
     std::vector<Ptr<RoceNetDevice>> m_ports;
-    std::vector<PortStats> m_stats;
-    std::vector<EventId> m_pauseRefresh; ///< per (port, class)
+    std::vector<PortStats> m_stats;                              ///< per port
+    std::array<PortStats, RoceNetDevice::kClasses> m_classStats; ///< per class, all ports
+    std::vector<EventId> m_pauseRefresh;                         ///< per (port, class)
     std::shared_ptr<const EcmpRoutes> m_routes;
     uint32_t m_topologyNode{0};
     Ptr<SwitchMmu> m_mmu;

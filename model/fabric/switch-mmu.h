@@ -10,6 +10,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -24,15 +25,36 @@ namespace ns3
  * The switch calls it on the per-packet path; every per-packet call is O(1)
  * and allocates nothing.
  *
- * Buffer layout (BufferSize bytes in total):
- * - a reserve of ReservePerQueue bytes for every ingress (port, class);
- * - when PFC is on, a headroom of GetHeadroom(port) bytes for every ingress
- *   (port, class), which only absorbs what is still in flight after a PAUSE;
+ * Classes. LosslessClasses (default 3, the RDMA data class) lists the
+ * priority groups that are lossless while PfcEnabled is true: they are
+ * paused (PFC) instead of dropped and only they get headroom. Every other
+ * class is lossy (dropped at the egress dynamic threshold, see below), as
+ * is every class when PfcEnabled is false. The control class
+ * (RoceNetDevice::kControlClass, ACK/NAK/CNP) is lossy unless listed.
+ *
+ * Buffer layout (BufferSize bytes in total), Carving = PerClass (default):
+ * - a reserve of ReservePerQueue bytes for every ingress (port, class) in
+ *   use: the classes of LosslessClasses (even with PfcEnabled false, so
+ *   turning PFC off changes only pausing and headroom) and the control
+ *   class; other classes have no reserve and draw on the shared pool from
+ *   their first byte;
+ * - a headroom of GetHeadroom(port) bytes for every ingress (port, lossless
+ *   class), which only absorbs what is still in flight after a PAUSE;
  * - the shared pool: whatever is left,
- *   BufferSize - nPorts * kClasses * ReservePerQueue
- *              - kClasses * sum over ports of GetHeadroom(port).
+ *   BufferSize - nPorts * nReserved * ReservePerQueue
+ *              - nLossless * sum over ports of GetHeadroom(port),
+ *   nReserved and nLossless being the numbers of classes above.
  * Reserve and headroom are carved out of BufferSize, so GetTotalUsed() never
  * exceeds BufferSize.
+ *
+ * Carving = PerPort is the HPCC simulator's accounting: one ReservePerQueue
+ * and one headroom per port are carved out,
+ *   shared pool = BufferSize - nPorts * ReservePerQueue
+ *                            - sum over ports of GetHeadroom(port),
+ * yet every class of a port may hold ReservePerQueue in reserve and every
+ * lossless class of it GetHeadroom(port) in headroom. The carve-out is thus
+ * oversubscribed when several classes of one port use their reserve or
+ * headroom at once, and GetTotalUsed() may then exceed BufferSize.
  *
  * Ingress (port, class) bytes are accounted in three parts, filled in this
  * order on Admit(): reserve, then shared pool, then headroom. A packet may be
@@ -42,23 +64,26 @@ namespace ns3
  * the scarce margin needed for the next PAUSE episode, shared bytes are
  * wanted by every other queue, and the reserve is private to the queue.
  *
- * Dynamic threshold (PFC on): T = floor(PfcAlpha * (shared pool free bytes)).
- * The beyond-reserve part of a packet enters the shared pool only if the
- * queue's shared bytes stay within T as it stands after the admission;
- * otherwise it goes to the headroom. A queue is over threshold when it uses
- * headroom or its shared bytes exceed the current T (T shrinks as other
- * queues fill the pool).
+ * Dynamic threshold (lossless classes): T = floor(PfcAlpha * (shared pool
+ * free bytes)). The beyond-reserve part of a packet enters the shared pool
+ * only if the queue's shared bytes stay within T as it stands after the
+ * admission; otherwise it goes to the headroom. A queue is over threshold
+ * when it uses headroom or its shared bytes exceed the current T (T shrinks
+ * as other queues fill the pool). A lone congested queue therefore pauses
+ * once its shared bytes would pass PfcAlpha / (1 + PfcAlpha) x pool
+ * (GetPauseOnsetBytes()).
  *
- * Lossy mode (PFC off): no headroom; the beyond-reserve part of a packet is
+ * Lossy classes: no headroom; the beyond-reserve part of a packet is
  * admitted only if it fits in the shared pool and the egress (port, class)
  * queue, counting the packet, stays within
  * floor(EgressAlpha * (shared pool free bytes after admission)); otherwise
  * the whole packet is dropped. A packet that fits entirely in its ingress
  * reserve is always admitted.
  *
- * BufferSize, ReservePerQueue and PfcEnabled are read by Configure();
- * Headroom and the Ecn* attributes by ConfigurePort(); PfcAlpha, EgressAlpha,
- * ResumeOffset and EcnEnabled take effect at once.
+ * BufferSize, ReservePerQueue, PfcEnabled, LosslessClasses and Carving are
+ * read by Configure() (SetLosslessClasses() changes the classes later);
+ * Headroom, HeadroomFrames and the Ecn* attributes by ConfigurePort();
+ * PfcAlpha, EgressAlpha, ResumeOffset and EcnEnabled take effect at once.
  */
 class SwitchMmu : public Object
 {
@@ -66,7 +91,25 @@ class SwitchMmu : public Object
     /// Number of priority classes per port.
     static constexpr uint8_t kClasses = 8;
 
+    /// How reserve and headroom are carved out of BufferSize (class description).
+    enum Carving
+    {
+        CARVE_PER_CLASS, ///< per (port, class in use) and per (port, lossless class)
+        CARVE_PER_PORT,  ///< once per port, as the HPCC simulator
+    };
+
     static TypeId GetTypeId();
+
+    /**
+     * Parse a class list as LosslessClasses takes it: comma-separated
+     * classes 0-7 and ranges, "3", "0-6", "1,3-5"; empty or "none" for no
+     * class.
+eturn bit c set for class c
+     * 	hrow std::invalid_argument naming the bad part
+     */
+    static uint8_t ParseClassList(const std::string& text);
+    /// The list form of a class mask: "3", "0-6", "1,3-5", "none".
+    static std::string FormatClassList(uint8_t mask);
 
     /// Signature of the Drop trace: ingress port, egress port, class, bytes.
     typedef void (*DropTracedCallback)(uint32_t inPort,
@@ -85,10 +128,11 @@ class SwitchMmu : public Object
     void Configure(uint32_t nPorts);
 
     /**
-     * Set a port's headroom (Headroom attribute, or 3 x rate x linkDelay +
-     * 2 x mtuFrameBytes when it is 0) and ECN RED parameters (scaled from the
-     * EcnKminPer25G / EcnKmaxPer25G / EcnPmax attributes by rate / 25 Gb/s).
-     * Throws if the reserves and headrooms no longer fit in BufferSize.
+     * Set a port's headroom (Headroom attribute, or 3 x floor(rate x
+     * linkDelay in bytes) + HeadroomFrames x mtuFrameBytes when it is 0) and ECN RED parameters
+     * (scaled from the EcnKminPer25G / EcnKmaxPer25G / EcnPmax attributes by
+     * rate / 25 Gb/s). Throws if the reserves and headrooms no longer fit in
+     * BufferSize.
      * \param port port index (< nPorts)
      * \param rate link rate of the port
      * \param linkDelay one-way propagation delay of the attached link
@@ -104,6 +148,24 @@ class SwitchMmu : public Object
      * \param pmax marking probability at kmaxBytes, in [0, 1]
      */
     void SetEcnParams(uint32_t port, uint64_t kminBytes, uint64_t kmaxBytes, double pmax);
+
+    /**
+     * Make exactly the classes of \p mask (bit c for class c) lossless, as
+     * the LosslessClasses attribute would, and carve the buffer again. May be
+     * called before Configure() or while nothing is buffered.
+     * \throw std::runtime_error if packets are buffered or the new reserves
+     * and headrooms do not fit in BufferSize (nothing is changed then)
+     */
+    void SetLosslessClasses(uint8_t mask);
+
+    /// The lossless classes as configured (bit c for class c), PFC on or off.
+    uint8_t GetLosslessClasses() const;
+
+    /// Whether class \p cls is lossless now: PfcEnabled and listed in LosslessClasses.
+    bool IsLossless(uint8_t cls) const;
+
+    /// Classes with a reserve (bit c for class c); see the class description.
+    uint8_t GetReservedClasses() const;
 
     /**
      * Decide whether a packet may be buffered and, if so, account it to the
@@ -176,7 +238,23 @@ class SwitchMmu : public Object
     /// Current lossy egress threshold: floor(EgressAlpha * (shared pool free bytes)).
     uint64_t GetEgressThreshold() const;
 
-    /// Headroom of every ingress (port, class) of the port (0 when PFC is off).
+    /// Reserve bytes carved out of BufferSize.
+    uint64_t GetReserveCarved() const;
+    /// Headroom bytes carved out of BufferSize.
+    uint64_t GetHeadroomCarved() const;
+
+    /**
+     * Egress bytes of a (port, lossless class) fed by one congested ingress
+     * queue of an otherwise empty switch when that ingress queue pauses:
+     * its reserve (ReservePerQueue) plus the largest shared bytes s it may
+     * hold, s <= floor(PfcAlpha x (pool - s)), i.e. about
+     * PfcAlpha / (1 + PfcAlpha) x GetSharedPoolSize(). An egress Kmin at or
+     * above it is never exceeded before that PAUSE, so ECN cannot act before
+     * PFC. 0 when no class is lossless.
+     */
+    uint64_t GetPauseOnsetBytes() const;
+
+    /// Headroom of every ingress (port, lossless class) of the port (0 when no class is).
     uint64_t GetHeadroom(uint32_t port) const;
     uint64_t GetKmin(uint32_t port) const;
     uint64_t GetKmax(uint32_t port) const;
@@ -197,7 +275,7 @@ class SwitchMmu : public Object
     /// Per-port configuration.
     struct PortConfig
     {
-        uint64_t headroom{0}; ///< headroom of each class of the port
+        uint64_t headroom{0}; ///< headroom of each lossless class of the port
         uint64_t kmin{0};     ///< ECN Kmin, bytes
         uint64_t kmax{0};     ///< ECN Kmax, bytes
         double pmax{0};       ///< ECN Pmax
@@ -223,6 +301,16 @@ class SwitchMmu : public Object
     void CheckReady(const char* where) const;
     /// Over threshold: uses headroom, or shared bytes above the current threshold.
     bool IsOverThreshold(const IngressQueue& q) const;
+    /// Set the class masks from m_losslessConfigured, m_lossless and m_carving.
+    void UpdateClassMasks();
+    /// Bytes carved for reserves and for headrooms with the current masks and ports.
+    uint64_t ReserveCarve() const;
+    uint64_t HeadroomCarve(uint64_t sumPortHeadroom) const;
+    /// Throw (in \p where, about \p what) unless reserve + headroom fit in the buffer.
+    void CheckFits(const char* where,
+                   const std::string& what,
+                   uint64_t reserve,
+                   uint64_t headroom) const;
 
     // Attributes.
     uint64_t m_bufferSize;
@@ -230,7 +318,10 @@ class SwitchMmu : public Object
     double m_pfcAlpha;
     uint64_t m_resumeOffset;
     uint64_t m_headroomAttr;
+    uint32_t m_headroomFrames;
     bool m_pfcEnabled;
+    std::string m_losslessText;
+    Carving m_carvingAttr;
     double m_egressAlpha;
     bool m_ecnEnabled;
     uint64_t m_ecnKminPer25G;
@@ -239,12 +330,17 @@ class SwitchMmu : public Object
 
     // Configuration derived by Configure() / ConfigurePort().
     uint32_t m_nPorts{0};
-    uint64_t m_buffer{0};  ///< BufferSize as read by Configure()
-    uint64_t m_reserve{0}; ///< ReservePerQueue as read by Configure()
-    bool m_lossless{true}; ///< PfcEnabled as read by Configure()
+    uint64_t m_buffer{0};               ///< BufferSize as read by Configure()
+    uint64_t m_reserve{0};              ///< ReservePerQueue as read by Configure()
+    bool m_lossless{true};              ///< PfcEnabled as read by Configure()
+    Carving m_carving{CARVE_PER_CLASS}; ///< Carving as read by Configure()
+    uint8_t m_losslessConfigured{0};    ///< LosslessClasses, PFC on or off
+    uint8_t m_losslessMask{0};          ///< lossless now: configured and PFC on
+    uint8_t m_reserveMask{0};           ///< classes with a reserve
     uint32_t m_configuredPorts{0};
-    uint64_t m_totalReserve{0};  ///< nPorts * kClasses * ReservePerQueue
-    uint64_t m_totalHeadroom{0}; ///< kClasses * sum of port headrooms
+    uint64_t m_sumPortHeadroom{0}; ///< sum of the configured ports' headrooms
+    uint64_t m_totalReserve{0};    ///< reserve carved out of the buffer
+    uint64_t m_totalHeadroom{0};   ///< headroom carved out of the buffer
     uint64_t m_sharedPoolSize{0};
     std::vector<PortConfig> m_ports;
 

@@ -82,6 +82,12 @@ CollectiveScheduler::GetCongestionControl() const
     return "";
 }
 
+uint8_t
+CollectiveScheduler::GetPriorityClasses() const
+{
+    return 0;
+}
+
 void
 CollectiveScheduler::SetControl(SchedulerControl* control)
 {

@@ -82,6 +82,14 @@ class CollectiveScheduler : public Application
      */
     virtual std::string GetCongestionControl() const;
 
+    /**
+     * The traffic classes the policy may move jobs to with SetPriorityClass
+     * (bit c for class c), which CollectiveSchedulerHelper makes lossless in
+     * every switch so that PFC keeps protecting the jobs' data. Default: 0,
+     * the policy leaves jobs in the class they start in.
+     */
+    virtual uint8_t GetPriorityClasses() const;
+
     /// The control plane to act through; not owned, must outlive the scheduler.
     void SetControl(SchedulerControl* control);
 

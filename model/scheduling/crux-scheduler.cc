@@ -83,6 +83,12 @@ CruxScheduler::GetName() const
     return "crux";
 }
 
+uint8_t
+CruxScheduler::GetPriorityClasses() const
+{
+    return static_cast<uint8_t>((1u << std::min(m_classes, kDataClasses)) - 1);
+}
+
 uint16_t
 CruxScheduler::CandidatePort(uint32_t i)
 {

@@ -53,6 +53,8 @@ class CruxScheduler : public CollectiveScheduler
     ~CruxScheduler() override;
 
     std::string GetName() const override;
+    /// Classes 0 to min(Classes, 7) - 1, those CruxClasses compresses to.
+    uint8_t GetPriorityClasses() const override;
 
     /// Probe port \p i (0-based) of the candidate-path search: 0xC000 + (i x 40503 mod 0x4000).
     static uint16_t CandidatePort(uint32_t i);

@@ -210,7 +210,8 @@ TEST_F(CollectiveSchedulerTest, ActionsNeverArriveBeforeTheControlDelay)
 TEST_F(CollectiveSchedulerTest, ClosedGateSendsNothingAndOpenGateSendsAtOnce)
 {
     RoceFabricHelper helper;
-    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl("none");
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(3, kRate, kDelayNs));
     Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
@@ -302,7 +303,8 @@ TEST_F(CollectiveSchedulerTest, ClosedGateSendsNothingAndOpenGateSendsAtOnce)
 TEST_F(CollectiveSchedulerTest, HigherClassTakesTheWholeBottleneck)
 {
     RoceFabricHelper helper;
-    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl("none");
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(3, kRate, kDelayNs));
     // Jobs 1 (hosts 0 -> 1) and 2 (hosts 2 -> 1) share the switch's port to host 1.

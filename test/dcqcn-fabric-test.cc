@@ -147,10 +147,10 @@ TEST_P(DcqcnFabricTest, IncastQueueStaysFarBelowOpenLoopWithoutPfc)
 
 TEST_P(DcqcnFabricTest, IncastSendersConvergeToEqualShares)
 {
-    // 4 x 32 MB, measured over [4 ms, 9 ms], well after the first cuts and
-    // before the first sender finishes (10.2 ms at a quarter of 100 Gb/s).
-    const uint64_t bytes = 32000000;
-    const Result r = Run(GetParam(), bytes, MilliSeconds(4), MilliSeconds(9));
+    // 4 x 64 MB, measured over [8 ms, 18 ms], well after the first cuts and
+    // before the first sender finishes (20.5 ms at a quarter of 100 Gb/s).
+    const uint64_t bytes = 64000000;
+    const Result r = Run(GetParam(), bytes, MilliSeconds(8), MilliSeconds(18));
     EXPECT_EQ(r.drops, 0u);
     ASSERT_EQ(r.windowRates.size(), kSenders);
     double sum = 0;

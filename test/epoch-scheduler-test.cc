@@ -103,7 +103,7 @@ TEST_F(EpochSchedulerTest, HarmonicsPlansAsSymphonyWhenJobsStayInTheirRacks)
     for (std::size_t i = 0; i < std::min(s.size(), h.size()) && s[i].first == "job-arrived"; ++i)
     {
         ASSERT_EQ(h[i].first, "job-arrived");
-        EXPECT_TRUE(s[i].second["plan"]["proven"].get<bool>());
+        EXPECT_TRUE(s[i].second["plan"]["proven"].get<bool>()) << s[i].second.dump();
         EXPECT_NEAR(s[i].second["plan"]["objective"].get<double>(),
                     h[i].second["objective"].get<double>(),
                     1e-6);

@@ -276,7 +276,8 @@ TEST_F(MltcpFabricTest, NicProgressIsThisIterationsBytesOverThePrevious)
 {
     RecordingMltcpDcqcn::GetTypeId();
     RoceFabricHelper helper;
-    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl(
         "ns3::test::RecordingMltcpDcqcn[Slope=1|Intercept=0.5|AdditiveIncreaseRate=1Gb/s]");
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
@@ -328,7 +329,8 @@ TEST_F(MltcpFabricTest, CongestionControlStringCarriesAttributeValuesToQueuePair
 {
     RecordingMltcpDcqcn::GetTypeId();
     RoceFabricHelper helper;
-    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl(
         "ns3::test::RecordingMltcpDcqcn[Slope=0|Intercept=2|AdditiveIncreaseRate=1Gb/s]");
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(3));
@@ -365,7 +367,8 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         // By TypeId alone, attribute values are the defaults: at progress 0, F = 0.5 times
         // the default step, the ConnectX firmware's 5 Mb/s (RPG_AI_RATE), at any line rate.
         RoceFabricHelper helper;
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetNicAttribute("CongestionControl", TypeIdValue(RecordingMltcpDcqcn::GetTypeId()));
         Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
         fabric->SendMessage(0, 1, info, MicroSeconds(1));
@@ -383,7 +386,8 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         // A later TypeId replaces an earlier string, attribute values and all.
         g_samples.clear();
         RoceFabricHelper helper;
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetCongestionControl("ns3::test::RecordingMltcpDcqcn[Intercept=2]");
         helper.SetNicAttribute("CongestionControl", TypeIdValue(Dcqcn::GetTypeId()));
         Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
@@ -399,7 +403,8 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         // The same on the NIC itself: a factory, then the attribute set to another type.
         g_samples.clear();
         RoceFabricHelper helper;
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetCongestionControl("none");
         Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
         Ptr<RdmaNic> nic = fabric->GetNic(0);
@@ -432,7 +437,8 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
 TEST_F(MltcpFabricTest, CongestionControlNames)
 {
     RoceFabricHelper helper;
-    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     const std::vector<std::pair<std::string, TypeId>> good{
         {"none", RdmaNoCongestionControl::GetTypeId()},
         {"dcqcn", Dcqcn::GetTypeId()},
@@ -551,7 +557,8 @@ TEST(MltcpSchedulerTest, AsksForMltcpDcqcnWithItsParameters)
         EXPECT_EQ(ParseWithObjectFactory(spec), std::make_pair(slope, intercept)) << spec;
         // And the fabric helper takes it.
         RoceFabricHelper helper;
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         EXPECT_NO_THROW(helper.SetCongestionControl(spec)) << spec;
     }
 

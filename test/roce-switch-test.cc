@@ -49,6 +49,8 @@ class RoceSwitchTest : public FabricTest
                            uint64_t buffer = 32 * 1024 * 1024)
     {
         RoceFabricHelper helper;
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetCongestionControl(cc);
         helper.SetSwitchAttribute("PfcEnabled", BooleanValue(pfc));
         helper.SetMmuAttribute("BufferSize", UintegerValue(buffer));
@@ -139,6 +141,8 @@ TEST_F(RoceSwitchTest, LossyIncastDropsAndStillCompletes)
 TEST_F(RoceSwitchTest, DcqcnSharesABottleneckFairly)
 {
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     // The HPCC simulator's DCQCN, on which this fairness was established. With the ConnectX
     // defaults a queue pair cut to RPG_MIN_RATE (1 Mb/s) waits a frame time at that rate
     // (about 8 ms) before the NIC looks at its rate again, and the link idles.
@@ -177,6 +181,8 @@ TEST_F(RoceSwitchTest, DcqcnSharesABottleneckFairly)
 TEST_F(RoceSwitchTest, PfcPauseWithoutResumeExpiresPerClass)
 {
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl("none");
     helper.SetMmuAttribute("LosslessClasses", StringValue("3,4")); // both classes PFC-protected
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(3, kRate, 1000));
@@ -225,6 +231,8 @@ TEST_F(RoceSwitchTest, StrictPriorityAndDwrrBetweenClasses)
     for (bool dwrr : {false, true})
     {
         RoceFabricHelper helper;
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetCongestionControl("none");
         helper.SetDeviceAttribute(
             "DataScheduling",
@@ -265,6 +273,8 @@ TEST_F(RoceSwitchTest, StrictPriorityAndDwrrBetweenClasses)
 TEST_F(RoceSwitchTest, EcmpPermutationUsesEveryCoreSwitch)
 {
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl("dcqcn");
     FatTreeParams ft;
     ft.k = 4;
@@ -355,6 +365,8 @@ RunMixedClasses()
 {
     auto run = std::make_unique<MixedClassRun>();
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl("none");
     helper.SetMmuAttribute("BufferSize", UintegerValue(600000));
     helper.SetMmuAttribute("EcnKminPer25G", UintegerValue(5000));
@@ -481,6 +493,17 @@ TEST_F(RoceSwitchTest, FourteenPortSwitchWithTwoMegabytes)
     EXPECT_EQ(monitor.GetCompletedFlows(), 13u);
     EXPECT_EQ(fabric->GetTotalDrops(), 0u);
     EXPECT_GT(fabric->GetTotalPausesSent(), 0u) << "13:1 incast into 1.24 MB of pool";
+    // Makespan within 3% of the bound: every data frame through the
+    // receiver's link at line rate (PFC keeps it busy and loses nothing).
+    double wire = 0;
+    for (uint64_t i = 0; i < (400000 + 4095) / 4096; ++i)
+    {
+        wire += WireOf(DataFrameBytes(400000, 4096, i));
+    }
+    const double bound = 13 * wire * 8.0 / kRate;
+    const double makespan = monitor.GetLastDelivery().GetSeconds();
+    EXPECT_GE(makespan, bound);
+    EXPECT_LE(makespan, 1.03 * bound);
 }
 
 // ECN below PFC: on a k=4 fat tree (4 ports of 100 Gb/s, 1 us, 1000-byte
@@ -505,6 +528,9 @@ TEST_F(RoceSwitchTest, WarnsOnceWhenEcnCannotMarkBeforePfc)
     const std::string numbers = "ECN Kmin 400000 B >= 149479 B";
 
     RoceFabricHelper helper;
+
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetMmuAttribute("BufferSize", UintegerValue(1500000));
     Ptr<RoceFabric> fabric = helper.Install(MakeFatTree(ft));
     EXPECT_EQ(fabric->FindEcnAbovePause().size(), 80u);
@@ -570,6 +596,8 @@ TEST_F(RoceSwitchTest, SchedulerClassesBecomeLossless)
     for (const Case& c : cases)
     {
         RoceFabricHelper helper;
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         Ptr<RoceFabric> fabric = helper.Install(MakeFatTree(ft));
         Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
         cluster->Setup(fabric, 1);
@@ -627,6 +655,8 @@ class UndeclaredClassPolicy : public CollectiveScheduler
 TEST_F(RoceSwitchTest, UndeclaredSchedulerClassIsReported)
 {
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(2, kRate, 1000));
     Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
     cluster->Setup(fabric, 1);
@@ -691,6 +721,8 @@ TEST_F(HpccCarvingTest, PoolIsTheHpccFormula)
     o.configFile = Write("config.txt", "BUFFER_SIZE 2\n");
     const HpccScenario scenario(o);
     RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     scenario.Configure(helper);
     Ptr<RoceFabric> fabric = scenario.Install(helper);
     Ptr<SwitchMmu> mmu = fabric->GetSwitch(0)->GetMmu();

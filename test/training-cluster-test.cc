@@ -57,7 +57,8 @@ class TrainingClusterTest : public FabricTest
     Ptr<TrainingCluster> Build(uint32_t hosts, uint32_t gpusPerHost)
     {
         RoceFabricHelper helper;
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetCongestionControl("none");
         helper.SetNicAttribute("AckInterval", UintegerValue(kAckInterval));
         m_fabric = helper.Install(MakeStar(hosts, kRate, kDelayNs));
@@ -249,7 +250,8 @@ AckTime(uint64_t bytes)
 TEST_F(TrainingClusterTest, RingAllReduceOnAnIdleFatTree)
 {
     RoceFabricHelper helper;
-    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+    helper.SetNicAttribute("PayloadPerPacket",
+                           UintegerValue(1000)); // the counts below are of 1000 B packets
     helper.SetCongestionControl("none");
     helper.SetNicAttribute("AckInterval", UintegerValue(kAckInterval));
     FatTreeParams ft;
@@ -293,7 +295,8 @@ TEST_F(TrainingClusterTest, JobsSlowEachOtherOnlyWhereTheyShareALink)
     // ring that leaves the rack. Hosts 0,1 on leaf 0, 2,3 on leaf 1, ...
     auto run = [this](uint32_t leaves, std::vector<std::vector<uint32_t>> hosts) {
         RoceFabricHelper helper;
-        helper.SetNicAttribute("PayloadPerPacket", UintegerValue(1000)); // the counts below are of 1000 B packets
+        helper.SetNicAttribute("PayloadPerPacket",
+                               UintegerValue(1000)); // the counts below are of 1000 B packets
         helper.SetCongestionControl("dcqcn");
         LeafSpineParams ls;
         ls.leaves = leaves;

@@ -24,6 +24,26 @@ namespace ns3
 namespace
 {
 
+/// True if the objective takes integer values only: integer variables with
+/// integer coefficients and an integer constant.
+bool
+IntegralObjective(const MilpModel& model)
+{
+    if (std::floor(model.GetObjectiveConstant()) != model.GetObjectiveConstant())
+    {
+        return false;
+    }
+    for (const MilpModel::Term& t : model.GetObjectiveTerms())
+    {
+        if (model.GetVariable(t.var).kind == MilpModel::VarKind::CONTINUOUS ||
+            std::floor(t.coef) != t.coef)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
 /// Below this relative gap a stop "on the gap" has proven optimality.
 constexpr double kProvenGap = 1e-9;
 
@@ -258,8 +278,17 @@ RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpR
         // start closed the gap), unless the time limit cut the search short:
         // CBC's statuses and bound are then not to be trusted.
         const bool timedOut = cbc.isSecondsLimitReached() || secondary == 4;
-        const bool meetsBound = !timedOut && std::isfinite(result.bound) &&
-                                MilpRelativeGap(result.objective, result.bound) <= kProvenGap;
+        bool meetsBound = !timedOut && std::isfinite(result.bound) &&
+                          MilpRelativeGap(result.objective, result.bound) <= kProvenGap;
+        if (std::isfinite(result.bound) && IntegralObjective(model))
+        {
+            // Every solution's objective is an integer: a bound within one
+            // below the incumbent (CBC stops on its objective increment) proves it.
+            const double rounded = model.IsMinimize() ? std::ceil(result.bound - 1e-6)
+                                                      : std::floor(result.bound + 1e-6);
+            meetsBound = meetsBound || (!timedOut && rounded == result.objective);
+            result.bound = rounded;
+        }
         if (std::isfinite(result.bound))
         {
             // A bound past the objective is rounding noise.

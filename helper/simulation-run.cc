@@ -67,21 +67,7 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
     if (m_db)
     {
         m_db->Transaction([&]() {
-            if (extra)
-            {
-                extra(*m_db, m_runId);
-            }
-            if (flowRows)
-            {
-                for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
-                {
-                    m_db->AddFlow(f);
-                }
-            }
-            for (const LinkRecord& l : monitor.GetLinkRecords(m_runId))
-            {
-                m_db->AddLink(l);
-            }
+            WriteRows(monitor, flowRows, extra);
             m_db->FinishRun(m_runId, simEnd.GetNanoSeconds(), wall, events, hops);
         });
         m_ended = true;
@@ -97,6 +83,28 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
 }
 
 void
+SimulationRun::WriteRows(const RoceFlowMonitor& monitor,
+                         bool flowRows,
+                         const std::function<void(ResultsDatabase&, int64_t)>& extra)
+{
+    if (extra)
+    {
+        extra(*m_db, m_runId);
+    }
+    if (flowRows)
+    {
+        for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
+        {
+            m_db->AddFlow(f);
+        }
+    }
+    for (const LinkRecord& l : monitor.GetLinkRecords(m_runId))
+    {
+        m_db->AddLink(l);
+    }
+}
+
+void
 SimulationRun::Fail(const std::string& message,
                     const RoceFlowMonitor& monitor,
                     bool flowRows,
@@ -107,21 +115,7 @@ SimulationRun::Fail(const std::string& message,
         return;
     }
     m_db->Transaction([&]() {
-        if (extra)
-        {
-            extra(*m_db, m_runId);
-        }
-        if (flowRows)
-        {
-            for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
-            {
-                m_db->AddFlow(f);
-            }
-        }
-        for (const LinkRecord& l : monitor.GetLinkRecords(m_runId))
-        {
-            m_db->AddLink(l);
-        }
+        WriteRows(monitor, flowRows, extra);
         m_db->FailRun(m_runId, message);
     });
     m_ended = true;

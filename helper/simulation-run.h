@@ -78,6 +78,11 @@ class SimulationRun
     static uint64_t PeakRssKb();
 
   private:
+    /// The run's rows (the caller's, flows unless \p flowRows is false, links), in its transaction.
+    void WriteRows(const RoceFlowMonitor& monitor,
+                   bool flowRows,
+                   const std::function<void(ResultsDatabase&, int64_t)>& extra);
+
     std::string m_example;
     Ptr<ResultsDatabase> m_db;
     int64_t m_runId{-1};

@@ -113,6 +113,10 @@ TEST_F(RoceSwitchTest, LosslessIncastWithPfcReachesTheBottleneckBound)
     }
 }
 
+// With PFC on, PFC alone keeps these incasts lossless and the bottleneck
+// busy: this test guards ECN marking and CNP generation under PFC (it fails
+// with EcnEnabled=false), not DCQCN's reaction, which dcqcn-fabric-test
+// checks with PFC off.
 TEST_F(RoceSwitchTest, LosslessIncastWithDcqcn)
 {
     for (uint32_t senders : {8u, 16u, 32u})
@@ -138,6 +142,9 @@ TEST_F(RoceSwitchTest, LossyIncastDropsAndStillCompletes)
     EXPECT_EQ(r.delivered, 8 * 500000ull) << "go-back-N and the timeout recover every loss";
 }
 
+// Shares under PFC come out fair with or without the reaction point (PFC
+// pauses both senders alike); DCQCN's own convergence is checked with PFC
+// off in dcqcn-fabric-test. This guards marks, CNPs and a busy link.
 TEST_F(RoceSwitchTest, DcqcnSharesABottleneckFairly)
 {
     RoceFabricHelper helper;

@@ -6,6 +6,8 @@
 
 // Small builders shared by the fabric tests.
 
+#include "temp-dir-test.h"
+
 #include "ns3/collective-scheduling-module.h"
 #include "ns3/core-module.h"
 
@@ -118,6 +120,24 @@ class FabricTest : public ::testing::Test
     void TearDown() override
     {
         Simulator::Destroy();
+    }
+};
+
+/// A fabric test that also writes files, in a directory of its own.
+class FabricTempDirTest : public TempDirTest
+{
+  protected:
+    void SetUp() override
+    {
+        TempDirTest::SetUp();
+        RoceUsePicoseconds();
+        RngSeedManager::SetSeed(1);
+    }
+
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        TempDirTest::TearDown();
     }
 };
 

@@ -55,22 +55,9 @@ struct FileRun
     std::vector<Fields> pfcLines;
 };
 
-class HpccScenarioTest : public test::TempDirTest
+class HpccScenarioTest : public test::FabricTempDirTest
 {
   protected:
-    void SetUp() override
-    {
-        test::TempDirTest::SetUp();
-        RoceUsePicoseconds();
-        RngSeedManager::SetSeed(1);
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-        test::TempDirTest::TearDown();
-    }
-
     /// Options naming topo.txt, flow.txt, fct.txt and pfc.txt in the test's directory.
     HpccScenarioOptions Files(const std::string& topology,
                               const std::string& flows,

@@ -691,21 +691,8 @@ TEST_F(RoceSwitchTest, UndeclaredSchedulerClassIsReported)
 }
 
 /// HPCC-format runs in a directory of their own.
-class HpccCarvingTest : public test::TempDirTest
+class HpccCarvingTest : public test::FabricTempDirTest
 {
-  protected:
-    void SetUp() override
-    {
-        test::TempDirTest::SetUp();
-        RoceUsePicoseconds();
-        RngSeedManager::SetSeed(1);
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-        test::TempDirTest::TearDown();
-    }
 };
 
 // hpcc-compat carves the buffer as the HPCC simulator's MMU: shared pool =

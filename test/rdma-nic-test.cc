@@ -169,6 +169,37 @@ TEST_F(RdmaNicTest, RateRaisedWhileWaitingShortensTheWait)
     EXPECT_NEAR(f.delivered.GetSeconds(), expected, 1e-6);
 }
 
+TEST_F(RdmaNicTest, FinishedMessagesLeaveNoTimeoutsBehind)
+{
+    // 200 messages complete; their timeouts (4.29 s, InfiniBand's default)
+    // must not stay in the simulator's queue: after the last completion the
+    // simulator runs at most the NIC's one timeout wake-up per NIC. Broken
+    // once (a finished queue pair's timeout left queued, as a cancelled
+    // per-queue-pair event is): 200 events ran after the last completion.
+    Ptr<RoceFabric> fabric = BuildPair(0, 4096);
+    const uint32_t messages = 200;
+    uint32_t completed = 0;
+    uint64_t eventsAtLast = 0;
+    fabric->GetNic(0)->TraceConnectWithoutContext(
+        "SendComplete",
+        Callback<void, const RdmaMessageInfo&, Time, uint64_t>(
+            [&](const RdmaMessageInfo&, Time, uint64_t) {
+                if (++completed == messages)
+                {
+                    eventsAtLast = Simulator::GetEventCount();
+                }
+            }));
+    for (uint32_t m = 0; m < messages; ++m)
+    {
+        RdmaMessageInfo info;
+        info.bytes = 8192;
+        fabric->SendMessage(0, 1, info, MicroSeconds(m));
+    }
+    Simulator::Run();
+    ASSERT_EQ(completed, messages);
+    EXPECT_LE(Simulator::GetEventCount() - eventsAtLast, 2u);
+}
+
 TEST_F(RdmaNicTest, AckEveryNPacketsForEveryN)
 {
     for (uint32_t n : {1u, 2u, 3u, 7u, 16u, 64u})

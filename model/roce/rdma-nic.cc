@@ -140,10 +140,8 @@ void
 RdmaNic::DoDispose()
 {
     m_wake.Cancel();
-    for (auto& [qpn, qp] : m_sendQps)
-    {
-        qp->rto.Cancel();
-    }
+    m_timeoutTimer.Cancel();
+    m_timeoutQueue.clear();
     m_sendQps.clear();
     m_recvQps.clear();
     m_jobs.clear();
@@ -818,11 +816,47 @@ RdmaNic::GetRetransmitTimeout() const
 void
 RdmaNic::ArmTimeout(RdmaSendQueuePair* qp)
 {
+    DisarmTimeout(qp);
+    const Time now = Simulator::Now();
+    const Time at = std::max(now, qp->lastProgress + GetRetransmitTimeout());
     qp->rtoArmed = true;
-    Time at = qp->lastProgress + GetRetransmitTimeout();
-    Time now = Simulator::Now();
-    qp->rto =
-        Simulator::Schedule(at > now ? at - now : Time(0), &RdmaNic::OnTimeout, this, qp->qpn);
+    qp->rtoAt = at.GetTimeStep();
+    m_timeoutQueue.emplace(qp->rtoAt, qp->qpn);
+    m_timeoutTimer.RequestAt(at, &RdmaNic::RunTimeouts, this);
+}
+
+void
+RdmaNic::DisarmTimeout(RdmaSendQueuePair* qp)
+{
+    if (qp->rtoArmed)
+    {
+        m_timeoutQueue.erase({qp->rtoAt, qp->qpn});
+        qp->rtoArmed = false;
+    }
+}
+
+void
+RdmaNic::RunTimeouts()
+{
+    m_timeoutTimer.Fired();
+    const int64_t now = Simulator::Now().GetTimeStep();
+    while (!m_timeoutQueue.empty() && m_timeoutQueue.begin()->first <= now)
+    {
+        const uint32_t qpn = m_timeoutQueue.begin()->second;
+        m_timeoutQueue.erase(m_timeoutQueue.begin());
+        auto it = m_sendQps.find(qpn);
+        if (it != m_sendQps.end())
+        {
+            it->second->rtoArmed = false;
+            OnTimeout(qpn); // may arm again, always later than now
+        }
+    }
+    if (!m_timeoutQueue.empty())
+    {
+        m_timeoutTimer.RequestAt(TimeStep(m_timeoutQueue.begin()->first),
+                                 &RdmaNic::RunTimeouts,
+                                 this);
+    }
 }
 
 void
@@ -870,8 +904,7 @@ void
 RdmaNic::Complete(RdmaSendQueuePair* qp)
 {
     qp->done = true;
-    qp->rto.Cancel();
-    qp->rtoArmed = false;
+    DisarmTimeout(qp);
     m_sendCompleteTrace(qp->info, Simulator::Now(), qp->retransmittedBytes);
     qp->cc = nullptr;
     if (qp->where == RdmaSendQueuePair::Where::IDLE)
@@ -913,8 +946,7 @@ RdmaNic::FailConnection(RdmaSendQueuePair* qp)
         failed.emplace_back(f->info,
                             f == qp ? RdmaSendError::RETRY_EXCEEDED : RdmaSendError::FLUSHED);
         f->done = true;
-        f->rto.Cancel();
-        f->rtoArmed = false;
+        DisarmTimeout(f);
         f->next = nullptr;
         f->waiting = false;
         f->cc = nullptr;

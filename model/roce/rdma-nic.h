@@ -17,6 +17,7 @@
 #include <deque>
 #include <memory>
 #include <queue>
+#include <set>
 #include <unordered_map>
 
 namespace ns3
@@ -186,7 +187,12 @@ class RdmaNic : public Object, public RocePortOwner
     void SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index);
     void ReceiveData(const RoceHeader& h, bool ce);
     void ReceiveAck(const RoceHeader& h);
+    /// (Re)arm \p qp's timeout at its last progress plus the timeout.
     void ArmTimeout(RdmaSendQueuePair* qp);
+    /// Forget \p qp's timeout (it completed or failed).
+    void DisarmTimeout(RdmaSendQueuePair* qp);
+    /// The earliest timeouts fell due: run each, then wait for the next.
+    void RunTimeouts();
     void OnTimeout(uint32_t qpn);
     void Complete(RdmaSendQueuePair* qp);
     /// \p qp ran out of retries: it and every live message of its connection fail.
@@ -225,6 +231,14 @@ class RdmaNic : public Object, public RocePortOwner
     uint32_t m_nextQpn{0x100};
     uint16_t m_ipId{0};
 
+    /**
+     * Armed timeouts, (time step, QPN), earliest first, behind one wake-up.
+     * A timeout of seconds (InfiniBand's 4.29 s) would otherwise leave a
+     * cancelled event per finished message in the simulator's queue for
+     * that long.
+     */
+    std::set<std::pair<int64_t, uint32_t>> m_timeoutQueue;
+    WakeTimer m_timeoutTimer;
     std::unordered_map<uint32_t, std::unique_ptr<RdmaSendQueuePair>> m_sendQps;
     std::unordered_map<uint32_t, RdmaRecvQueuePair> m_recvQps;
     std::unordered_map<int64_t, RdmaJobState> m_jobs; ///< by job id

@@ -108,7 +108,7 @@ struct RdmaSendQueuePair
     bool rtoArmed{false};
     bool done{false};    ///< every byte acknowledged, or failed
     uint32_t retries{0}; ///< timeouts in a row without progress (ACK advancing or NAK)
-    EventId rto;
+    int64_t rtoAt{0};    ///< time step of the armed timeout, valid while rtoArmed
 
     uint32_t PayloadOf(uint64_t index) const
     {

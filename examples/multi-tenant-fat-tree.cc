@@ -100,50 +100,47 @@ main(int argc, char* argv[])
                  "Comma-separated schedulers to compare (fair and isolated are always "
                  "included), or 'all'",
                  compare);
-    // Remember the defaults: with --scenario, a flag that was changed is an error.
+    // Remember the defaults: with --scenario, a flag that was changed is an
+    // error. One table of names and values, so that neither can drift from the other.
     auto flagValues = [&]() {
-        return std::vector<std::string>{std::to_string(k),
-                                        std::to_string(gpusPerHost),
-                                        std::to_string(jobs),
-                                        model,
-                                        std::to_string(workers),
-                                        std::to_string(iterations),
-                                        placement,
-                                        collective,
-                                        std::to_string(buckets),
-                                        std::to_string(channels),
-                                        std::to_string(scale),
-                                        gpu,
-                                        std::to_string(mfu),
-                                        std::to_string(batchPerGpu),
-                                        std::to_string(sequenceLength),
-                                        linkRate,
-                                        linkDelay,
-                                        cc,
-                                        std::to_string(mtu),
-                                        std::to_string(seed),
-                                        std::to_string(flowRows),
-                                        trace,
-                                        stopTime};
+        return std::vector<std::pair<std::string, std::string>>{
+            {"k", std::to_string(k)},
+            {"gpusPerHost", std::to_string(gpusPerHost)},
+            {"jobs", std::to_string(jobs)},
+            {"model", model},
+            {"workers", std::to_string(workers)},
+            {"iterations", std::to_string(iterations)},
+            {"placement", placement},
+            {"collective", collective},
+            {"buckets", std::to_string(buckets)},
+            {"channels", std::to_string(channels)},
+            {"scale", std::to_string(scale)},
+            {"gpu", gpu},
+            {"mfu", std::to_string(mfu)},
+            {"batchPerGpu", std::to_string(batchPerGpu)},
+            {"sequenceLength", std::to_string(sequenceLength)},
+            {"linkRate", linkRate},
+            {"linkDelay", linkDelay},
+            {"cc", cc},
+            {"mtu", std::to_string(mtu)},
+            {"seed", std::to_string(seed)},
+            {"flowRows", std::to_string(flowRows)},
+            {"trace", trace},
+            {"stopTime", stopTime}};
     };
-    const std::vector<std::string> before = flagValues();
+    const auto before = flagValues();
     cmd.Parse(argc, argv);
-    const std::vector<std::string> after = flagValues();
-    const std::vector<std::string> names = {
-        "k",         "gpusPerHost", "jobs",           "model",    "workers", "iterations",
-        "placement", "collective",  "buckets",        "channels", "scale",   "gpu",
-        "mfu",       "batchPerGpu", "sequenceLength", "linkRate", "cc",      "mtu",
-        "seed",      "flowRows",    "trace",          "stopTime"};
+    const auto after = flagValues();
 
     return RunMpiExampleMain("multi-tenant-fat-tree", [&](std::unique_ptr<SimulationRun>&) {
         ScenarioSpec spec;
         if (!scenario.empty())
         {
-            for (std::size_t i = 0; i < names.size(); ++i)
+            for (std::size_t i = 0; i < after.size(); ++i)
             {
-                RequireFlag(before[i] == after[i],
-                            names[i],
-                            after[i],
+                RequireFlag(before[i].second == after[i].second,
+                            after[i].first,
+                            after[i].second,
                             "cannot be combined with --scenario (set it in the file)");
             }
             spec = ReadScenarioFile(scenario);

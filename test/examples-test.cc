@@ -293,6 +293,32 @@ TEST_P(ExamplesBadFlagTest, FailsCleanlyNamingTheFlag)
     EXPECT_EQ(CompleteRuns(db), 0);
 }
 
+TEST_F(ExamplesTest, ScenarioRejectsEveryOtherFlagByItsOwnName)
+{
+    // --scenario replaces the fabric and job flags: each one given beside it
+    // is an error naming that flag and its value. The flags' names and values
+    // were once two lists of different lengths: --linkDelay=2us was reported
+    // as --cc=2us, --cc=none as --mtu=none, and --stopTime went unnoticed.
+    const std::string scenario =
+        "--scenario=" + std::string(CS_SOURCE_DIR) + "/examples/scenarios/two-jobs-fat-tree.json";
+    for (const char* flag : {"--k=8",
+                             "--linkRate=25Gbps",
+                             "--linkDelay=2us",
+                             "--cc=none",
+                             "--mtu=1024",
+                             "--seed=7",
+                             "--flowRows=0",
+                             "--stopTime=1s"})
+    {
+        const Outcome o = Example("multi-tenant-fat-tree", {scenario, flag});
+        EXPECT_EQ(o.exitCode, 2) << flag << "\n" << o.Describe();
+        EXPECT_NE(o.err.find(std::string("multi-tenant-fat-tree: error: ") + flag +
+                             ": cannot be combined with --scenario"),
+                  std::string::npos)
+            << o.Describe();
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Flags,
     ExamplesBadFlagTest,

@@ -31,26 +31,26 @@ main(int argc, char* argv[])
 {
     RoceExampleDefaults();
     std::string scenario;
-    uint32_t k = 4;
-    uint32_t gpusPerHost = 1;
-    uint32_t jobs = 2;
+    int64_t k = 4;           // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t gpusPerHost = 1; // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t jobs = 2;        // a count: read signed, so that -1 is an error, not 4294967295
     std::string model = "gpt2-124m";
-    uint32_t workers = 4;
-    uint32_t iterations = 5;
+    int64_t workers = 4;    // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t iterations = 5; // a count: read signed, so that -1 is an error, not 4294967295
     std::string placement = "spread";
     std::string collective = "ring-all-reduce";
-    uint32_t buckets = 1;
-    uint32_t channels = 1;
+    int64_t buckets = 1;  // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t channels = 1; // a count: read signed, so that -1 is an error, not 4294967295
     double scale = 0.01;
     std::string gpu = "a100";
     double mfu = 0.4;
-    uint32_t batchPerGpu = 8;
-    uint32_t sequenceLength = 1024;
+    int64_t batchPerGpu = 8;       // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t sequenceLength = 1024; // a count: read signed, so that -1 is an error, not 4294967295
     std::string linkRate = "100Gbps";
     std::string linkDelay = "1us";
     std::string cc = "dcqcn";
     uint32_t mtu = RoceWire::kDefaultMtu;
-    uint32_t seed = 1;
+    int64_t seed = 1; // a count: read signed, so that -1 is an error, not 4294967295
     std::string db;
     bool flowRows = true;
     std::string trace;
@@ -152,13 +152,21 @@ main(int argc, char* argv[])
         else
         {
             RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
-            RequireFlag(gpusPerHost >= 1,
-                        "gpusPerHost",
-                        std::to_string(gpusPerHost),
-                        "must be >= 1");
+            RequireCountFlag("k", k, 2);
+            RequireCountFlag("gpusPerHost", gpusPerHost, 1);
+            if (trace.empty())
+            {
+                RequireCountFlag("jobs", jobs, 1); // 0 would run nothing and be stored complete
+            }
+            RequireCountFlag("workers", workers, 1);
+            RequireCountFlag("iterations", iterations, 1);
+            RequireCountFlag("buckets", buckets, 1);
+            RequireCountFlag("channels", channels, 1);
+            RequireCountFlag("batchPerGpu", batchPerGpu, 1);
+            RequireCountFlag("sequenceLength", sequenceLength, 1);
+            RequireCountFlag("seed", seed, 1);
             RequireMtuFlag(mtu);
             RequireFlag(scale > 0, "scale", std::to_string(scale), "must be positive");
-            RequireFlag(seed > 0, "seed", std::to_string(seed), "must be positive");
             const uint64_t rate = ParseRateFlag("linkRate", linkRate).GetBitRate();
             ApplyFlag("cc", cc, [&]() { RoceFabricHelper().SetCongestionControl(cc); });
             spec.source = "command line";

@@ -5,6 +5,7 @@
 
 #include "ns3/roce-header.h"
 
+#include <limits>
 #include <regex>
 #include <sstream>
 
@@ -55,6 +56,16 @@ void
 RequireMtuFlag(uint32_t mtu)
 {
     RequireFlag(RoceWire::IsPathMtu(mtu), "mtu", std::to_string(mtu), RoceWire::kPathMtus);
+}
+
+void
+RequireCountFlag(const std::string& flag, int64_t value, int64_t min)
+{
+    RequireFlag(value >= min && value <= std::numeric_limits<uint32_t>::max(),
+                flag,
+                std::to_string(value),
+                "must be an integer from " + std::to_string(min) + " to " +
+                    std::to_string(std::numeric_limits<uint32_t>::max()));
 }
 
 } // namespace ns3

@@ -7,6 +7,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +34,13 @@ void RequireFlag(bool ok,
                  const std::string& flag,
                  const std::string& value,
                  const std::string& why);
+
+/**
+ * Throw FlagError unless the count given to --\p flag is an integer from
+ * \p min to 2^32 - 1. Counts are read signed, so that a negative value is
+ * reported instead of wrapping to a huge unsigned one.
+ */
+void RequireCountFlag(const std::string& flag, int64_t value, int64_t min);
 
 /// Throw FlagError for --mtu unless \p mtu is a RoCE path MTU (256-4096, powers of two).
 void RequireMtuFlag(uint32_t mtu);

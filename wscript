@@ -20,6 +20,7 @@ def build(bld):
         'model/roce/roce-net-device.cc',
         'model/roce/roce-arrival-batch.cc',
         'model/roce/rdma-nic.cc',
+        'model/roce/rdma-nic-recovery.cc',
         'model/fabric/roce-switch.cc',
         'helper/roce-fabric-helper.cc',
         'helper/roce-flow-monitor.cc',

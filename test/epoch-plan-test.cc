@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "epoch-plan-test-util.h"
+
 #include "ns3/cbc-milp-solver.h"
 #include "ns3/epoch-plan.h"
 #include "ns3/milp-model.h"
@@ -16,30 +18,10 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::epoch_plan_test;
 
 namespace
 {
-
-PlanCollective
-Coll(int64_t ready, int64_t duration, double weight, std::map<uint32_t, double> usage)
-{
-    PlanCollective c;
-    c.readySlot = ready;
-    c.duration = duration;
-    c.weight = weight;
-    c.usage = std::move(usage);
-    return c;
-}
-
-PlanJob
-Job(uint32_t id, int64_t compute, std::vector<PlanCollective> collectives)
-{
-    PlanJob j;
-    j.id = id;
-    j.computeSlots = compute;
-    j.collectives = std::move(collectives);
-    return j;
-}
 
 /// A random tiny instance: 2-4 jobs of 1-2 collectives, horizon 4-8, 1-3
 /// links, usages in {0.5, 0.6, 1.0}, sometimes a reservation. Job ids are
@@ -153,48 +135,6 @@ NaiveOptimum(const PlanInstance& in)
     }
     best.objective = bestObjective;
     return best;
-}
-
-/// The model's variable values that encode \p plan (by the documented names).
-std::vector<double>
-Encode(const MilpModel& model, const Plan& plan)
-{
-    std::vector<double> x(model.GetNumVariables(), 0.0);
-    for (const auto& [key, s] : plan.start)
-    {
-        const std::string name = "x_j" + std::to_string(key.first) + "_k" +
-                                 std::to_string(key.second) + "_s" + std::to_string(s);
-        bool found = false;
-        for (std::size_t i = 0; i < x.size(); ++i)
-        {
-            if (model.GetVariable(i).name == name)
-            {
-                x[i] = 1.0;
-                found = true;
-            }
-        }
-        EXPECT_TRUE(found) << name;
-    }
-    return x;
-}
-
-/// \p plan came from a solution of the MILP, proven exactly when the solver
-/// says OPTIMAL. (Optimality itself is checked against the brute force: CBC
-/// may end on the warm start without reporting a bound that meets it.)
-void
-ExpectMilpAnswer(const Plan& plan)
-{
-    EXPECT_EQ(plan.method, "milp");
-    EXPECT_TRUE(plan.solve.HasSolution());
-    EXPECT_EQ(plan.proven, plan.solve.status == MilpStatus::OPTIMAL);
-}
-
-MilpSolveOptions
-Exact()
-{
-    MilpSolveOptions o;
-    o.relativeGap = 0.0; // prove optimality
-    return o;
 }
 
 /// A solver that returns a fixed result and records the model and options.

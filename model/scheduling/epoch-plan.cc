@@ -61,12 +61,14 @@ Reserved(const PlanInstance& instance, uint32_t link, int64_t t)
 }
 
 /// Earliest start of the collective after one that starts no earlier than
-/// \p previous: horizon (deferred) once the chain is past the horizon.
+/// \p previousStart and runs \p previousDuration: horizon (deferred) once the
+/// chain is past the horizon.
 int64_t
 ChainEarliest(const PlanInstance& instance,
               const PlanJob& job,
               uint32_t index,
-              int64_t previousStart)
+              int64_t previousStart,
+              int64_t previousDuration)
 {
     const PlanCollective& c = job.collectives[index];
     if (index == 0)
@@ -77,17 +79,30 @@ ChainEarliest(const PlanInstance& instance,
     {
         return instance.horizon;
     }
-    const int64_t after = previousStart + job.collectives[index - 1].duration + job.computeSlots;
+    const int64_t after = previousStart + previousDuration + job.computeSlots;
     return std::min(std::max(c.readySlot, after), instance.horizon);
 }
 
-/// Whether \p c fits in an empty plan starting at slot \p s < horizon (the
-/// reservations alone leave room for it on every link and slot it runs in).
-bool
-FitsAlone(const PlanInstance& instance, const PlanCollective& c, int64_t s)
+/// The shortest duration among the routes of \p c.
+int64_t
+ShortestDuration(const PlanCollective& c)
 {
-    const int64_t end = std::min(s + c.duration, instance.horizon);
-    for (const auto& [link, u] : c.usage)
+    int64_t d = c.duration;
+    for (const PlanRoute& r : c.alternatives)
+    {
+        d = std::min(d, r.duration);
+    }
+    return d;
+}
+
+/// Whether \p c on route \p r fits in an empty plan starting at slot \p s <
+/// horizon (the reservations alone leave room for it on every link and slot
+/// it runs in).
+bool
+FitsAlone(const PlanInstance& instance, const PlanCollective& c, uint32_t r, int64_t s)
+{
+    const int64_t end = std::min(s + c.Duration(r), instance.horizon);
+    for (const auto& [link, u] : c.Usage(r))
     {
         for (int64_t t = s; t < end; ++t)
         {
@@ -112,25 +127,28 @@ class Ledger
         {
             for (const auto& c : job.collectives)
             {
-                for (const auto& [link, u] : c.usage)
+                for (uint32_t route = 0; route < c.Routes(); ++route)
                 {
-                    if (m_taken.count(link) == 0)
+                    for (const auto& [link, u] : c.Usage(route))
                     {
-                        auto r = instance.reserved.find(link);
-                        m_taken[link] = r == instance.reserved.end()
-                                            ? std::vector<double>(m_horizon, 0.0)
-                                            : r->second;
+                        if (m_taken.count(link) == 0)
+                        {
+                            auto r = instance.reserved.find(link);
+                            m_taken[link] = r == instance.reserved.end()
+                                                ? std::vector<double>(m_horizon, 0.0)
+                                                : r->second;
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Whether \p c fits when started at \p s < horizon.
-    bool Fits(const PlanCollective& c, int64_t s) const
+    /// Whether \p c fits on route \p r when started at \p s < horizon.
+    bool Fits(const PlanCollective& c, uint32_t r, int64_t s) const
     {
-        const int64_t end = std::min(s + c.duration, m_horizon);
-        for (const auto& [link, u] : c.usage)
+        const int64_t end = std::min(s + c.Duration(r), m_horizon);
+        for (const auto& [link, u] : c.Usage(r))
         {
             const std::vector<double>& taken = m_taken.at(link);
             for (int64_t t = s; t < end; ++t)
@@ -144,13 +162,13 @@ class Ledger
         return true;
     }
 
-    /// Take the capacity of \p c started at \p s < horizon; returns what to
-    /// hand to Restore() to undo it exactly.
-    std::vector<std::pair<double*, double>> Take(const PlanCollective& c, int64_t s)
+    /// Take the capacity of \p c on route \p r started at \p s < horizon;
+    /// returns what to hand to Restore() to undo it exactly.
+    std::vector<std::pair<double*, double>> Take(const PlanCollective& c, uint32_t r, int64_t s)
     {
         std::vector<std::pair<double*, double>> undo;
-        const int64_t end = std::min(s + c.duration, m_horizon);
-        for (const auto& [link, u] : c.usage)
+        const int64_t end = std::min(s + c.Duration(r), m_horizon);
+        for (const auto& [link, u] : c.Usage(r))
         {
             std::vector<double>& taken = m_taken.at(link);
             for (int64_t t = s; t < end; ++t)
@@ -175,13 +193,21 @@ class Ledger
     std::map<uint32_t, std::vector<double>> m_taken;
 };
 
-/// The MILP with, per collective, its start slots and their variables.
+/// One choice of a collective in the MILP: a start slot on a route, and its variable.
+struct Choice
+{
+    int64_t slot;     ///< start slot; horizon = deferred
+    uint32_t route;   ///< route index (0 when deferred)
+    std::size_t var;  ///< variable index in the model
+};
+
+/// The MILP with, per collective, its choices and their variables.
 struct IndexedModel
 {
     MilpModel model;
-    /// (job id, index) -> (start slot, variable index), increasing slots,
-    /// the last one the deferred slot = horizon.
-    std::map<Key, std::vector<std::pair<int64_t, std::size_t>>> starts;
+    /// (job id, index) -> choices by route then slot, the last one the
+    /// deferred slot = horizon.
+    std::map<Key, std::vector<Choice>> choices;
 };
 
 IndexedModel
@@ -196,72 +222,103 @@ Build(const PlanInstance& instance)
     {
         double usage;
         int64_t duration;
-        const std::vector<std::pair<int64_t, std::size_t>>* starts;
+        const Choice* choice;
+        std::size_t collective; ///< a number unique to the collective
     };
 
     std::map<uint32_t, std::vector<OnLink>> onLink;
+    std::size_t collectiveNumber = 0;
     for (const PlanJob* job : JobsById(instance))
     {
-        // First start slot that can hold collective k-1 (horizon if none).
+        // First start slot that can hold collective k-1 (horizon if none),
+        // and the shortest duration it can have.
         int64_t previousFirst = 0;
-        for (uint32_t k = 0; k < job->collectives.size(); ++k)
+        int64_t previousShortest = 0;
+        for (uint32_t k = 0; k < job->collectives.size(); ++k, ++collectiveNumber)
         {
             const PlanCollective& c = job->collectives[k];
             const std::string tag = "_j" + std::to_string(job->id) + "_k" + std::to_string(k);
-            auto& starts = im.starts[{job->id, k}];
-            const int64_t earliest = ChainEarliest(instance, *job, k, previousFirst);
-            for (int64_t s = earliest; s <= horizon; ++s)
+            auto& choices = im.choices[{job->id, k}];
+            const int64_t earliest =
+                ChainEarliest(instance, *job, k, previousFirst, previousShortest);
+            for (uint32_t r = 0; r < c.Routes(); ++r)
             {
-                // Slots where the reservations leave no room even for c alone
-                // get no variable.
-                if (s == horizon || FitsAlone(instance, c, s))
+                const std::string routeTag = r == 0 ? "" : "_r" + std::to_string(r);
+                for (int64_t s = earliest; s < horizon; ++s)
                 {
-                    starts.emplace_back(s, m.AddBinary("x" + tag + "_s" + std::to_string(s)));
+                    // Slots where the reservations leave no room even for c
+                    // alone on this route get no variable.
+                    if (FitsAlone(instance, c, r, s))
+                    {
+                        choices.push_back(
+                            {s, r, m.AddBinary("x" + tag + routeTag + "_s" + std::to_string(s))});
+                    }
                 }
             }
-            previousFirst = starts.front().first;
+            choices.push_back({horizon, 0, m.AddBinary("x" + tag + "_s" + std::to_string(horizon))});
+            previousFirst = horizon;
+            for (const Choice& ch : choices)
+            {
+                previousFirst = std::min(previousFirst, ch.slot);
+            }
+            previousShortest = ShortestDuration(c);
 
             std::vector<MilpModel::Term> one;
-            for (const auto& [s, var] : starts)
+            for (const Choice& ch : choices)
             {
-                one.push_back({var, 1.0});
-                m.AddObjectiveTerm(var, c.weight * static_cast<double>(s + c.duration));
+                one.push_back({ch.var, 1.0});
+                m.AddObjectiveTerm(ch.var,
+                                   c.weight * static_cast<double>(ch.slot + c.Duration(ch.route)));
             }
             m.AddConstraint("one" + tag, std::move(one), MilpModel::Sense::EQUAL, 1.0);
 
-            if (k > 0 && starts.size() > 1)
+            if (k > 0 && choices.size() > 1)
             {
-                // start_k - start_{k-1} + gap x_k[horizon] >= gap: the chaining,
-                // lifted when k is deferred (start_{k-1} <= horizon always).
-                const double gap =
-                    static_cast<double>(job->collectives[k - 1].duration + job->computeSlots);
-                std::vector<MilpModel::Term> chain;
-                for (const auto& [s, var] : starts)
+                // start_k - (start_{k-1} + duration_{k-1}) + gap x_k[horizon] >= compute:
+                // the chaining, lifted when k is deferred by gap = the longest
+                // duration of k-1 + compute (start_{k-1} <= horizon always).
+                const PlanCollective& p = job->collectives[k - 1];
+                int64_t longest = p.duration;
+                for (const PlanRoute& r : p.alternatives)
                 {
-                    const double coef = static_cast<double>(s) + (s == horizon ? gap : 0.0);
+                    longest = std::max(longest, r.duration);
+                }
+                const double gap = static_cast<double>(longest + job->computeSlots);
+                std::map<std::size_t, double> coefs;
+                for (const Choice& ch : choices)
+                {
+                    coefs[ch.var] += static_cast<double>(ch.slot) + (ch.slot == horizon ? gap : 0.0);
+                }
+                for (const Choice& ch : im.choices[{job->id, k - 1}])
+                {
+                    coefs[ch.var] -= static_cast<double>(ch.slot + p.Duration(ch.route));
+                }
+                std::vector<MilpModel::Term> chain;
+                for (const auto& [var, coef] : coefs)
+                {
                     if (coef != 0.0)
                     {
                         chain.push_back({var, coef});
                     }
                 }
-                for (const auto& [s, var] : im.starts[{job->id, k - 1}])
-                {
-                    if (s != 0)
-                    {
-                        chain.push_back({var, -static_cast<double>(s)});
-                    }
-                }
                 m.AddConstraint("chain" + tag,
                                 std::move(chain),
                                 MilpModel::Sense::GREATER_EQUAL,
-                                gap);
+                                static_cast<double>(job->computeSlots));
             }
 
-            if (starts.size() > 1)
+            if (choices.size() > 1)
             {
-                for (const auto& [link, u] : c.usage)
+                for (const Choice& ch : choices)
                 {
-                    onLink[link].push_back({u, c.duration, &starts});
+                    if (ch.slot == horizon)
+                    {
+                        continue;
+                    }
+                    for (const auto& [link, u] : c.Usage(ch.route))
+                    {
+                        onLink[link].push_back({u, c.Duration(ch.route), &ch, collectiveNumber});
+                    }
                 }
             }
         }
@@ -273,22 +330,24 @@ Build(const PlanInstance& instance)
         {
             // A collective runs in slot t if it starts in (t - duration, t].
             std::vector<MilpModel::Term> terms;
-            double possible = 0.0;
+            std::map<std::size_t, double> most; // collective -> its largest usage here
             for (const OnLink& o : list)
             {
-                bool any = false;
-                for (const auto& [s, var] : *o.starts)
+                const int64_t s = o.choice->slot;
+                if (s > t - o.duration && s <= t)
                 {
-                    if (s > t - o.duration && s <= t && s < horizon)
-                    {
-                        terms.push_back({var, o.usage});
-                        any = true;
-                    }
+                    terms.push_back({o.choice->var, o.usage});
+                    double& u = most[o.collective];
+                    u = std::max(u, o.usage);
                 }
-                possible += any ? o.usage : 0.0;
+            }
+            double possible = 0.0;
+            for (const auto& [collective, u] : most)
+            {
+                possible += u;
             }
             const double room = 1.0 - Reserved(instance, link, t);
-            // One start per collective: a row whose collectives all fit at
+            // One choice per collective: a row whose collectives all fit at
             // once can never bind.
             if (possible <= room + kCapacityTolerance)
             {
@@ -343,20 +402,25 @@ PlanInstance::Validate() const
             {
                 Fail(w + ": field readySlot must be >= 0, got " + std::to_string(c.readySlot));
             }
-            if (c.duration < 1)
-            {
-                Fail(w + ": field duration must be >= 1, got " + std::to_string(c.duration));
-            }
             if (!(c.weight > 0.0) || !std::isfinite(c.weight))
             {
                 Fail(w + ": field weight must be finite and > 0, got " + FormatReal(c.weight));
             }
-            for (const auto& [link, u] : c.usage)
+            for (uint32_t r = 0; r < c.Routes(); ++r)
             {
-                if (!(u > 0.0 && u <= 1.0))
+                const std::string wr = r == 0 ? w : w + " route " + std::to_string(r);
+                if (c.Duration(r) < 1)
                 {
-                    Fail(w + ": field usage of link " + std::to_string(link) +
-                         " must be in (0, 1], got " + FormatReal(u));
+                    Fail(wr + ": field duration must be >= 1, got " +
+                         std::to_string(c.Duration(r)));
+                }
+                for (const auto& [link, u] : c.Usage(r))
+                {
+                    if (!(u > 0.0 && u <= 1.0))
+                    {
+                        Fail(wr + ": field usage of link " + std::to_string(link) +
+                             " must be in (0, 1], got " + FormatReal(u));
+                    }
                 }
             }
         }
@@ -394,7 +458,13 @@ PlanObjective(const PlanInstance& instance, const Plan& plan)
                 Fail("plan has no start for " + Where(job.id, k));
             }
             const PlanCollective& c = job.collectives[k];
-            sum += c.weight * static_cast<double>(it->second + c.duration);
+            const uint32_t r = plan.RouteOf(job.id, k);
+            if (r >= c.Routes())
+            {
+                Fail("plan gives " + Where(job.id, k) + " route " + std::to_string(r) + " of " +
+                     std::to_string(c.Routes()));
+            }
+            sum += c.weight * static_cast<double>(it->second + c.Duration(r));
         }
     }
     return sum;
@@ -428,8 +498,19 @@ CheckPlan(const PlanInstance& instance, const Plan& plan, std::string* why)
             }
             ++count;
             const int64_t s = it->second;
+            const uint32_t r = plan.RouteOf(job.id, k);
+            if (r >= c.Routes())
+            {
+                return report(w + " takes route " + std::to_string(r) + " of " +
+                              std::to_string(c.Routes()));
+            }
             if (s == horizon)
             {
+                if (r != 0)
+                {
+                    return report(w + " is deferred on route " + std::to_string(r) +
+                                  " (deferred collectives take route 0)");
+                }
                 continue; // deferred: always allowed, uses nothing
             }
             if (s > horizon)
@@ -449,26 +530,35 @@ CheckPlan(const PlanInstance& instance, const Plan& plan, std::string* why)
                 {
                     return report(Where(job.id, k - 1) + " has no start");
                 }
-                const int64_t free =
-                    prev->second + job.collectives[k - 1].duration + job.computeSlots;
+                const PlanCollective& p = job.collectives[k - 1];
+                const uint32_t pr = plan.RouteOf(job.id, k - 1);
+                const int64_t ran = pr < p.Routes() ? p.Duration(pr) : p.duration;
+                const int64_t free = prev->second + ran + job.computeSlots;
                 if (s < free)
                 {
                     return report(w + " starts at " + std::to_string(s) + " before slot " +
                                   std::to_string(free) + " (collective " + std::to_string(k - 1) +
                                   " starts at " + std::to_string(prev->second) + ", runs " +
-                                  std::to_string(job.collectives[k - 1].duration) +
-                                  ", then compute " + std::to_string(job.computeSlots) + ")");
+                                  std::to_string(ran) + ", then compute " +
+                                  std::to_string(job.computeSlots) + ")");
                 }
             }
-            for (const auto& [link, u] : c.usage)
+            for (const auto& [link, u] : c.Usage(r))
             {
                 auto& slots = load[link];
                 slots.resize(horizon, 0.0);
-                for (int64_t t = s; t < std::min(s + c.duration, horizon); ++t)
+                for (int64_t t = s; t < std::min(s + c.Duration(r), horizon); ++t)
                 {
                     slots[t] += u;
                 }
             }
+        }
+    }
+    for (const auto& [key, r] : plan.route)
+    {
+        if (plan.start.count(key) == 0)
+        {
+            return report("plan routes unplaced " + Where(key.first, key.second));
         }
     }
     if (count != plan.start.size())
@@ -521,12 +611,13 @@ PlanUsage(const PlanInstance& instance, const Plan& plan)
             {
                 Fail("plan has no start for " + Where(job.id, k));
             }
-            for (const auto& [link, u] : c.usage)
+            const uint32_t r = plan.RouteOf(job.id, k);
+            for (const auto& [link, u] : c.Usage(r))
             {
                 auto& slots = usage[link];
                 slots.resize(horizon, 0.0);
                 for (int64_t t = std::max<int64_t>(it->second, 0);
-                     t < std::min(it->second + c.duration, horizon);
+                     t < std::min(it->second + c.Duration(r), horizon);
                      ++t)
                 {
                     slots[t] += u;
@@ -552,18 +643,20 @@ SolvePlan(const PlanInstance& instance, const MilpSolver& solver, const MilpSolv
 
     MilpSolveOptions opts = options;
     opts.warmStart.assign(n, 0.0);
-    for (const auto& [key, starts] : im.starts)
+    for (const auto& [key, choices] : im.choices)
     {
         const int64_t s = greedy.start.at(key);
-        auto it = std::find_if(starts.begin(), starts.end(), [s](const auto& sv) {
-            return sv.first == s;
+        const uint32_t r = greedy.RouteOf(key.first, key.second);
+        auto it = std::find_if(choices.begin(), choices.end(), [s, r](const Choice& ch) {
+            return ch.slot == s && ch.route == r;
         });
-        if (it == starts.end())
+        if (it == choices.end())
         {
-            throw std::logic_error("epoch-plan: greedy start " + std::to_string(s) + " of " +
-                                   Where(key.first, key.second) + " has no model variable");
+            throw std::logic_error("epoch-plan: greedy start " + std::to_string(s) + " on route " +
+                                   std::to_string(r) + " of " + Where(key.first, key.second) +
+                                   " has no model variable");
         }
-        opts.warmStart[it->second] = 1.0;
+        opts.warmStart[it->var] = 1.0;
     }
 
     MilpResult result = solver.Solve(im.model, opts);
@@ -582,18 +675,22 @@ SolvePlan(const PlanInstance& instance, const MilpSolver& solver, const MilpSolv
 
     Plan plan;
     plan.method = "milp";
-    for (const auto& [key, starts] : im.starts)
+    for (const auto& [key, choices] : im.choices)
     {
-        // argmax: the first start with the largest value
-        auto best = starts.begin();
-        for (auto it = starts.begin(); it != starts.end(); ++it)
+        // argmax: the first choice with the largest value
+        auto best = choices.begin();
+        for (auto it = choices.begin(); it != choices.end(); ++it)
         {
-            if (result.values[it->second] > result.values[best->second])
+            if (result.values[it->var] > result.values[best->var])
             {
                 best = it;
             }
         }
-        plan.start[key] = best->first;
+        plan.start[key] = best->slot;
+        if (best->route != 0)
+        {
+            plan.route[key] = best->route;
+        }
     }
     plan.objective = PlanObjective(instance, plan);
     plan.proven = result.status == MilpStatus::OPTIMAL;
@@ -617,13 +714,14 @@ GreedyPlan(const PlanInstance& instance)
     Ledger ledger(instance);
     std::vector<uint32_t> next(jobs.size(), 0);
     std::vector<int64_t> previousStart(jobs.size(), 0);
+    std::vector<int64_t> previousDuration(jobs.size(), 0);
 
     Plan plan;
     plan.method = "greedy";
     while (true)
     {
         // Smith's rule over the next collective of each job: the largest
-        // weight / duration first (cross-multiplied), ties by job id.
+        // weight / shortest duration first (cross-multiplied), ties by job id.
         std::size_t pick = jobs.size();
         for (std::size_t j = 0; j < jobs.size(); ++j)
         {
@@ -638,8 +736,8 @@ GreedyPlan(const PlanInstance& instance)
             }
             const PlanCollective& a = jobs[j]->collectives[next[j]];
             const PlanCollective& b = jobs[pick]->collectives[next[pick]];
-            if (a.weight * static_cast<double>(b.duration) >
-                b.weight * static_cast<double>(a.duration))
+            if (a.weight * static_cast<double>(ShortestDuration(b)) >
+                b.weight * static_cast<double>(ShortestDuration(a)))
             {
                 pick = j;
             }
@@ -651,18 +749,36 @@ GreedyPlan(const PlanInstance& instance)
         const PlanJob& job = *jobs[pick];
         const uint32_t k = next[pick];
         const PlanCollective& c = job.collectives[k];
+        const int64_t earliest =
+            ChainEarliest(instance, job, k, previousStart[pick], previousDuration[pick]);
+        // The route and slot that finish first (ties: the lower route).
         int64_t start = horizon;
-        for (int64_t s = ChainEarliest(instance, job, k, previousStart[pick]); s < horizon; ++s)
+        uint32_t route = 0;
+        int64_t finish = std::numeric_limits<int64_t>::max();
+        for (uint32_t r = 0; r < c.Routes(); ++r)
         {
-            if (ledger.Fits(c, s))
+            for (int64_t s = earliest; s < horizon && s + c.Duration(r) < finish; ++s)
             {
-                start = s;
-                ledger.Take(c, s);
-                break;
+                if (ledger.Fits(c, r, s))
+                {
+                    start = s;
+                    route = r;
+                    finish = s + c.Duration(r);
+                    break;
+                }
             }
         }
+        if (start < horizon)
+        {
+            ledger.Take(c, route, start);
+        }
         plan.start[{job.id, k}] = start;
+        if (route != 0)
+        {
+            plan.route[{job.id, k}] = route;
+        }
         previousStart[pick] = start;
+        previousDuration[pick] = c.Duration(route);
         ++next[pick];
     }
     plan.objective = PlanObjective(instance, plan);
@@ -682,8 +798,8 @@ BruteForcePlan(const PlanInstance& instance, uint64_t maxCombinations)
     };
 
     std::vector<Item> items;
-    // Number of start vectors that respect ready slots and chaining,
-    // counted per job from its last collective back, saturating.
+    // Number of (route, start) vectors that respect ready slots and
+    // chaining, counted per job from its last collective back, saturating.
     const uint64_t cap = maxCombinations + 1;
     auto mul = [cap](uint64_t a, uint64_t b) {
         return (a != 0 && b > cap / a) ? cap : std::min(cap, a * b);
@@ -700,58 +816,85 @@ BruteForcePlan(const PlanInstance& instance, uint64_t maxCombinations)
         {
             continue;
         }
-        // ways[s]: completions of collectives k+1.. after collective k starts at s.
-        std::vector<uint64_t> ways(horizon + 1, 1);
+        // choices(k, s): routes collective k can take at start s (1 when deferred).
+        auto routesAt = [&](uint32_t k, int64_t s) -> uint64_t {
+            return s == horizon ? 1 : job->collectives[k].Routes();
+        };
+        // ways[s][r]: completions of collectives k+1.. after collective k starts at s on route r.
+        const PlanCollective* last = &job->collectives[n - 1];
+        std::vector<std::vector<uint64_t>> ways(horizon + 1,
+                                                std::vector<uint64_t>(last->Routes(), 1));
         for (uint32_t k = n - 1; k >= 1; --k)
         {
-            // suffix[s] = sum of ways over starts s..horizon of collective k
+            // suffix[s] = completions summed over starts s..horizon and routes of collective k
             std::vector<uint64_t> suffix(horizon + 2, 0);
             for (int64_t s = horizon; s >= 0; --s)
             {
-                suffix[s] = std::min(cap, suffix[s + 1] + ways[s]);
+                uint64_t here = 0;
+                for (uint64_t r = 0; r < routesAt(k, s); ++r)
+                {
+                    here = std::min(cap, here + ways[s][r]);
+                }
+                suffix[s] = std::min(cap, suffix[s + 1] + here);
             }
-            std::vector<uint64_t> before(horizon + 1);
+            const PlanCollective& p = job->collectives[k - 1];
+            std::vector<std::vector<uint64_t>> before(horizon + 1,
+                                                      std::vector<uint64_t>(p.Routes(), 0));
             for (int64_t s = 0; s <= horizon; ++s)
             {
-                before[s] = suffix[ChainEarliest(instance, *job, k, s)];
+                for (uint32_t r = 0; r < p.Routes(); ++r)
+                {
+                    before[s][r] = suffix[ChainEarliest(instance, *job, k, s, p.Duration(r))];
+                }
             }
             ways = std::move(before);
         }
         uint64_t total = 0;
-        for (int64_t s = ChainEarliest(instance, *job, 0, 0); s <= horizon; ++s)
+        for (int64_t s = ChainEarliest(instance, *job, 0, 0, 0); s <= horizon; ++s)
         {
-            total = std::min(cap, total + ways[s]);
+            for (uint64_t r = 0; r < routesAt(0, s); ++r)
+            {
+                total = std::min(cap, total + ways[s][r]);
+            }
         }
         combinations = mul(combinations, total);
     }
     if (combinations > maxCombinations)
     {
         Fail("brute force would enumerate more than " + std::to_string(maxCombinations) +
-             " start vectors");
+             " route and start vectors");
     }
 
     // Lower bound on the objective of items i.. (each at its earliest start
-    // from the ready slots alone), to cut branches that cannot win.
+    // from the ready slots alone, on its shortest route), to cut branches
+    // that cannot win.
     std::vector<double> restBound(items.size() + 1, 0.0);
     {
         std::vector<int64_t> earliest(items.size());
         for (std::size_t i = 0; i < items.size(); ++i)
         {
             const Item& it = items[i];
-            earliest[i] =
-                ChainEarliest(instance, *it.job, it.index, it.index == 0 ? 0 : earliest[i - 1]);
+            const int64_t previous =
+                it.index == 0 ? 0 : ShortestDuration(it.job->collectives[it.index - 1]);
+            earliest[i] = ChainEarliest(instance,
+                                        *it.job,
+                                        it.index,
+                                        it.index == 0 ? 0 : earliest[i - 1],
+                                        previous);
         }
         for (std::size_t i = items.size(); i-- > 0;)
         {
             const PlanCollective& c = items[i].job->collectives[items[i].index];
             restBound[i] =
-                restBound[i + 1] + c.weight * static_cast<double>(earliest[i] + c.duration);
+                restBound[i + 1] + c.weight * static_cast<double>(earliest[i] + ShortestDuration(c));
         }
     }
 
     Ledger ledger(instance);
     std::vector<int64_t> starts(items.size(), 0);
+    std::vector<uint32_t> routes(items.size(), 0);
     std::vector<int64_t> best;
+    std::vector<uint32_t> bestRoutes;
     double bestObjective = std::numeric_limits<double>::infinity();
     auto better = [&bestObjective](double value) {
         return std::isinf(bestObjective) ||
@@ -766,26 +909,36 @@ BruteForcePlan(const PlanInstance& instance, uint64_t maxCombinations)
         if (i == items.size())
         {
             best = starts;
+            bestRoutes = routes;
             bestObjective = partial;
             return;
         }
         const Item& it = items[i];
         const PlanCollective& c = it.job->collectives[it.index];
-        const int64_t lo =
-            ChainEarliest(instance, *it.job, it.index, it.index == 0 ? 0 : starts[i - 1]);
+        int64_t lo = ChainEarliest(instance, *it.job, it.index, 0, 0);
+        if (it.index > 0)
+        {
+            const PlanCollective& p = it.job->collectives[it.index - 1];
+            lo = ChainEarliest(instance, *it.job, it.index, starts[i - 1], p.Duration(routes[i - 1]));
+        }
         for (int64_t s = lo; s <= horizon; ++s)
         {
-            const double value = partial + c.weight * static_cast<double>(s + c.duration);
             starts[i] = s;
             if (s == horizon)
             {
-                search(i + 1, value);
+                routes[i] = 0;
+                search(i + 1, partial + c.weight * static_cast<double>(s + c.duration));
+                continue;
             }
-            else if (ledger.Fits(c, s))
+            for (uint32_t r = 0; r < c.Routes(); ++r)
             {
-                const auto undo = ledger.Take(c, s);
-                search(i + 1, value);
-                Ledger::Restore(undo);
+                routes[i] = r;
+                if (ledger.Fits(c, r, s))
+                {
+                    const auto undo = ledger.Take(c, r, s);
+                    search(i + 1, partial + c.weight * static_cast<double>(s + c.Duration(r)));
+                    Ledger::Restore(undo);
+                }
             }
         }
     };
@@ -796,7 +949,12 @@ BruteForcePlan(const PlanInstance& instance, uint64_t maxCombinations)
     plan.proven = true;
     for (std::size_t i = 0; i < items.size(); ++i)
     {
-        plan.start[{items[i].job->id, items[i].index}] = best[i];
+        const Key key{items[i].job->id, items[i].index};
+        plan.start[key] = best[i];
+        if (bestRoutes[i] != 0)
+        {
+            plan.route[key] = bestRoutes[i];
+        }
     }
     plan.objective = PlanObjective(instance, plan);
     return plan;

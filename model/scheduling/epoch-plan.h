@@ -21,30 +21,60 @@
  * simulator objects: slots are integers, links are ids.
  *
  * Time is cut into slots 0 .. horizon-1. Each job has a chain of
- * collectives (its communication phases, in order). Collective k of a job
- * may start at slot >= its readySlot and, for k > 0, at slot >= start of
- * collective k-1 + its duration + the job's computeSlots (the job computes
- * between its collectives). Once started, a collective runs for duration
- * slots and uses fraction usage[l] of each link l in every one of them.
- * Per link and slot, the usage of the collectives running there plus the
- * reserved capacity must not exceed 1. A collective may also be deferred
- * past the horizon ("start" = horizon, finishing at horizon + duration, no
+ * collectives (its communication phases, in order). Each collective has
+ * one or more candidate routes (route 0: its connections' default ECMP
+ * paths; the others: alternative source ports), each with its own duration
+ * and link usage; a plan chooses a route and a start slot for each. Collective
+ * k of a job may start at slot >= its readySlot and, for k > 0, at slot >=
+ * start of collective k-1 + the duration of the route it took + the job's
+ * computeSlots (the job computes between its collectives). Once started on
+ * route r, a collective runs for duration(r) slots and uses fraction
+ * usage(r)[l] of each link l in every one of them. Per link and slot, the
+ * usage of the collectives running there plus the reserved capacity must not
+ * exceed 1. A collective may also be deferred past the horizon ("start" =
+ * horizon, on route 0, finishing at horizon + its route-0 duration, no
  * capacity used), which keeps every instance feasible; chaining still holds
  * (a deferred collective defers the rest of its chain). Objective: minimize
- * the sum over collectives of weight x (start + duration), the weighted
- * finish times.
+ * the sum over collectives of weight x (start + duration of its route), the
+ * weighted finish times.
  */
 
 namespace ns3
 {
 
+/// One candidate route of a collective: how long it runs on it and what it uses.
+struct PlanRoute
+{
+    int64_t duration{1};              ///< slots it runs once started (>= 1)
+    std::map<uint32_t, double> usage; ///< link id -> fraction of the link used, in (0, 1]
+};
+
 /// One collective to place.
 struct PlanCollective
 {
     int64_t readySlot{0};             ///< earliest start slot (>= 0)
-    int64_t duration{1};              ///< slots it runs once started (>= 1)
+    int64_t duration{1};              ///< slots it runs on route 0 (>= 1)
     double weight{1.0};               ///< w_c (> 0)
-    std::map<uint32_t, double> usage; ///< link id -> fraction of the link used, in (0, 1]
+    std::map<uint32_t, double> usage; ///< route 0: link id -> fraction used, in (0, 1]
+    std::vector<PlanRoute> alternatives; ///< routes 1, 2, ...: other candidate routings
+
+    /// Number of candidate routes (1 + alternatives).
+    uint32_t Routes() const
+    {
+        return 1 + static_cast<uint32_t>(alternatives.size());
+    }
+
+    /// Slots route \p r runs.
+    int64_t Duration(uint32_t r) const
+    {
+        return r == 0 ? duration : alternatives.at(r - 1).duration;
+    }
+
+    /// Link usage of route \p r.
+    const std::map<uint32_t, double>& Usage(uint32_t r) const
+    {
+        return r == 0 ? usage : alternatives.at(r - 1).usage;
+    }
 };
 
 /// A job's chain of collectives.
@@ -74,7 +104,16 @@ struct Plan
     /// (job id, collective index) -> start slot in [readySlot, horizon), or
     /// horizon = deferred
     std::map<std::pair<uint32_t, uint32_t>, int64_t> start;
-    double objective{0}; ///< sum of weight x (start + duration)
+    /// (job id, collective index) -> the route it takes; absent means route 0
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> route;
+    double objective{0}; ///< sum of weight x (start + duration of its route)
+
+    /// The route of collective \p index of job \p job (0 if none is set).
+    uint32_t RouteOf(uint32_t job, uint32_t index) const
+    {
+        auto it = route.find({job, index});
+        return it == route.end() ? 0 : it->second;
+    }
     std::string method;  ///< "milp", "greedy" or "brute-force"
     MilpResult solve;    ///< the solver's statistics when method is "milp"
     bool proven{false};  ///< proven optimal
@@ -98,14 +137,16 @@ bool CheckPlan(const PlanInstance& instance, const Plan& plan, std::string* why 
 std::map<uint32_t, std::vector<double>> PlanUsage(const PlanInstance& instance, const Plan& plan);
 
 /**
- * The time-indexed MILP of \p instance: binary x[j][k][s] for s in
- * [earliest possible start, horizon] (slot horizon = deferred), one start per
- * collective, chaining as linear constraints on the start times, capacity
- * per link and slot, weighted finish times as the objective. Start slots
- * where the reservations leave no room for the collective alone get no
- * variable, and capacity rows that no choice of starts can violate are left
- * out. Names: x_j<job>_k<index>_s<slot>, one_j<job>_k<index>,
- * chain_j<job>_k<index>, cap_l<link>_t<slot>.
+ * The time-indexed MILP of \p instance: binary x[j][k][r][s] for each route r
+ * and s in [earliest possible start, horizon) plus one deferred variable
+ * (slot horizon, route 0), one (route, start) per collective, chaining as
+ * linear constraints on the start times and route durations, capacity per
+ * link and slot, weighted finish times as the objective. Start slots where
+ * the reservations leave no room for the collective alone on that route get
+ * no variable, and capacity rows that no choice can violate are left out.
+ * Names: x_j<job>_k<index>_s<slot> (route 0), x_j<job>_k<index>_r<route>_s<slot>
+ * (other routes), one_j<job>_k<index>, chain_j<job>_k<index>,
+ * cap_l<link>_t<slot>.
  */
 MilpModel BuildPlanModel(const PlanInstance& instance);
 
@@ -122,17 +163,18 @@ Plan SolvePlan(const PlanInstance& instance,
                const MilpSolveOptions& options);
 
 /**
- * Smith's rule: collectives in decreasing weight / duration (ties: job id,
- * then index), each chain in order, each at the earliest slot where it fits
- * the capacity left (deferred past the horizon if none). Feasible by
+ * Smith's rule: collectives in decreasing weight / shortest route duration
+ * (ties: job id, then index), each chain in order, each on the route and at
+ * the slot that finish earliest among those where it fits the capacity left
+ * (ties: the lower route; deferred past the horizon if none). Feasible by
  * construction; not optimal in general.
  */
 Plan GreedyPlan(const PlanInstance& instance);
 
 /**
- * Exhaustive search over every start slot of every collective (for tests
- * and tiny instances). Among optimal plans, the one whose start vector in
- * (job id, index) order is lexicographically smallest.
+ * Exhaustive search over every route and start slot of every collective (for
+ * tests and tiny instances). Among optimal plans, the first found walking
+ * collectives in (job id, index) order, slots ascending, routes ascending.
  * \throw std::invalid_argument if the start vectors that respect ready slots
  * and chaining number more than \p maxCombinations
  */

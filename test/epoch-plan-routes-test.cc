@@ -1,0 +1,239 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Routes as decisions in the time-indexed plan: each collective may take one
+// of several candidate routings, each with its own links and duration.
+
+#include "epoch-plan-test-util.h"
+
+#include "ns3/cbc-milp-solver.h"
+#include "ns3/epoch-plan.h"
+
+#include <gtest/gtest.h>
+#include <random>
+
+using namespace ns3;
+using namespace ns3::epoch_plan_test;
+
+namespace
+{
+
+PlanRoute
+Route(int64_t duration, std::map<uint32_t, double> usage)
+{
+    PlanRoute r;
+    r.duration = duration;
+    r.usage = std::move(usage);
+    return r;
+}
+
+/// A random tiny instance with routes: 2-3 jobs of 1-2 collectives, horizon
+/// 4-7, 2-4 links, each collective with 0-2 alternatives on random links.
+PlanInstance
+RandomRoutedInstance(std::mt19937& rng)
+{
+    auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const double usages[] = {0.5, 0.6, 1.0};
+    auto usageOn = [&](int links) {
+        std::map<uint32_t, double> usage;
+        const int a = pick(0, links - 1);
+        const int b = pick(0, links - 1);
+        usage[static_cast<uint32_t>(10 + a)] = usages[pick(0, 2)];
+        usage[static_cast<uint32_t>(10 + b)] = usages[pick(0, 2)];
+        return usage;
+    };
+    PlanInstance in;
+    in.horizon = pick(4, 7);
+    const int links = pick(2, 4);
+    const int jobs = pick(2, 3);
+    for (int j = 0; j < jobs; ++j)
+    {
+        PlanJob job = Job(static_cast<uint32_t>(2 * j + 3), pick(0, 1), {});
+        const int n = pick(1, 2);
+        for (int k = 0; k < n; ++k)
+        {
+            const int ready = pick(0, 2);
+            const int duration = pick(1, 3);
+            const int weight = pick(1, 3);
+            PlanCollective c = Coll(ready, duration, weight, usageOn(links));
+            const int alternatives = pick(0, 2);
+            for (int a = 0; a < alternatives; ++a)
+            {
+                const int d = pick(1, 3);
+                c.alternatives.push_back(Route(d, usageOn(links)));
+            }
+            job.collectives.push_back(c);
+        }
+        in.jobs.push_back(job);
+    }
+    return in;
+}
+
+/// \p in with every alternative route removed.
+PlanInstance
+DefaultRoutesOnly(PlanInstance in)
+{
+    for (auto& job : in.jobs)
+    {
+        for (auto& c : job.collectives)
+        {
+            c.alternatives.clear();
+        }
+    }
+    return in;
+}
+
+} // namespace
+
+// The joint route-and-start MILP finds the brute-force optimum; both plans
+// are feasible, and the brute-force plan is a feasible point of the model
+// with the same objective.
+TEST(EpochPlanRoutesTest, MilpMatchesBruteForce)
+{
+    std::mt19937 rng(31);
+    CbcMilpSolver cbc;
+    int rerouted = 0;
+    for (int i = 0; i < 40; ++i)
+    {
+        const PlanInstance in = RandomRoutedInstance(rng);
+        SCOPED_TRACE("instance " + std::to_string(i));
+        const Plan brute = BruteForcePlan(in, 50000000);
+        std::string why;
+        ASSERT_TRUE(CheckPlan(in, brute, &why)) << why;
+        const Plan milp = SolvePlan(in, cbc, Exact());
+        ExpectMilpAnswer(milp);
+        EXPECT_TRUE(CheckPlan(in, milp, &why)) << why;
+        EXPECT_NEAR(milp.objective, brute.objective, 1e-6);
+
+        const MilpModel model = BuildPlanModel(in);
+        const std::vector<double> x = Encode(model, brute);
+        EXPECT_TRUE(model.IsFeasible(x, 1e-9, &why)) << why;
+        EXPECT_NEAR(model.Evaluate(x), brute.objective, 1e-9);
+        rerouted += brute.route.empty() ? 0 : 1;
+    }
+    // The instances exercise the routes: some optima leave the default.
+    EXPECT_GT(rerouted, 5);
+}
+
+// More candidates never raise the optimum (the default route is always
+// among them), and the greedy stays feasible and no better than it.
+TEST(EpochPlanRoutesTest, CandidatesNeverRaiseTheOptimumAndGreedyIsFeasible)
+{
+    std::mt19937 rng(77);
+    int strictlyBetter = 0;
+    for (int i = 0; i < 60; ++i)
+    {
+        const PlanInstance in = RandomRoutedInstance(rng);
+        SCOPED_TRACE("instance " + std::to_string(i));
+        const Plan routed = BruteForcePlan(in, 50000000);
+        const Plan fixed = BruteForcePlan(DefaultRoutesOnly(in), 50000000);
+        EXPECT_LE(routed.objective, fixed.objective + 1e-9);
+        strictlyBetter += routed.objective < fixed.objective - 1e-9 ? 1 : 0;
+
+        const Plan greedy = GreedyPlan(in);
+        std::string why;
+        EXPECT_TRUE(CheckPlan(in, greedy, &why)) << why;
+        EXPECT_GE(greedy.objective, routed.objective - 1e-9);
+        const MilpModel model = BuildPlanModel(in);
+        EXPECT_TRUE(model.IsFeasible(Encode(model, greedy), 1e-9, &why)) << why;
+    }
+    EXPECT_GT(strictlyBetter, 5);
+}
+
+// Two jobs collide on link 7 on their default routes; job 2 has an
+// alternative on link 9: both run at once instead of one after the other.
+TEST(EpochPlanRoutesTest, AnAlternativeRouteRemovesTheCollision)
+{
+    PlanInstance in;
+    in.horizon = 10;
+    in.jobs = {Job(1, 0, {Coll(0, 3, 1.0, {{7, 1.0}})}), Job(2, 0, {Coll(0, 3, 1.0, {{7, 1.0}})})};
+    const Plan serial = SolvePlan(in, CbcMilpSolver(), Exact());
+    EXPECT_DOUBLE_EQ(serial.objective, 3 + 6);
+
+    in.jobs[1].collectives[0].alternatives.push_back(Route(3, {{9, 1.0}}));
+    for (const Plan& p : {SolvePlan(in, CbcMilpSolver(), Exact()), GreedyPlan(in)})
+    {
+        SCOPED_TRACE(p.method);
+        EXPECT_DOUBLE_EQ(p.objective, 3 + 3);
+        EXPECT_EQ(p.start.at({1, 0}), 0);
+        EXPECT_EQ(p.start.at({2, 0}), 0);
+        EXPECT_EQ(p.RouteOf(2, 0), 1u);
+        EXPECT_EQ(p.RouteOf(1, 0), 0u);
+    }
+}
+
+// A slower alternative is taken only when waiting for the fast route costs more.
+TEST(EpochPlanRoutesTest, SlowerRouteOnlyWhenItFinishesFirst)
+{
+    PlanInstance in;
+    in.horizon = 12;
+    // Link 7 is reserved for the first 2 slots; the alternative on link 9 takes 4 slots.
+    in.reserved[7] = std::vector<double>(12, 0.0);
+    in.reserved[7][0] = in.reserved[7][1] = 1.0;
+    PlanCollective c = Coll(0, 2, 1.0, {{7, 1.0}});
+    c.alternatives.push_back(Route(4, {{9, 1.0}}));
+    in.jobs = {Job(1, 0, {c})};
+    Plan p = SolvePlan(in, CbcMilpSolver(), Exact());
+    EXPECT_EQ(p.RouteOf(1, 0), 0u); // wait 2 + run 2 = 4 = run 4 at once: the lower route
+    EXPECT_EQ(p.start.at({1, 0}), 2);
+    EXPECT_DOUBLE_EQ(p.objective, 4);
+
+    in.reserved[7][2] = 1.0; // now waiting costs 3 + 2 = 5 > 4
+    p = SolvePlan(in, CbcMilpSolver(), Exact());
+    EXPECT_EQ(p.RouteOf(1, 0), 1u);
+    EXPECT_EQ(p.start.at({1, 0}), 0);
+    EXPECT_DOUBLE_EQ(p.objective, 4);
+}
+
+// Chaining follows the duration of the route the previous collective took,
+// and the checker rejects what breaks the route rules.
+TEST(EpochPlanRoutesTest, CheckPlanFollowsTheRouteTaken)
+{
+    PlanInstance in;
+    in.horizon = 20;
+    PlanCollective first = Coll(0, 2, 1.0, {{7, 1.0}});
+    first.alternatives.push_back(Route(5, {{9, 1.0}}));
+    in.jobs = {Job(1, 1, {first, Coll(0, 2, 1.0, {{7, 1.0}})})};
+
+    Plan p;
+    p.start[{1, 0}] = 0;
+    p.start[{1, 1}] = 3; // 0 + 2 + compute 1: fine on route 0
+    std::string why;
+    EXPECT_TRUE(CheckPlan(in, p, &why)) << why;
+    p.route[{1, 0}] = 1; // route 1 runs 5 slots: collective 1 may start at 6 only
+    EXPECT_FALSE(CheckPlan(in, p, &why));
+    EXPECT_NE(why.find("before slot 6"), std::string::npos) << why;
+    p.start[{1, 1}] = 6;
+    EXPECT_TRUE(CheckPlan(in, p, &why)) << why;
+    EXPECT_DOUBLE_EQ(PlanObjective(in, p), (0 + 5) + (6 + 2));
+
+    p.route[{1, 1}] = 1; // collective 1 has one route only
+    EXPECT_FALSE(CheckPlan(in, p, &why));
+    EXPECT_NE(why.find("route 1 of 1"), std::string::npos) << why;
+    p.route.erase({1, 1});
+    p.start[{1, 0}] = 20; // deferred, but on route 1
+    p.start[{1, 1}] = 20;
+    EXPECT_FALSE(CheckPlan(in, p, &why));
+    EXPECT_NE(why.find("deferred on route 1"), std::string::npos) << why;
+}
+
+// A bad alternative is named by its route.
+TEST(EpochPlanRoutesTest, ValidateNamesTheRoute)
+{
+    PlanInstance in;
+    in.horizon = 4;
+    PlanCollective c = Coll(0, 2, 1.0, {{7, 1.0}});
+    c.alternatives.push_back(Route(0, {{9, 1.0}}));
+    in.jobs = {Job(4, 0, {c})};
+    try
+    {
+        in.Validate();
+        FAIL() << "no error";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("job 4 collective 0 route 1: field duration"),
+                  std::string::npos)
+            << e.what();
+    }
+}

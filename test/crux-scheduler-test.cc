@@ -205,12 +205,12 @@ TEST(CruxSchedulerType, NameAndProbePorts)
     std::set<uint16_t> ports;
     for (uint32_t i = 0; i < 0x4000; ++i)
     {
-        const uint16_t p = CruxScheduler::CandidatePort(i);
+        const uint16_t p = EcmpPathProbe::ProbePort(i);
         EXPECT_GE(p, 0xC000);
         ports.insert(p);
     }
     EXPECT_EQ(ports.size(), 0x4000u);
-    EXPECT_EQ(CruxScheduler::CandidatePort(1), 0xC000 + (40503 % 0x4000));
+    EXPECT_EQ(EcmpPathProbe::ProbePort(1), 0xC000 + (40503 % 0x4000));
     s->Dispose();
 }
 

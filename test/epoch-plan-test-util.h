@@ -47,10 +47,9 @@ Encode(const MilpModel& model, const Plan& plan)
     for (const auto& [key, s] : plan.start)
     {
         const uint32_t r = plan.RouteOf(key.first, key.second);
-        const std::string name = "x_j" + std::to_string(key.first) + "_k" +
-                                 std::to_string(key.second) +
-                                 (r == 0 ? "" : "_r" + std::to_string(r)) + "_s" +
-                                 std::to_string(s);
+        const std::string name =
+            "x_j" + std::to_string(key.first) + "_k" + std::to_string(key.second) +
+            (r == 0 ? "" : "_r" + std::to_string(r)) + "_s" + std::to_string(s);
         bool found = false;
         for (std::size_t i = 0; i < x.size(); ++i)
         {

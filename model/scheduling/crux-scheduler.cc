@@ -29,22 +29,6 @@ namespace
 /// Traffic classes a data job can get: 0-6 (class 7 carries control frames).
 constexpr uint32_t kDataClasses = 7;
 
-/// Whether \p a is smaller than \p b beyond rounding (loads are sums of quotients).
-bool
-Below(double a, double b)
-{
-    return a < b && b - a > 1e-9 * std::max(std::fabs(a), std::fabs(b));
-}
-
-/// A (job, src, dst) group of connections: they share one source port.
-struct Group
-{
-    uint32_t src{0};
-    uint32_t dst{0};
-    uint64_t bytes{0};
-    std::set<uint16_t> ownPorts; ///< the ports the connections were created with
-};
-
 } // namespace
 
 TypeId
@@ -89,19 +73,12 @@ CruxScheduler::GetPriorityClasses() const
     return static_cast<uint8_t>((1u << std::min(m_classes, kDataClasses)) - 1);
 }
 
-uint16_t
-CruxScheduler::CandidatePort(uint32_t i)
-{
-    // 40503 is odd, so the first 0x4000 probes are distinct ports.
-    return static_cast<uint16_t>(0xC000 + (static_cast<uint64_t>(i) * 40503) % 0x4000);
-}
-
 void
 CruxScheduler::DoDispose()
 {
     m_ports.clear();
     m_jobClass.clear();
-    m_probeCache.clear();
+    m_probe.Clear();
     CollectiveScheduler::DoDispose();
 }
 
@@ -121,36 +98,6 @@ CruxScheduler::DoJobDone(uint32_t job)
         it = std::get<0>(it->first) == job ? m_ports.erase(it) : std::next(it);
     }
     Plan(job);
-}
-
-const std::vector<CruxScheduler::PortPath>&
-CruxScheduler::ProbePaths(uint32_t src, uint32_t dst)
-{
-    if (m_cachedCandidates != m_candidates)
-    {
-        m_probeCache.clear();
-        m_cachedCandidates = m_candidates;
-    }
-    auto [it, fresh] = m_probeCache.try_emplace({src, dst});
-    if (fresh)
-    {
-        std::map<std::vector<uint32_t>, uint16_t> portOf; // path -> smallest port
-        for (uint32_t i = 0; i < m_candidates; ++i)
-        {
-            const uint16_t port = CandidatePort(i);
-            auto [p, added] = portOf.try_emplace(GetControl().GetPath(src, dst, port), port);
-            if (!added)
-            {
-                p->second = std::min(p->second, port);
-            }
-        }
-        for (auto& [path, port] : portOf)
-        {
-            it->second.emplace_back(port, path);
-        }
-        std::sort(it->second.begin(), it->second.end());
-    }
-    return it->second;
 }
 
 void
@@ -195,40 +142,11 @@ CruxScheduler::Plan(int64_t departed)
     for (Active& a : active)
     {
         const SchedulerJob& job = *a.job;
-        std::vector<Group> groups;
-        std::map<std::pair<uint32_t, uint32_t>, size_t> groupOf;
-        for (const SchedulerFlow& f : job.flows)
+        m_probe.SetProbes(m_candidates);
+        for (const ConnectionGroup& g : GroupConnections(job))
         {
-            auto [g, added] = groupOf.try_emplace({f.srcHost, f.dstHost}, groups.size());
-            if (added)
-            {
-                Group g0;
-                g0.src = f.srcHost;
-                g0.dst = f.dstHost;
-                groups.push_back(g0);
-            }
-            groups[g->second].bytes += f.bytes;
-            groups[g->second].ownPorts.insert(f.srcPort);
-        }
-
-        for (const Group& g : groups)
-        {
-            std::vector<PortPath> candidates = ProbePaths(g.src, g.dst);
-            for (uint16_t own : g.ownPorts)
-            {
-                std::vector<uint32_t> path = control.GetPath(g.src, g.dst, own);
-                auto same = std::find_if(candidates.begin(),
-                                         candidates.end(),
-                                         [&](const PortPath& c) { return c.second == path; });
-                if (same == candidates.end())
-                {
-                    candidates.emplace_back(own, std::move(path));
-                }
-                else
-                {
-                    same->first = std::min(same->first, own);
-                }
-            }
+            const std::vector<PortPath> candidates =
+                m_probe.Candidates(control, g.src, g.dst, g.ownPorts);
 
             // The port the group uses now: the one set, else its own if its connections share one.
             const GroupKey key{job.id, g.src, g.dst};
@@ -244,58 +162,18 @@ CruxScheduler::Plan(int64_t departed)
             }
             const std::vector<uint32_t> currentPath =
                 current != 0 ? control.GetPath(g.src, g.dst, current) : std::vector<uint32_t>();
-            auto isCurrent = [&](const PortPath& c) {
-                return current != 0 && c.second == currentPath;
-            };
-
-            const PortPath* best = nullptr;
+            const PortPath* best =
+                LeastLoadedPath(candidates, load, current != 0 ? &currentPath : nullptr);
             double bestMax = 0;
-            double bestSum = 0;
-            for (const PortPath& c : candidates)
+            for (uint32_t link : best->links)
             {
-                double peak = 0;
-                double sum = 0;
-                for (uint32_t link : c.second)
-                {
-                    auto l = load.find(link);
-                    const double placed = l == load.end() ? 0.0 : l->second;
-                    peak = std::max(peak, placed);
-                    sum += placed;
-                }
-                const bool better = [&]() {
-                    if (best == nullptr || Below(peak, bestMax))
-                    {
-                        return true;
-                    }
-                    if (Below(bestMax, peak))
-                    {
-                        return false;
-                    }
-                    if (Below(sum, bestSum) || Below(bestSum, sum))
-                    {
-                        return Below(sum, bestSum);
-                    }
-                    if (isCurrent(c) != isCurrent(*best))
-                    {
-                        return isCurrent(c); // equal loads: do not move the group
-                    }
-                    return c.first < best->first;
-                }();
-                if (better)
-                {
-                    best = &c;
-                    bestMax = peak;
-                    bestSum = sum;
-                }
+                auto l = load.find(link);
+                bestMax = std::max(bestMax, l == load.end() ? 0.0 : l->second);
             }
+            // Same path as now: nothing to change.
+            const uint16_t port = current != 0 && best->links == currentPath ? current : best->port;
 
-            uint16_t port = best->first;
-            if (isCurrent(*best))
-            {
-                port = current; // same path: nothing to change
-            }
-
-            for (uint32_t link : best->second)
+            for (uint32_t link : best->links)
             {
                 const uint64_t rate = control.GetLinkRateBps(link);
                 if (rate == 0)
@@ -317,7 +195,7 @@ CruxScheduler::Plan(int64_t departed)
                              {"src", g.src},
                              {"dst", g.dst},
                              {"port", port},
-                             {"links", best->second},
+                             {"links", best->links},
                              {"peak_load_s", bestMax}});
         }
     }

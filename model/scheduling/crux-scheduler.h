@@ -5,6 +5,7 @@
 #define CRUX_SCHEDULER_H
 
 #include "collective-scheduler.h"
+#include "route-candidates.h"
 
 #include <cstdint>
 #include <map>
@@ -56,9 +57,6 @@ class CruxScheduler : public CollectiveScheduler
     /// Classes 0 to min(Classes, 7) - 1, those CruxClasses compresses to.
     uint8_t GetPriorityClasses() const override;
 
-    /// Probe port \p i (0-based) of the candidate-path search: 0xC000 + (i x 40503 mod 0x4000).
-    static uint16_t CandidatePort(uint32_t i);
-
   protected:
     void DoDispose() override;
     void DoJobArrived(const SchedulerJob& job) override;
@@ -67,22 +65,16 @@ class CruxScheduler : public CollectiveScheduler
   private:
     /// (job, src host, dst host)
     using GroupKey = std::tuple<uint32_t, uint32_t, uint32_t>;
-    /// A distinct path between a host pair and the smallest port that leads to it.
-    using PortPath = std::pair<uint16_t, std::vector<uint32_t>>;
 
     /// Re-plan paths and classes of every active job except \p departed (-1: none).
     void Plan(int64_t departed);
-    /// Distinct paths of the probe ports from \p src to \p dst (cached), smallest port first.
-    const std::vector<PortPath>& ProbePaths(uint32_t src, uint32_t dst);
 
     uint32_t m_classes;    ///< K of the Max-K-Cut compression, before the fabric's limit
     uint32_t m_candidates; ///< probe ports per host pair
     double m_correction;   ///< k_j, the same for every job
     std::map<GroupKey, uint16_t> m_ports;   ///< source port set for a group
     std::map<uint32_t, int16_t> m_jobClass; ///< traffic class set for a job
-    /// Probe paths by host pair; valid for m_cachedCandidates probe ports.
-    std::map<std::pair<uint32_t, uint32_t>, std::vector<PortPath>> m_probeCache;
-    uint32_t m_cachedCandidates{0};
+    EcmpPathProbe m_probe;                  ///< distinct paths per host pair
 };
 
 } // namespace ns3

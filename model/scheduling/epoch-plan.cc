@@ -196,9 +196,9 @@ class Ledger
 /// One choice of a collective in the MILP: a start slot on a route, and its variable.
 struct Choice
 {
-    int64_t slot;     ///< start slot; horizon = deferred
-    uint32_t route;   ///< route index (0 when deferred)
-    std::size_t var;  ///< variable index in the model
+    int64_t slot;    ///< start slot; horizon = deferred
+    uint32_t route;  ///< route index (0 when deferred)
+    std::size_t var; ///< variable index in the model
 };
 
 /// The MILP with, per collective, its choices and their variables.
@@ -255,7 +255,8 @@ Build(const PlanInstance& instance)
                     }
                 }
             }
-            choices.push_back({horizon, 0, m.AddBinary("x" + tag + "_s" + std::to_string(horizon))});
+            choices.push_back(
+                {horizon, 0, m.AddBinary("x" + tag + "_s" + std::to_string(horizon))});
             previousFirst = horizon;
             for (const Choice& ch : choices)
             {
@@ -287,7 +288,8 @@ Build(const PlanInstance& instance)
                 std::map<std::size_t, double> coefs;
                 for (const Choice& ch : choices)
                 {
-                    coefs[ch.var] += static_cast<double>(ch.slot) + (ch.slot == horizon ? gap : 0.0);
+                    coefs[ch.var] +=
+                        static_cast<double>(ch.slot) + (ch.slot == horizon ? gap : 0.0);
                 }
                 for (const Choice& ch : im.choices[{job->id, k - 1}])
                 {
@@ -885,8 +887,8 @@ BruteForcePlan(const PlanInstance& instance, uint64_t maxCombinations)
         for (std::size_t i = items.size(); i-- > 0;)
         {
             const PlanCollective& c = items[i].job->collectives[items[i].index];
-            restBound[i] =
-                restBound[i + 1] + c.weight * static_cast<double>(earliest[i] + ShortestDuration(c));
+            restBound[i] = restBound[i + 1] +
+                           c.weight * static_cast<double>(earliest[i] + ShortestDuration(c));
         }
     }
 
@@ -919,7 +921,11 @@ BruteForcePlan(const PlanInstance& instance, uint64_t maxCombinations)
         if (it.index > 0)
         {
             const PlanCollective& p = it.job->collectives[it.index - 1];
-            lo = ChainEarliest(instance, *it.job, it.index, starts[i - 1], p.Duration(routes[i - 1]));
+            lo = ChainEarliest(instance,
+                               *it.job,
+                               it.index,
+                               starts[i - 1],
+                               p.Duration(routes[i - 1]));
         }
         for (int64_t s = lo; s <= horizon; ++s)
         {

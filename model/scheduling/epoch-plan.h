@@ -52,10 +52,10 @@ struct PlanRoute
 /// One collective to place.
 struct PlanCollective
 {
-    int64_t readySlot{0};             ///< earliest start slot (>= 0)
-    int64_t duration{1};              ///< slots it runs on route 0 (>= 1)
-    double weight{1.0};               ///< w_c (> 0)
-    std::map<uint32_t, double> usage; ///< route 0: link id -> fraction used, in (0, 1]
+    int64_t readySlot{0};                ///< earliest start slot (>= 0)
+    int64_t duration{1};                 ///< slots it runs on route 0 (>= 1)
+    double weight{1.0};                  ///< w_c (> 0)
+    std::map<uint32_t, double> usage;    ///< route 0: link id -> fraction used, in (0, 1]
     std::vector<PlanRoute> alternatives; ///< routes 1, 2, ...: other candidate routings
 
     /// Number of candidate routes (1 + alternatives).
@@ -114,9 +114,10 @@ struct Plan
         auto it = route.find({job, index});
         return it == route.end() ? 0 : it->second;
     }
-    std::string method;  ///< "milp", "greedy" or "brute-force"
-    MilpResult solve;    ///< the solver's statistics when method is "milp"
-    bool proven{false};  ///< proven optimal
+
+    std::string method; ///< "milp", "greedy" or "brute-force"
+    MilpResult solve;   ///< the solver's statistics when method is "milp"
+    bool proven{false}; ///< proven optimal
 };
 
 /// Sum of weight x (start + duration) of \p plan over \p instance.

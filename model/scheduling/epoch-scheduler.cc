@@ -3,7 +3,9 @@
  */
 #include "epoch-scheduler.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -33,6 +35,9 @@ SlotsCovering(Time t, Time slot, int64_t atLeast)
     return std::max(n, atLeast);
 }
 
+/// Shares may add up to this much above 1 (sums of quotients).
+constexpr double kShareTolerance = 1e-9;
+
 } // namespace
 
 TypeId
@@ -44,7 +49,7 @@ EpochScheduler::GetTypeId()
             .SetGroupName("CollectiveScheduling")
             .AddAttribute("EpochLength",
                           "Time between two plans (a plan is also made on every job arrival "
-                          "and departure).",
+                          "and departure and every completed collective).",
                           TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(&EpochScheduler::m_epoch),
                           MakeTimeChecker(MicroSeconds(1)))
@@ -77,7 +82,57 @@ EpochScheduler::GetTypeId()
                           "Solver threads (results stay repeatable only with 1).",
                           UintegerValue(1),
                           MakeUintegerAccessor(&EpochScheduler::m_threads),
-                          MakeUintegerChecker<uint32_t>(1, 64));
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("RouteChoice",
+                          "Whether plans choose each collective's route among the candidate "
+                          "routings (false: every job keeps its default ECMP paths).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EpochScheduler::m_routeChoice),
+                          MakeBooleanChecker())
+            .AddAttribute("RandomRoutes",
+                          "Randomised candidate routings per job, beside its default ECMP "
+                          "paths and the least-loaded assignment.",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&EpochScheduler::m_randomRoutes),
+                          MakeUintegerChecker<uint32_t>(0, 64))
+            .AddAttribute("PathProbes",
+                          "UDP source ports probed per host pair to find its distinct ECMP paths.",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&EpochScheduler::m_pathProbes),
+                          MakeUintegerChecker<uint32_t>(1, 0x4000))
+            .AddAttribute("SolveTime",
+                          "How a plan's solve time is charged in simulated time: modelled from "
+                          "the model's size (repeatable), measured (wall clock x "
+                          "SolveTimeFactor), or none.",
+                          EnumValue(SOLVE_TIME_MODELLED),
+                          MakeEnumAccessor(&EpochScheduler::m_solveTimeMode),
+                          MakeEnumChecker(SOLVE_TIME_MODELLED,
+                                          "modelled",
+                                          SOLVE_TIME_MEASURED,
+                                          "measured",
+                                          SOLVE_TIME_NONE,
+                                          "none"))
+            .AddAttribute("SolveTimeFactor",
+                          "Simulated seconds per measured wall-clock second of a solve "
+                          "(SolveTime=measured).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&EpochScheduler::m_solveTimeFactor),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("SolveTimeBase",
+                          "Modelled solve time of any MILP: set-up and presolve.",
+                          TimeValue(MicroSeconds(200)),
+                          MakeTimeAccessor(&EpochScheduler::m_solveTimeBase),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("SolveTimePerVariable",
+                          "Modelled solve time per MILP variable.",
+                          TimeValue(NanoSeconds(500)),
+                          MakeTimeAccessor(&EpochScheduler::m_solveTimePerVariable),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("SolveTimePerRow",
+                          "Modelled solve time per MILP constraint.",
+                          TimeValue(NanoSeconds(500)),
+                          MakeTimeAccessor(&EpochScheduler::m_solveTimePerRow),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -94,6 +149,7 @@ void
 EpochScheduler::DoDispose()
 {
     m_epochEvent.Cancel();
+    m_install.Cancel();
     for (auto& [id, st] : m_state)
     {
         st.openEvent.Cancel();
@@ -110,6 +166,28 @@ EpochScheduler::GetSolveOptions() const
     o.relativeGap = m_gap;
     o.threads = m_threads;
     return o;
+}
+
+Time
+EpochScheduler::SolveTime(uint64_t variables, uint64_t rows, double wallSeconds) const
+{
+    switch (m_solveTimeMode)
+    {
+    case SOLVE_TIME_MODELLED:
+        return m_solveTimeBase + m_solveTimePerVariable * static_cast<int64_t>(variables) +
+               m_solveTimePerRow * static_cast<int64_t>(rows);
+    case SOLVE_TIME_MEASURED:
+        return Seconds(wallSeconds * m_solveTimeFactor);
+    case SOLVE_TIME_NONE:
+        break;
+    }
+    return Time(0);
+}
+
+void
+EpochScheduler::ChargeSolve(Time t)
+{
+    m_charged = t;
 }
 
 void
@@ -131,27 +209,51 @@ EpochScheduler::NotePlan(const std::string& prefix, const Plan& plan)
     Note(prefix, j.dump());
 }
 
+EpochScheduler::Coverage
+EpochScheduler::Cover(const std::map<uint32_t, ChainNeed>& needs)
+{
+    Coverage c;
+    c.slot = m_slot;
+    c.horizon =
+        std::max<int64_t>(1, m_epoch.GetTimeStep() * m_horizonEpochs / m_slot.GetTimeStep());
+    for (const auto& [id, need] : needs)
+    {
+        c.chain[id] = std::min(need.remaining, m_lookAhead + 1);
+    }
+    return c;
+}
+
+double
+EpochScheduler::CollectiveWeight(double jobWeight, uint32_t /* k */, uint32_t /* n */) const
+{
+    return jobWeight;
+}
+
+bool
+EpochScheduler::ReplansOnEvents() const
+{
+    return true;
+}
+
 // Events ---------------------------------------------------------------------
 
 void
 EpochScheduler::DoJobArrived(const SchedulerJob& job)
 {
     JobState st;
-    st.shares = LinkShares(job, GetControl());
-    st.commTime = job.commTime;
     st.computeTime = job.computeTime;
-    st.durationSlots = SlotsCovering(job.commTime, m_slot, 1);
-    st.computeSlots = SlotsCovering(job.computeTime, m_slot, 0);
+    st.remaining = job.spec.iterations;
     st.weight = job.spec.weight > 0 ? job.spec.weight : job.spec.workers;
     st.buckets = std::max<uint32_t>(1, job.spec.buckets);
     st.readyAt = job.startTime + job.computeTime;
-    m_state[job.id] = st;
-    if (st.shares.empty())
+    st.routings.push_back(DefaultRouting(job, GetControl()));
+    if (st.routings[0].shares.empty())
     {
         OpenGate(job.id); // nothing on the fabric: nothing to plan
-        m_state.erase(job.id);
         return;
     }
+    m_state[job.id] = std::move(st);
+    UpdateRoutings();
     if (!m_epochEvent.IsRunning())
     {
         m_epochEvent = Simulator::Schedule(m_epoch, &EpochScheduler::EpochTick, this);
@@ -169,7 +271,7 @@ EpochScheduler::DoCollectiveReady(uint32_t job, uint32_t /* iteration */, uint32
     }
     it->second.phase = JobState::Phase::READY;
     it->second.readyAt = Simulator::Now();
-    TryStart(job);
+    TryStart(job, ReplansOnEvents());
 }
 
 void
@@ -188,13 +290,22 @@ EpochScheduler::DoCollectiveDone(uint32_t job, uint32_t /* iteration */, uint32_
     {
         st.plannedStarts.pop_front(); // the one just done; the next is planned already
     }
+    if (st.nextRoute >= 0)
+    {
+        ApplyRoute(job, static_cast<uint32_t>(st.nextRoute));
+        st.nextRoute = -1;
+    }
     // Work conservation: a ready job waiting for these links may go now.
     for (auto& [other, os] : m_state)
     {
         if (os.phase == JobState::Phase::READY)
         {
-            TryStart(other);
+            TryStart(other, false);
         }
+    }
+    if (ReplansOnEvents())
+    {
+        Replan();
     }
 }
 
@@ -213,13 +324,14 @@ EpochScheduler::DoJobDone(uint32_t job)
         m_epochEvent.Cancel();
         return;
     }
+    UpdateRoutings();
     Replan();
 }
 
 void
 EpochScheduler::EpochTick()
 {
-    if (m_state.empty())
+    if (m_state.empty() || !ReplansOnEvents())
     {
         return;
     }
@@ -227,27 +339,146 @@ EpochScheduler::EpochTick()
     m_epochEvent = Simulator::Schedule(m_epoch, &EpochScheduler::EpochTick, this);
 }
 
+// Routes ---------------------------------------------------------------------
+
+void
+EpochScheduler::UpdateRoutings()
+{
+    std::map<uint32_t, SchedulerJob> jobs;
+    for (const auto& [id, st] : m_state)
+    {
+        jobs.emplace(id, GetJobs().at(id));
+    }
+    std::map<uint32_t, std::vector<JobRouting>> fresh;
+    if (m_routeChoice)
+    {
+        m_probe.SetProbes(m_pathProbes);
+        fresh = CandidateRoutings(jobs, GetControl(), m_probe, m_randomRoutes, 1);
+    }
+    else
+    {
+        for (const auto& [id, job] : jobs)
+        {
+            fresh[id].push_back(DefaultRouting(job, GetControl()));
+        }
+    }
+    nlohmann::json note = nlohmann::json::object();
+    for (auto& [id, st] : m_state)
+    {
+        std::vector<JobRouting>& list = fresh.at(id);
+        // Keep the routings in use (current and next) among the candidates.
+        auto keep = [&list](const JobRouting& r) -> uint32_t {
+            for (uint32_t i = 0; i < list.size(); ++i)
+            {
+                if (list[i].SameLinks(r) && list[i].ports == r.ports)
+                {
+                    return i;
+                }
+            }
+            list.push_back(r);
+            list.back().kind = "kept";
+            return static_cast<uint32_t>(list.size() - 1);
+        };
+        const uint32_t current = keep(st.Current());
+        const int32_t next =
+            st.nextRoute >= 0 ? static_cast<int32_t>(keep(st.routings[st.nextRoute])) : -1;
+        st.routings = std::move(list);
+        st.route = current;
+        st.nextRoute = next;
+        nlohmann::json kinds = nlohmann::json::array();
+        for (const JobRouting& r : st.routings)
+        {
+            kinds.push_back({{"kind", r.kind},
+                             {"comm_us", r.commTime.GetMicroSeconds()},
+                             {"shares", r.shares}});
+        }
+        note[std::to_string(id)] = kinds;
+    }
+    Note("routings", note.dump());
+}
+
+void
+EpochScheduler::ApplyRoute(uint32_t id, uint32_t r)
+{
+    JobState& st = m_state.at(id);
+    if (r == st.route)
+    {
+        return;
+    }
+    const auto& from = st.Current().ports;
+    const auto& to = st.routings.at(r).ports;
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<uint16_t, uint16_t>> change;
+    for (const auto& [group, port] : from)
+    {
+        change[group].first = port;
+    }
+    for (const auto& [group, port] : to)
+    {
+        change[group].second = port;
+    }
+    for (const auto& [group, ports] : change)
+    {
+        if (ports.first != ports.second)
+        {
+            // Port 0 gives the connections their own ports back (the default paths).
+            SetSourcePort(id, group.first, group.second, ports.second);
+        }
+    }
+    st.route = r;
+}
+
 // Planning -------------------------------------------------------------------
 
 void
 EpochScheduler::Replan()
 {
+    if (m_install.IsRunning())
+    {
+        m_dirty = true; // the solver is busy: plan again when it is done
+        return;
+    }
+    Solve();
+}
+
+void
+EpochScheduler::Solve()
+{
     const Time now = Simulator::Now();
+    m_dirty = false;
+    std::map<uint32_t, ChainNeed> needs;
+    for (const auto& [id, st] : m_state)
+    {
+        ChainNeed& n = needs[id];
+        n.remaining = st.remaining;
+        n.commTime = st.Current().commTime;
+        n.bestCommTime = n.commTime;
+        for (const JobRouting& r : st.routings)
+        {
+            n.bestCommTime = std::min(n.bestCommTime, r.commTime);
+        }
+        n.startTime = GetJobs().at(id).startTime;
+        n.computeTime = st.computeTime;
+        n.readyIn = st.phase == JobState::Phase::RUNNING
+                        ? std::max(Time(0), st.startedAt + n.commTime - now) + st.computeTime
+                    : st.phase == JobState::Phase::COMPUTING ? std::max(Time(0), st.readyAt - now)
+                                                             : Time(0);
+    }
+    const Coverage cover = Cover(needs);
+    const Time slot = cover.slot;
     PlanInstance instance;
-    instance.horizon =
-        std::max<int64_t>(1, m_epoch.GetTimeStep() * m_horizonEpochs / m_slot.GetTimeStep());
-    std::vector<uint32_t> planned; // jobs with a chain in the instance
+    instance.horizon = cover.horizon;
+    // Per job and collective, the routings its routes 0, 1, ... stand for.
+    std::map<uint32_t, std::vector<std::vector<uint32_t>>> routeOf;
+    // A route set now reaches the NICs a control delay after the plan takes effect.
+    const Time routeDeadline = now + m_lastSolve + GetControlDelay();
     for (auto& [id, st] : m_state)
     {
-        PlanJob pj;
-        pj.id = id;
-        pj.computeSlots = st.computeSlots;
-        int64_t ready = 0;
+        const uint32_t chain = cover.chain.count(id) > 0 ? cover.chain.at(id) : 0;
         if (st.phase == JobState::Phase::RUNNING)
         {
             // Its links are taken until its expected end (at least one slot if overdue).
-            const int64_t left = SlotsCovering(st.startedAt + st.commTime - now, m_slot, 1);
-            for (const auto& [link, share] : st.shares)
+            const int64_t left = SlotsCovering(st.startedAt + st.Current().commTime - now, slot, 1);
+            for (const auto& [link, share] : st.Current().shares)
             {
                 auto& r = instance.reserved[link];
                 r.resize(instance.horizon, 0.0);
@@ -256,72 +487,152 @@ EpochScheduler::Replan()
                     r[t] = std::min(1.0, r[t] + share);
                 }
             }
-            ready = left + st.computeSlots;
         }
-        else if (st.phase == JobState::Phase::COMPUTING)
+        if (chain == 0)
         {
-            ready = SlotsCovering(st.readyAt - now, m_slot, 0);
+            continue; // nothing left to start
         }
-        for (uint32_t k = 0; k <= m_lookAhead; ++k)
+        PlanJob pj;
+        pj.id = id;
+        pj.computeSlots = SlotsCovering(st.computeTime, slot, 0);
+        const int64_t ready = SlotsCovering(needs.at(id).readyIn, slot, 0);
+        // The first collective keeps its route once it is (about to be) posted.
+        const bool fixed = st.phase == JobState::Phase::READY ||
+                           (st.phase == JobState::Phase::COMPUTING && st.readyAt <= routeDeadline);
+        std::vector<uint32_t> all;
+        all.push_back(st.route); // the current routing first: ties keep it
+        for (uint32_t r = 0; r < st.routings.size(); ++r)
         {
+            if (r != st.route)
+            {
+                all.push_back(r);
+            }
+        }
+        for (uint32_t k = 0; k < chain; ++k)
+        {
+            const std::vector<uint32_t> allowed =
+                (k == 0 && fixed) ? std::vector<uint32_t>{st.route} : all;
             PlanCollective c;
             c.readySlot = k == 0 ? std::min(ready, instance.horizon) : 0;
-            c.duration = st.durationSlots;
-            c.weight = st.weight;
-            c.usage = st.shares;
-            pj.collectives.push_back(c);
+            c.weight = CollectiveWeight(st.weight, k, chain);
+            c.duration = SlotsCovering(st.routings[allowed[0]].commTime, slot, 1);
+            c.usage = st.routings[allowed[0]].shares;
+            for (std::size_t i = 1; i < allowed.size(); ++i)
+            {
+                PlanRoute alt;
+                alt.duration = SlotsCovering(st.routings[allowed[i]].commTime, slot, 1);
+                alt.usage = st.routings[allowed[i]].shares;
+                c.alternatives.push_back(std::move(alt));
+            }
+            pj.collectives.push_back(std::move(c));
+            routeOf[id].push_back(allowed);
         }
-        instance.jobs.push_back(pj);
-        planned.push_back(id);
+        instance.jobs.push_back(std::move(pj));
     }
     if (instance.jobs.empty())
     {
         return;
     }
     Note("horizon_slots", std::to_string(instance.horizon));
-    Note("slot_ns", std::to_string(m_slot.GetNanoSeconds()));
+    Note("slot_ns", std::to_string(slot.GetNanoSeconds()));
+    m_charged = Time(0);
     const Plan plan = PlanEpoch(instance);
-
-    nlohmann::json starts = nlohmann::json::object();
-    for (uint32_t id : planned)
+    m_lastSolve = m_charged;
+    Note("solve_time_ns", std::to_string(m_charged.GetNanoSeconds()));
+    if (m_charged > Time(0))
     {
-        JobState& st = m_state.at(id);
+        m_install = ScheduleDecision(now + m_charged, "plan-ready", -1, [=]() {
+            Install(plan, now, cover, routeOf);
+            if (m_dirty)
+            {
+                Replan();
+            }
+        });
+        return;
+    }
+    Install(plan, now, cover, routeOf);
+}
+
+void
+EpochScheduler::Install(const Plan& plan,
+                        Time madeAt,
+                        const Coverage& cover,
+                        const std::map<uint32_t, std::vector<std::vector<uint32_t>>>& routeOf)
+{
+    const Time now = Simulator::Now();
+    nlohmann::json starts = nlohmann::json::object();
+    nlohmann::json routes = nlohmann::json::object();
+    std::vector<uint32_t> installed;
+    for (const auto& [id, allowed] : routeOf)
+    {
+        auto it = m_state.find(id);
+        if (it == m_state.end())
+        {
+            continue; // done while the plan was being made
+        }
+        JobState& st = it->second;
         st.plannedStarts.clear();
         nlohmann::json js = nlohmann::json::array();
-        for (uint32_t k = 0; k <= m_lookAhead; ++k)
+        nlohmann::json jr = nlohmann::json::array();
+        for (uint32_t k = 0; k < allowed.size(); ++k)
         {
             const int64_t s = plan.start.at({id, k});
+            const uint32_t r = allowed[k].at(plan.RouteOf(id, k));
             js.push_back(s);
-            if (s >= instance.horizon)
+            jr.push_back(r);
+            // Routes change between collectives: the next one's now if it is
+            // not posted yet, the one after it when the coming one ends.
+            if (k == 0)
             {
-                break; // deferred: re-planned at a later epoch
+                st.nextRoute = -1;
+                if (st.phase == JobState::Phase::RUNNING)
+                {
+                    st.nextRoute = static_cast<int32_t>(r);
+                }
+                else if (st.phase == JobState::Phase::COMPUTING &&
+                         st.readyAt > now + GetControlDelay())
+                {
+                    ApplyRoute(id, r);
+                }
             }
-            st.plannedStarts.push_back(now + m_slot * s);
+            else if (k == 1 && st.phase != JobState::Phase::RUNNING)
+            {
+                st.nextRoute = static_cast<int32_t>(r);
+            }
+            if (s >= cover.horizon)
+            {
+                break; // deferred: re-planned later
+            }
+            // Planned in the past (the solve took its time): as soon as possible.
+            st.plannedStarts.push_back(std::max(madeAt + cover.slot * s, now));
         }
         starts[std::to_string(id)] = js;
+        routes[std::to_string(id)] = jr;
         if (st.phase == JobState::Phase::RUNNING)
         {
             // The plan's first collective is the one after the running one.
             st.plannedStarts.push_front(st.startedAt);
         }
+        installed.push_back(id);
     }
     Note("planned_start_slots", starts.dump());
-    for (uint32_t id : planned)
+    Note("planned_routes", routes.dump());
+    for (uint32_t id : installed)
     {
         if (m_state.at(id).phase == JobState::Phase::READY)
         {
-            TryStart(id);
+            TryStart(id, false);
         }
     }
 }
 
 void
-EpochScheduler::TryStart(uint32_t id)
+EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
 {
     JobState& st = m_state.at(id);
     const Time now = Simulator::Now();
     st.openEvent.Cancel();
-    if (LinksIdle(id, now))
+    if (LinksFree(id, now))
     {
         Open(id);
         return;
@@ -333,8 +644,12 @@ EpochScheduler::TryStart(uint32_t id)
                                         "planned-start",
                                         id,
                                         [this, id]() { Open(id); });
+        return;
     }
-    // Otherwise late and its links are busy: the next epoch re-plans it.
+    if (replanIfLate)
+    {
+        Replan(); // late or unplanned and its links are busy: plan it now
+    }
 }
 
 void
@@ -348,6 +663,7 @@ EpochScheduler::Open(uint32_t id)
     JobState& st = it->second;
     OpenGate(id);
     st.phase = JobState::Phase::RUNNING;
+    st.remaining = st.remaining > 0 ? st.remaining - 1 : 0;
     st.startedAt = Simulator::Now() + GetControlDelay();
     if (!st.plannedStarts.empty())
     {
@@ -360,37 +676,55 @@ EpochScheduler::Open(uint32_t id)
 }
 
 bool
-EpochScheduler::LinksIdle(uint32_t id, Time from) const
+EpochScheduler::LinksFree(uint32_t id, Time from) const
 {
     const JobState& me = m_state.at(id);
-    const Time to = from + me.commTime;
+    const JobRouting& mine = me.Current();
+    const Time to = from + mine.commTime;
+    // Per link of mine: the shares of the others running or planned there in [from, to).
+    std::map<uint32_t, double> load;
     for (const auto& [other, st] : m_state)
     {
         if (other == id)
         {
             continue;
         }
-        const bool shares = std::any_of(st.shares.begin(), st.shares.end(), [&](const auto& kv) {
-            return me.shares.count(kv.first) > 0;
-        });
-        if (!shares)
+        auto add = [&](const JobRouting& theirs) {
+            for (const auto& [link, share] : theirs.shares)
+            {
+                if (mine.shares.count(link) > 0)
+                {
+                    load[link] += share;
+                }
+            }
+        };
+        const bool running = st.phase == JobState::Phase::RUNNING;
+        if (running && st.startedAt + st.Current().commTime > from)
         {
-            continue;
+            add(st.Current());
         }
-        if (st.phase == JobState::Phase::RUNNING && st.startedAt + st.commTime > from)
-        {
-            return false;
-        }
+        // Its planned collectives take the route planned for them.
+        const JobRouting& next =
+            running && st.nextRoute >= 0 ? st.routings[st.nextRoute] : st.Current();
         for (Time start : st.plannedStarts)
         {
-            if (st.phase == JobState::Phase::RUNNING && start == st.startedAt)
+            if (running && start == st.startedAt)
             {
-                continue; // the running one, checked above
+                continue; // the running one, counted above
             }
-            if (start < to && start + st.commTime > from)
+            if (start < to && start + next.commTime > from)
             {
-                return false;
+                add(next);
+                break; // one collective of a job at a time
             }
+        }
+    }
+    for (const auto& [link, share] : mine.shares)
+    {
+        auto l = load.find(link);
+        if (l != load.end() && l->second + share > 1.0 + kShareTolerance)
+        {
+            return false;
         }
     }
     return true;

@@ -6,6 +6,7 @@
 
 #include "collective-scheduler.h"
 #include "epoch-plan.h"
+#include "route-candidates.h"
 
 #include "ns3/event-id.h"
 
@@ -18,27 +19,44 @@ namespace ns3
 /**
  * \ingroup collective-scheduling
  * \brief Base of the epoch-based planners (Symphony, Optimal, Harmonics):
- * at every epoch boundary and on every job arrival and departure it builds
- * the time-indexed instance (PlanInstance) of the jobs' next collectives,
- * has the subclass plan it, and opens each job's gate at its planned start.
+ * at every epoch boundary, on every job arrival and departure and on every
+ * completed collective it builds the space-time instance (PlanInstance) of
+ * the jobs' next collectives, has the subclass plan it, and, once the plan
+ * is computed, sets each job's route and opens its gate at its planned start.
+ *
+ * Routes: every job has candidate routings (CandidateRoutings: its default
+ * ECMP paths, the least-loaded assignment of all jobs, RandomRoutes random
+ * ones), recomputed when jobs arrive or leave; each collective of the
+ * instance may take any of them, except a collective already posted to the
+ * NICs (ready, or about to be before the route could reach the NICs), which
+ * keeps its route. A route changes only between a job's collectives, while
+ * its gate is closed: at once for a computing job, when the running
+ * collective is done for a communicating one (SetSourcePort on every group
+ * of connections that changes).
  *
  * The instance, at time now: slots of SlotLength from now, HorizonEpochs x
  * EpochLength long. Each job's communication phase of an iteration (all its
  * buckets) is one collective, of duration its estimated communication time
- * alone (rounded up to slots), weight its worker count (the job's weight if
- * set: GPU time lost waiting) and usage its share of every directed link it
- * crosses (LinkShares). A job whose collective is ready has it at slot 0; a
- * computing job's is ready when its compute ends (predicted); a
+ * on the route (rounded up to slots), weight its worker count (the job's
+ * weight if set: GPU time lost waiting) and usage its share of every
+ * directed link the route crosses. A job whose collective is ready has it at
+ * slot 0; a computing job's is ready when its compute ends (predicted); a
  * communicating job's links are reserved until its expected end, and its
  * next collective follows its compute. LookAhead more iterations of every
  * job are chained behind (next ready = previous end + compute).
  *
+ * Solve time is simulated time: a plan takes effect SolveTime after the
+ * planning started (modelled from the model's size by default, so reruns
+ * stay bit-identical; or the measured wall time x SolveTimeFactor). One
+ * solve runs at a time; events during it are planned by the next solve,
+ * which starts when it ends.
+ *
  * Gates: jobs start gated; a job's gate opens at the planned start of its
  * ready collective and closes when its last bucket is done. Work
- * conservation: a ready collective whose links no other job is planned or
- * running on during its duration starts at once, before its planned start
- * or after it (a late job). Otherwise a late one waits for the next epoch,
- * which re-plans it.
+ * conservation: a ready collective starts at once, before its planned start
+ * or after it (a late job), when on each of its links its share plus the
+ * shares of the other jobs running or planned there during its duration fit
+ * the link. A late collective that does not fit is re-planned at once.
  */
 class EpochScheduler : public CollectiveScheduler
 {
@@ -49,9 +67,19 @@ class EpochScheduler : public CollectiveScheduler
 
     bool StartsJobsGated() const override;
 
+    /// How a plan's solve time is charged in simulated time.
+    enum SolveTimeMode
+    {
+        SOLVE_TIME_MODELLED, ///< SolveTimeBase + SolveTimePerVariable x variables + SolveTimePerRow
+                             ///< x rows
+        SOLVE_TIME_MEASURED, ///< the solve's wall-clock time x SolveTimeFactor
+        SOLVE_TIME_NONE,     ///< plans take effect at once
+    };
+
   protected:
     /**
-     * Plan \p instance (built as described above); record how in notes.
+     * Plan \p instance (built as described above); record how in notes, and
+     * charge the solve with ChargeSolve.
      * \return a plan that passes CheckPlan
      */
     virtual Plan PlanEpoch(const PlanInstance& instance) = 0;
@@ -59,8 +87,46 @@ class EpochScheduler : public CollectiveScheduler
     /// The solver options from the attributes (time limit, gap, threads, seed).
     MilpSolveOptions GetSolveOptions() const;
 
+    /**
+     * The simulated time a solve of an MILP with \p variables variables and
+     * \p rows constraints that took \p wallSeconds costs, by the SolveTime mode.
+     */
+    Time SolveTime(uint64_t variables, uint64_t rows, double wallSeconds) const;
+
+    /// Charge \p t to the plan being made: it takes effect \p t after it started.
+    void ChargeSolve(Time t);
+
     /// Notes common to every planner: the plan's method, objective and solver statistics.
     void NotePlan(const std::string& prefix, const Plan& plan);
+
+    /// What the instance covers; the defaults are the attributes' (see above).
+    struct Coverage
+    {
+        Time slot;                          ///< slot length
+        int64_t horizon{1};                 ///< slots
+        std::map<uint32_t, uint32_t> chain; ///< job -> collectives planned (its next one first)
+    };
+
+    /// A job as the coverage sees it: its remaining collectives and their time alone.
+    struct ChainNeed
+    {
+        uint32_t remaining{0}; ///< collectives it has still to start (not the running one)
+        Time commTime;         ///< per collective on its current route
+        Time bestCommTime;     ///< per collective on its fastest candidate route
+        Time startTime;        ///< when the job started
+        Time computeTime;      ///< per iteration
+        Time readyIn;          ///< until its next collective can start
+    };
+
+    /// The slot, horizon and chain lengths of the next instance.
+    virtual Coverage Cover(const std::map<uint32_t, ChainNeed>& needs);
+
+    /// Weight of collective \p k of a chain of \p n of a job of weight \p jobWeight.
+    virtual double CollectiveWeight(double jobWeight, uint32_t k, uint32_t n) const;
+
+    /// Whether epochs, completed collectives and late ones re-plan (true) or
+    /// only arrivals and departures do (a plan of the whole run).
+    virtual bool ReplansOnEvents() const;
 
     void DoDispose() override;
     void DoJobArrived(const SchedulerJob& job) override;
@@ -79,26 +145,44 @@ class EpochScheduler : public CollectiveScheduler
             RUNNING,   ///< its gate is open, its collective runs
         } phase{Phase::COMPUTING};
 
-        Time readyAt;                   ///< when its collective is (predicted to be) ready
-        Time startedAt;                 ///< when its gate opened (RUNNING)
-        std::deque<Time> plannedStarts; ///< planned starts of its next collectives, in order
-        EventId openEvent;              ///< pending planned opening
-        std::map<uint32_t, double> shares;
-        int64_t durationSlots{1};
-        int64_t computeSlots{0};
+        Time readyAt;                     ///< when its collective is (predicted to be) ready
+        Time startedAt;                   ///< when its gate opened (RUNNING)
+        std::deque<Time> plannedStarts;   ///< planned starts of its next collectives, in order
+        EventId openEvent;                ///< pending planned opening
+        std::vector<JobRouting> routings; ///< candidate routings, [0] the default
+        uint32_t route{0};                ///< the routing its connections use
+        int32_t nextRoute{-1};            ///< routing to take when the running collective ends
         double weight{1};
+        uint32_t remaining{0}; ///< collectives not yet started
         uint32_t buckets{1};
-        Time commTime;
         Time computeTime;
+
+        const JobRouting& Current() const
+        {
+            return routings[route];
+        }
     };
 
+    /// Plan now, or after the solve in progress.
     void Replan();
+    /// Build the instance, plan it, and install the plan when its solve is done.
+    void Solve();
+    /// Take \p plan (made at \p madeAt with \p cover) as the plan in force.
+    void Install(const Plan& plan,
+                 Time madeAt,
+                 const Coverage& cover,
+                 const std::map<uint32_t, std::vector<std::vector<uint32_t>>>& routeOf);
     void EpochTick();
-    /// Open job \p id's gate now, or plan it for its planned start.
-    void TryStart(uint32_t id);
+    /// Recompute every job's candidate routings, keeping the ones in use.
+    void UpdateRoutings();
+    /// Move job \p id's connections to routing \p r (its gate is closed).
+    void ApplyRoute(uint32_t id, uint32_t r);
+    /// Open job \p id's gate now, or plan it for its planned start; re-plan a
+    /// late one that cannot start if \p replanIfLate.
+    void TryStart(uint32_t id, bool replanIfLate);
     void Open(uint32_t id);
-    /// Whether no other job runs or is planned on \p id's links in [from, from + its comm time).
-    bool LinksIdle(uint32_t id, Time from) const;
+    /// Whether \p id's collective fits its links from \p from on, by shares (see above).
+    bool LinksFree(uint32_t id, Time from) const;
 
     Time m_epoch;
     Time m_slot;
@@ -107,8 +191,21 @@ class EpochScheduler : public CollectiveScheduler
     Time m_timeLimit;
     double m_gap;
     uint32_t m_threads;
+    bool m_routeChoice;
+    uint32_t m_randomRoutes;
+    uint32_t m_pathProbes;
+    SolveTimeMode m_solveTimeMode;
+    double m_solveTimeFactor;
+    Time m_solveTimeBase;
+    Time m_solveTimePerVariable;
+    Time m_solveTimePerRow;
     std::map<uint32_t, JobState> m_state;
     EventId m_epochEvent;
+    EcmpPathProbe m_probe;
+    Time m_charged;      ///< solve time charged to the plan being made
+    Time m_lastSolve;    ///< solve time of the last plan (to foresee the next)
+    EventId m_install;   ///< the solve in progress: its plan's installation
+    bool m_dirty{false}; ///< something changed during the solve in progress
 };
 
 } // namespace ns3

@@ -103,8 +103,16 @@ PlanHarmonics(const PlanInstance& instance,
     std::map<uint32_t, std::vector<double>> reserved = instance.reserved;
     if (!global.jobs.empty())
     {
+        for (const PlanJob& j : global.jobs)
+        {
+            for (const PlanCollective& c : j.collectives)
+            {
+                out.coordinatorChoices += c.Routes() * static_cast<uint64_t>(global.horizon);
+            }
+        }
         const Plan g = GreedyPlan(global);
         out.plan.start = g.start;
+        out.plan.route = g.route;
         reserved = AddUsage(reserved, PlanUsage(global, g), instance.horizon);
     }
     out.coordinatorUs = MicrosecondsSince(begin);
@@ -123,6 +131,7 @@ PlanHarmonics(const PlanInstance& instance,
         l.wallUs = MicrosecondsSince(begin);
         slowestUs = std::max(slowestUs, l.wallUs);
         out.plan.start.insert(l.plan.start.begin(), l.plan.start.end());
+        out.plan.route.insert(l.plan.route.begin(), l.plan.route.end());
         out.locals.push_back(std::move(l));
     }
     out.schedulingUs = out.coordinatorUs + slowestUs;
@@ -160,6 +169,18 @@ HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
     }
     RecordTiming("coordinator", h.coordinatorUs);
     RecordTiming("scheduling", h.schedulingUs);
+    // Simulated solve time: the coordinator (a greedy scan of every route and
+    // slot of its collectives), then the slowest Local Scheduler (they run in parallel).
+    Time slowest(0);
+    for (const auto& l : h.locals)
+    {
+        slowest =
+            std::max(slowest,
+                     SolveTime(l.plan.solve.variables, l.plan.solve.constraints, l.wallUs * 1e-6));
+    }
+    const Time coordinator =
+        h.globalJobs > 0 ? SolveTime(h.coordinatorChoices, 0, h.coordinatorUs * 1e-6) : Time(0);
+    ChargeSolve(coordinator + slowest);
     Note("coordinator",
          nlohmann::json{{"jobs", h.globalJobs}, {"wall_us", h.coordinatorUs}}.dump());
     Note("locals", locals.dump());

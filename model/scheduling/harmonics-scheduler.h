@@ -31,9 +31,10 @@ namespace ns3
  */
 struct HarmonicsPlan
 {
-    Plan plan;               ///< the merged plan (method "harmonics")
-    uint32_t globalJobs{0};  ///< jobs the coordinator placed
-    double coordinatorUs{0}; ///< the coordinator's wall-clock time
+    Plan plan;                      ///< the merged plan (method "harmonics")
+    uint32_t globalJobs{0};         ///< jobs the coordinator placed
+    double coordinatorUs{0};        ///< the coordinator's wall-clock time
+    uint64_t coordinatorChoices{0}; ///< routes x slots the coordinator's greedy may scan
 
     /// Per rack: jobs, wall-clock time and the local plan (its solver statistics).
     struct Local

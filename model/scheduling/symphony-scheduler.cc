@@ -11,7 +11,6 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(SymphonyScheduler);
-NS_OBJECT_ENSURE_REGISTERED(OptimalScheduler);
 
 TypeId
 SymphonyScheduler::GetTypeId()
@@ -31,6 +30,7 @@ SymphonyScheduler::SolveCentrally(const PlanInstance& instance, const MilpSolveO
     const double us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
     RecordTiming("scheduling", us);
+    ChargeSolve(SolveTime(plan.solve.variables, plan.solve.constraints, us * 1e-6));
     NotePlan("plan", plan);
     Note("scheduling_us", std::to_string(us));
     return plan;
@@ -46,31 +46,6 @@ Plan
 SymphonyScheduler::PlanEpoch(const PlanInstance& instance)
 {
     return SolveCentrally(instance, GetSolveOptions());
-}
-
-TypeId
-OptimalScheduler::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::OptimalScheduler")
-                            .SetParent<SymphonyScheduler>()
-                            .SetGroupName("CollectiveScheduling")
-                            .AddConstructor<OptimalScheduler>();
-    return tid;
-}
-
-Plan
-OptimalScheduler::PlanEpoch(const PlanInstance& instance)
-{
-    MilpSolveOptions options = GetSolveOptions();
-    options.timeLimitSeconds = 0; // proven optimal, however long it takes
-    options.relativeGap = 0;
-    return SolveCentrally(instance, options);
-}
-
-std::string
-OptimalScheduler::GetName() const
-{
-    return "optimal";
 }
 
 } // namespace ns3

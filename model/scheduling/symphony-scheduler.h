@@ -28,22 +28,6 @@ class SymphonyScheduler : public EpochScheduler
     Plan SolveCentrally(const PlanInstance& instance, const MilpSolveOptions& options);
 };
 
-/**
- * \ingroup collective-scheduling
- * \brief The quality reference: Symphony's model solved to proven optimality
- * (TimeLimit and RelativeGap are ignored: no limit, zero gap). For small
- * instances.
- */
-class OptimalScheduler : public SymphonyScheduler
-{
-  public:
-    static TypeId GetTypeId();
-    std::string GetName() const override;
-
-  protected:
-    Plan PlanEpoch(const PlanInstance& instance) override;
-};
-
 } // namespace ns3
 
 #endif /* SYMPHONY_SCHEDULER_H */

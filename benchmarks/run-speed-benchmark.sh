@@ -161,7 +161,8 @@ run_once() {
         /^TIME / { for (i = 2; i <= NF; i++) { split($i, kv, "="); t[kv[1]] = kv[2] } }
         END {
             line = rep " " label " runs=" n
-            for (k in sum) line = line " " k "=" sum[k]
+            for (k in sum)
+                line = line " " k "=" (sum[k] == int(sum[k]) ? sprintf("%.0f", sum[k]) : sprintf("%.9g", sum[k]))
             line = line " process_wall_s=" t["wall"] " process_rss_kb=" t["rss_kb"]
             print line
         }' <<<"$out" >>"$results"

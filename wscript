@@ -93,6 +93,8 @@ def build(bld):
         'model/roce/rdma-congestion-ops.h',
         'model/roce/roce-psn.h',
         'model/roce/wake-timer.h',
+        'model/roce/packet-handoff.h',
+        'model/roce/ring-queue.h',
         'model/roce/roce-header.h',
         'model/roce/pfc-header.h',
         'model/roce/roce-channel.h',

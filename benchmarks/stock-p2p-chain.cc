@@ -8,6 +8,7 @@
  *
  * Prints one line:
  *   PERF name=stock-p2p-chain packet_hops=N events=N wall_s=X sim_s=X peak_rss_kb=N
+ *        data_hops=N ack_hops=0 link_bytes=N
  */
 
 #include "ns3/core-module.h"
@@ -221,12 +222,16 @@ main(int argc, char* argv[])
         NS_FATAL_ERROR("stock-p2p-chain: expected " << packets * hops << " packet-hops, counted "
                                                     << chain.m_hops);
     }
+    // Every frame is a data frame of packetSize bytes (PPP header included).
     std::printf("PERF name=stock-p2p-chain packet_hops=%" PRIu64 " events=%" PRIu64
-                " wall_s=%.6f sim_s=%.9f peak_rss_kb=%ld\n",
+                " wall_s=%.6f sim_s=%.9f peak_rss_kb=%ld data_hops=%" PRIu64
+                " ack_hops=0 link_bytes=%" PRIu64 "\n",
                 chain.m_hops,
                 events,
                 wall,
                 simSeconds,
-                usage.ru_maxrss);
+                usage.ru_maxrss,
+                chain.m_hops,
+                chain.m_hops * packetSize);
     return 0;
 }

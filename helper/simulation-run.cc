@@ -21,6 +21,8 @@ SimulationRun::SimulationRun(const std::string& example,
                              const std::string& dbPath)
     : m_example(example),
       m_hopsAtStart(RoceChannel::GetTotalPacketHops()),
+      m_dataHopsAtStart(RoceChannel::GetTotalDataHops()),
+      m_linkBytesAtStart(RoceChannel::GetTotalLinkBytes()),
       m_eventsAtStart(Simulator::GetEventCount()),
       m_wallStart(std::chrono::steady_clock::now())
 {
@@ -61,6 +63,10 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
                         1e-9;
     const uint64_t hops =
         AllReduce(RoceChannel::GetTotalPacketHops() - m_hopsAtStart, ReduceOp::Sum);
+    const uint64_t dataHops =
+        AllReduce(RoceChannel::GetTotalDataHops() - m_dataHopsAtStart, ReduceOp::Sum);
+    const uint64_t linkBytes =
+        AllReduce(RoceChannel::GetTotalLinkBytes() - m_linkBytesAtStart, ReduceOp::Sum);
     const uint64_t events = AllReduce(Simulator::GetEventCount() - m_eventsAtStart, ReduceOp::Sum);
     // The last activity, not the stop time a run may have been given.
     const Time simEnd = monitor.GetLastActivity();
@@ -79,7 +85,9 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
     }
     std::cout << std::defaultfloat << std::setprecision(6) << "PERF name=" << m_example
               << " packet_hops=" << hops << " events=" << events << " wall_s=" << wall
-              << " sim_s=" << simEnd.GetSeconds() << " peak_rss_kb=" << PeakRssKb() << std::endl;
+              << " sim_s=" << simEnd.GetSeconds() << " peak_rss_kb=" << PeakRssKb()
+              << " data_hops=" << dataHops << " ack_hops=" << hops - dataHops
+              << " link_bytes=" << linkBytes << std::endl;
 }
 
 void

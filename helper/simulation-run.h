@@ -41,7 +41,8 @@ class SimulationRun
      * Record the results of \p monitor (flow rows only if \p flowRows), mark
      * the run complete and print
      * one machine-readable line:
-     * `PERF name=... packet_hops=N events=N wall_s=X sim_s=X peak_rss_kb=N`.
+     * `PERF name=... packet_hops=N events=N wall_s=X sim_s=X peak_rss_kb=N data_hops=N
+     * ack_hops=N link_bytes=N` (ack_hops: ACK, NAK, CNP and PFC frames).
      */
     void Finish(const RoceFlowMonitor& monitor, bool flowRows = true);
 
@@ -88,6 +89,8 @@ class SimulationRun
     int64_t m_runId{-1};
     bool m_ended{false}; ///< marked complete or failed in the database
     uint64_t m_hopsAtStart{0};
+    uint64_t m_dataHopsAtStart{0};
+    uint64_t m_linkBytesAtStart{0};
     uint64_t m_eventsAtStart{0};
     std::chrono::steady_clock::time_point m_wallStart;
 };

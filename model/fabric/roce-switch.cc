@@ -167,7 +167,7 @@ RoceSwitch::HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardi
     const uint32_t inPort = port->GetIfIndex();
     const uint32_t outPort = SelectPort(info);
     const uint8_t cls = info.dscp < RoceNetDevice::kClasses ? info.dscp : 0;
-    if (!m_mmu->Admit(inPort, outPort, cls, p->GetSize()))
+    if (!m_mmu->Admit(inPort, outPort, cls, info.bytes))
     {
         ++m_stats[inPort].drops;
         ++m_classStats[cls].drops;
@@ -179,7 +179,7 @@ RoceSwitch::HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardi
         m_mmu->SetPaused(inPort, cls, true);
         SendPfc(inPort, cls, m_pauseQuanta);
     }
-    m_ports[outPort]->Enqueue(std::move(p), cls, inPort, info);
+    m_ports[outPort]->Enqueue(TakeRef(p), cls, inPort, info);
 }
 
 void
@@ -190,7 +190,7 @@ RoceSwitch::HandleDequeue(RoceNetDevice* port,
                           RoceForwardingInfo& info)
 {
     const uint32_t outPort = port->GetIfIndex();
-    m_mmu->Release(inPort, outPort, cls, p->GetSize());
+    m_mmu->Release(inPort, outPort, cls, info.bytes);
     // RED on the queue left behind; a random draw only where the answer is uncertain.
     const double mark =
         cls == RoceNetDevice::kControlClass ? 0.0 : m_mmu->GetMarkProbability(outPort, cls);

@@ -3,6 +3,7 @@
  */
 #include "roce-channel.h"
 
+#include "packet-handoff.h"
 #include "roce-net-device.h"
 
 #include "ns3/log.h"
@@ -20,6 +21,8 @@ NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
 namespace
 {
 uint64_t g_packetHops = 0;
+uint64_t g_dataHops = 0;
+uint64_t g_linkBytes = 0;
 
 /**
  * A frame's arrival at a port: the one event of every packet-hop. Its memory
@@ -30,12 +33,12 @@ uint64_t g_packetHops = 0;
 class RoceArrival : public EventImpl
 {
   public:
-    RoceArrival(RoceNetDevice* port, const Ptr<Packet>& p, const RoceForwardingInfo& info)
+    /// Takes over \p p's reference (\p p is left empty) without touching the packet.
+    RoceArrival(RoceNetDevice* port, Ptr<Packet>& p, const RoceForwardingInfo& info)
         : m_port(port),
-          m_packet(PeekPointer(p)),
+          m_packet(ReleaseRef(p)),
           m_info(info)
     {
-        m_packet->Ref();
     }
 
     ~RoceArrival() override
@@ -126,9 +129,15 @@ RoceChannel::Transmit(Ptr<Packet> p,
 {
     const std::size_t from = (src == PeekPointer(m_devices[0])) ? 0 : 1;
     ++m_txPackets[from];
-    m_txBytes[from] += p->GetSize();
+    m_txBytes[from] += info.bytes;
     ++g_packetHops;
-    Deliver(p, 1 - from, txTime + m_delay, info);
+    // Data frames are RoCEv2 frames outside the control class (ACK, NAK, CNP); PFC is not data.
+    if (info.etherType == RoceWire::kEtherTypeIpv4 && info.dscp != RoceNetDevice::kControlClass)
+    {
+        ++g_dataHops;
+    }
+    g_linkBytes += info.bytes;
+    Deliver(TakeRef(p), 1 - from, txTime + m_delay, info);
 }
 
 void
@@ -161,6 +170,18 @@ uint64_t
 RoceChannel::GetTotalPacketHops()
 {
     return g_packetHops;
+}
+
+uint64_t
+RoceChannel::GetTotalDataHops()
+{
+    return g_dataHops;
+}
+
+uint64_t
+RoceChannel::GetTotalLinkBytes()
+{
+    return g_linkBytes;
 }
 
 } // namespace ns3

@@ -67,6 +67,12 @@ class RoceChannel : public Channel
     /// Frames that crossed any RoceChannel since the simulation started (packet-hops).
     static uint64_t GetTotalPacketHops();
 
+    /// Of those, data frames (RoCEv2 frames outside the control class: not ACK, NAK, CNP or PFC).
+    static uint64_t GetTotalDataHops();
+
+    /// Bytes of all those frames (frame bytes, no preamble).
+    static uint64_t GetTotalLinkBytes();
+
   protected:
     /**
      * Deliver \p p, whose forwarding fields are \p info, to end \p to after

@@ -209,6 +209,7 @@ RoceForwardingInfo::Peek(const Ptr<const Packet>& p)
     // Offsets in an untagged Ethernet + IPv4 (IHL 5) + UDP frame.
     uint8_t b[38];
     RoceForwardingInfo info;
+    info.bytes = p->GetSize();
     uint32_t n = p->CopyData(b, sizeof(b));
     if (n < 14)
     {

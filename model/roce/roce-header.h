@@ -273,7 +273,8 @@ class RoceHeader : public Header
 /**
  * \ingroup collective-scheduling
  * \brief The fields a switch needs to forward a frame, read without
- * deserializing the whole stack (the per-hop hot path).
+ * deserializing the whole stack (the per-hop hot path), and the frame's
+ * size, so that a switch hop never reads the packet itself.
  */
 struct RoceForwardingInfo
 {
@@ -284,6 +285,7 @@ struct RoceForwardingInfo
     uint32_t dstIp{0};
     uint16_t srcPort{0};
     uint16_t dstPort{0};
+    uint32_t bytes{0}; ///< the frame's size (Packet::GetSize)
 
     /// Read the forwarding fields of \p p.
     static RoceForwardingInfo Peek(const Ptr<const Packet>& p);
@@ -291,7 +293,7 @@ struct RoceForwardingInfo
     bool operator==(const RoceForwardingInfo& o) const
     {
         return etherType == o.etherType && dscp == o.dscp && ecn == o.ecn && srcIp == o.srcIp &&
-               dstIp == o.dstIp && srcPort == o.srcPort && dstPort == o.dstPort;
+               dstIp == o.dstIp && srcPort == o.srcPort && dstPort == o.dstPort && bytes == o.bytes;
     }
 };
 

@@ -141,6 +141,10 @@ RoceNetDevice::DoDispose()
     m_macControl.clear();
     for (auto& q : m_queues)
     {
+        for (std::size_t i = 0; i < q.size(); ++i)
+        {
+            q.at(i).packet->Unref(); // the queue's reference
+        }
         q.clear();
     }
     m_nonEmpty = 0;
@@ -173,7 +177,7 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort)
 {
     // A frame the owner just built: reading its headers costs little now.
     const RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
-    Enqueue(std::move(p), cls, inPort, info);
+    Enqueue(TakeRef(p), cls, inPort, info);
 }
 
 void
@@ -181,12 +185,13 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort, const RoceFo
 {
     NS_ASSERT(cls < kClasses);
     NS_ASSERT_MSG(info == RoceForwardingInfo::Peek(p), "forwarding fields differ from the frame");
-    uint32_t bytes = p->GetSize();
+    // The size travels in info: a switch hop does not read the packet.
+    const uint32_t bytes = info.bytes;
     if (!m_enqueueTrace.IsEmpty())
     {
         m_enqueueTrace(p, cls);
     }
-    m_queues[cls].push_back(Item{std::move(p), info, inPort});
+    m_queues[cls].push_back(Item{ReleaseRef(p), info, inPort});
     m_nonEmpty |= static_cast<uint8_t>(1u << cls);
     m_queueBytes[cls] += bytes;
     m_totalQueued += bytes;
@@ -288,7 +293,7 @@ RoceNetDevice::DequeueDataClass(uint8_t& cls)
                 m_deficit[c] += m_dwrrQuantum;
                 m_dwrrCredited = true;
             }
-            const uint32_t head = m_queues[c].front().packet->GetSize();
+            const uint32_t head = m_queues[c].front().info.bytes;
             if (m_deficit[c] >= static_cast<int64_t>(head))
             {
                 m_deficit[c] -= head;
@@ -332,16 +337,16 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info)
     }
     if (found)
     {
-        Item& item = m_queues[cls].front();
-        p = std::move(item.packet);
-        info = item.info;
-        uint32_t inPort = item.inPort;
+        const Item item = m_queues[cls].front();
         m_queues[cls].pop_front();
+        AdoptRef(p, item.packet); // the queue's reference moves to p
+        info = item.info;
+        const uint32_t inPort = item.inPort;
         if (m_queues[cls].empty())
         {
             m_nonEmpty &= static_cast<uint8_t>(~(1u << cls));
         }
-        uint32_t bytes = p->GetSize();
+        const uint32_t bytes = info.bytes;
         m_queueBytes[cls] -= bytes;
         m_totalQueued -= bytes;
         if (m_owner)
@@ -383,12 +388,12 @@ RoceNetDevice::TrySend()
     {
         return;
     }
-    const Time txTime = GetTxTime(p->GetSize());
+    const Time txTime = GetTxTime(info.bytes);
     m_txFreeAt = now + txTime;
     Fire(m_snifferTrace, p);
     Fire(m_promiscSnifferTrace, p);
     Fire(m_txTrace, p);
-    m_channel->Transmit(std::move(p), this, txTime, info);
+    m_channel->Transmit(TakeRef(p), this, txTime, info);
     // Come back when the wire is free if there may be more; otherwise the
     // owner calls TrySend when it has something.
     if (m_ownerPullsData || HasQueued())
@@ -401,7 +406,7 @@ void
 RoceNetDevice::Receive(Ptr<Packet> p)
 {
     const RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
-    Receive(std::move(p), info);
+    Receive(TakeRef(p), info);
 }
 
 void
@@ -409,10 +414,10 @@ RoceNetDevice::Receive(Ptr<Packet> p, const RoceForwardingInfo& info)
 {
     if (m_arrivalBatch)
     {
-        m_arrivalBatch->Add(this, std::move(p), info);
+        m_arrivalBatch->Add(this, TakeRef(p), info);
         return;
     }
-    ProcessFrame(std::move(p), info);
+    ProcessFrame(TakeRef(p), info);
 }
 
 void
@@ -434,7 +439,7 @@ RoceNetDevice::ProcessFrame(Ptr<Packet> p, const RoceForwardingInfo& info)
     }
     NS_ASSERT_MSG(info.etherType == RoceWire::kEtherTypeIpv4,
                   "unexpected EtherType " << info.etherType);
-    m_owner->HandleReceive(this, std::move(p), info);
+    m_owner->HandleReceive(this, TakeRef(p), info);
 }
 
 void

@@ -4,6 +4,8 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
+#include "packet-handoff.h"
+#include "ring-queue.h"
 #include "roce-channel.h"
 #include "roce-header.h"
 #include "wake-timer.h"
@@ -218,9 +220,14 @@ class RoceNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
+    /**
+     * A queued frame. It holds one reference to its packet as a plain
+     * pointer, so the ring copies it as bytes and the packet's memory is not
+     * touched from Enqueue to Dequeue (see packet-handoff.h).
+     */
     struct Item
     {
-        Ptr<Packet> packet;
+        Packet* packet;
         RoceForwardingInfo info;
         uint32_t inPort;
     };
@@ -250,7 +257,7 @@ class RoceNetDevice : public NetDevice
     uint32_t m_dwrrQuantum{9000};
 
     std::deque<Ptr<Packet>> m_macControl;
-    std::array<std::deque<Item>, kClasses> m_queues;
+    std::array<RingQueue<Item>, kClasses> m_queues;
     std::array<uint64_t, kClasses> m_queueBytes{};
     std::array<int64_t, kClasses> m_deficit{};
     uint8_t m_dwrrNext{0};

@@ -77,7 +77,7 @@ CollectiveScheduler::StartsJobsGated() const
 }
 
 std::string
-CollectiveScheduler::GetCongestionControl() const
+CollectiveScheduler::GetCongestionControl(const std::string& /* fabricCc */) const
 {
     return "";
 }

@@ -82,6 +82,12 @@ CollectiveScheduler::GetCongestionControl(const std::string& /* fabricCc */) con
     return "";
 }
 
+std::size_t
+CollectiveScheduler::ChoosePlacement(const std::vector<SchedulerJob>& /* candidates */)
+{
+    return 0;
+}
+
 uint8_t
 CollectiveScheduler::GetPriorityClasses() const
 {

@@ -88,6 +88,15 @@ class CollectiveScheduler : public Application
     virtual std::string GetCongestionControl(const std::string& fabricCc) const;
 
     /**
+     * Where a job runs, for a job whose spec leaves it to the scheduler
+     * (placement "scheduler"): called as the cluster places the job, with
+     * what the policy would know of it on each candidate placement
+     * (CandidatePlacements, in that order). Default: the first (packed).
+     * \return an index into \p candidates
+     */
+    virtual std::size_t ChoosePlacement(const std::vector<SchedulerJob>& candidates);
+
+    /**
      * The traffic classes the policy may move jobs to with SetPriorityClass
      * (bit c for class c), which CollectiveSchedulerHelper makes lossless in
      * every switch so that PFC keeps protecting the jobs' data. Default: 0,

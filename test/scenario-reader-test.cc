@@ -608,7 +608,8 @@ TEST_F(ScenarioFiles, ImpossibleValues)
 })",
                    "torus",
                    "topology.kind",
-                   "unknown topology kind \"torus\" (known: fat-tree, leaf-spine, lingjun, star)");
+                   "unknown topology kind \"torus\" (known: fat-tree, leaf-spine, lingjun, star, "
+                   "rail-optimized)");
     EXPECT_LOCATED(R"({"jobs": [{}],
   "model": "x"
 })",
@@ -862,7 +863,8 @@ TEST(ScenarioText, RailOptimizedTopologyHasOneGpuPerHost)
         R"({"topology": {"kind": "rail-optimized", "railOptimized": {"servers": 6,
             "gpusPerServer": 4, "serversPerGroup": 3, "spines": 5, "linksPerRailSpine": 2,
             "hostRate": "200Gbps", "railSpineRate": "400Gbps", "hostDelay": "2us",
-            "railSpineDelay": "3us"}}})",
+            "railSpineDelay": "3us"}},
+            "jobs": [{"id": 0, "model": "gpt2-124m", "workers": 8}]})",
         "rail");
     const RailOptimizedParams& r = s.topology.railOptimized;
     EXPECT_EQ(s.topology.kind, "rail-optimized");

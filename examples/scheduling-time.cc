@@ -244,22 +244,24 @@ struct Row
     uint32_t parts;
 };
 
-/// Whether a MILP plan stopped at its time limit rather than at optimality or the gap.
+/**
+ * Whether a plan's MILP stopped at its time limit: no solution in time, or a
+ * solution whose gap is still open when the limit ran out. CBC also stops
+ * short of the limit with a gap above the requested one (its own optimality
+ * test on integral objectives), which is not a limit.
+ */
 bool
 HitLimit(const Plan& p, const MilpSolveOptions& options)
 {
-    if (p.method != "milp")
+    const MilpResult& r = p.solve;
+    switch (r.status)
     {
-        return !p.proven; // a fallback: the MILP gave no usable answer in time
-    }
-    switch (p.solve.status)
-    {
-    case MilpStatus::OPTIMAL:
-        return false;
-    case MilpStatus::FEASIBLE:
-        return !(p.solve.gap <= options.relativeGap);
-    default:
+    case MilpStatus::NO_SOLUTION:
         return true;
+    case MilpStatus::FEASIBLE:
+        return !(r.gap <= options.relativeGap) && r.wallSeconds >= 0.99 * options.timeLimitSeconds;
+    default:
+        return false;
     }
 }
 

@@ -478,11 +478,14 @@ def bench_table(points):
              "| Speed-up over split |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
 
+    def one(v):
+        return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
+
     def ms(p, planner):
         walls = p.walls(planner)
         if not walls:
             return "n/a"
-        return f"{median(walls):.4g} [{min(walls):.4g}-{max(walls):.4g}]"
+        return f"{one(median(walls))} [{one(min(walls))}-{one(max(walls))}]"
 
     def gap(p):
         g = p.objective_gap()

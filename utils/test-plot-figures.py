@@ -349,8 +349,10 @@ class PlotFiguresTest(unittest.TestCase):
             self.assertEqual(int(row["GPUs"]), gpus)
             self.assertEqual(int(row["Seeds"]), len(reps))
             walls = [r[0] for r in reps]
+            def one(v):
+                return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
             self.assertEqual(row["Symphony (ms)"],
-                             f"{bench_median(walls):.4g} [{min(walls):.4g}-{max(walls):.4g}]")
+                             f"{one(bench_median(walls))} [{one(min(walls))}-{one(max(walls))}]")
             self.assertEqual(int(row["Symphony limit hits"]), sum(r[5] for r in reps))
             finished = [r for r in reps if not r[5]]
             self.assertAlmostEqual(float(row["Speed-up"].rstrip("x")), bench_speedup(reps),

@@ -6,8 +6,8 @@
  * fabric (NVLink between GPUs of one host). The run comes from a scenario
  * file (--scenario, see doc/scenario-format.md) or from the flags below
  * (a k-ary fat-tree with identical jobs, or jobs from a CSV trace).
- * --scheduler picks the collective scheduler (fair, isolated, cassini, crux,
- * mltcp, ...); --compare runs the same scenario under several and prints
+ * --scheduler picks the collective scheduler (--help lists every one the
+ * module has); --compare runs the same scenario under several and prints
  * one table normalized to fair sharing and to isolated runs.
  * Prints per-job training and communication times; --db writes runs,
  * jobs, iterations, flows, links, scheduler decisions and gates to SQLite.
@@ -31,9 +31,13 @@ main(int argc, char* argv[])
 {
     RoceExampleDefaults();
     std::string scenario;
-    int64_t k = 4;           // a count: read signed, so that -1 is an error, not 4294967295
-    int64_t gpusPerHost = 1; // a count: read signed, so that -1 is an error, not 4294967295
-    int64_t jobs = 2;        // a count: read signed, so that -1 is an error, not 4294967295
+    std::string topology = "fat-tree";
+    int64_t k = 4;             // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t servers = 4;       // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t gpusPerServer = 8; // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t spines = 2;        // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t gpusPerHost = 1;   // a count: read signed, so that -1 is an error, not 4294967295
+    int64_t jobs = 2;          // a count: read signed, so that -1 is an error, not 4294967295
     std::string model = "gpt2-124m";
     int64_t workers = 4;    // a count: read signed, so that -1 is an error, not 4294967295
     int64_t iterations = 5; // a count: read signed, so that -1 is an error, not 4294967295
@@ -63,7 +67,14 @@ main(int argc, char* argv[])
                  "JSON scenario file; it replaces every flag below except --db, --scheduler "
                  "and --compare",
                  scenario);
+    cmd.AddValue("topology",
+                 "fat-tree (k-ary) or rail-optimized (servers of gpusPerServer GPUs, NIC i of "
+                 "every server on rail leaf i, rails joined by spines)",
+                 topology);
     cmd.AddValue("k", "Fat-tree radix (even, >= 2)", k);
+    cmd.AddValue("servers", "Rail-optimized: multi-GPU servers", servers);
+    cmd.AddValue("gpusPerServer", "Rail-optimized: GPUs, NICs and rails per server", gpusPerServer);
+    cmd.AddValue("spines", "Rail-optimized: spine switches", spines);
     cmd.AddValue("gpusPerHost", "GPUs per host in the cluster", gpusPerHost);
     cmd.AddValue("jobs", "Number of identical jobs (without --trace)", jobs);
     cmd.AddValue("model", "Model of every job (gpt2-124m, pythia-1b, ...)", model);
@@ -92,9 +103,15 @@ main(int argc, char* argv[])
     cmd.AddValue("flowRows", "Write one row per RDMA message to the flows table", flowRows);
     cmd.AddValue("trace", "CSV job trace (arrival,model,workers,iterations,...)", trace);
     cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    // Every scheduler the module registers, so the help cannot miss one.
+    std::string schedulerNames;
+    for (const std::string& n : CollectiveSchedulerHelper::GetSchedulerNames())
+    {
+        schedulerNames += n + ", ";
+    }
     cmd.AddValue("scheduler",
-                 "Collective scheduler (fair, isolated, cassini, crux, mltcp, or a TypeId "
-                 "name); default fair, or the scenario's",
+                 "Collective scheduler (" + schedulerNames +
+                     "or a TypeId name); default fair, or the scenario's",
                  scheduler);
     cmd.AddValue("compare",
                  "Comma-separated schedulers to compare (fair and isolated are always "
@@ -104,7 +121,11 @@ main(int argc, char* argv[])
     // error. One table of names and values, so that neither can drift from the other.
     auto flagValues = [&]() {
         return std::vector<std::pair<std::string, std::string>>{
+            {"topology", topology},
             {"k", std::to_string(k)},
+            {"servers", std::to_string(servers)},
+            {"gpusPerServer", std::to_string(gpusPerServer)},
+            {"spines", std::to_string(spines)},
             {"gpusPerHost", std::to_string(gpusPerHost)},
             {"jobs", std::to_string(jobs)},
             {"model", model},
@@ -173,8 +194,31 @@ main(int argc, char* argv[])
             spec.name = "multi-tenant-fat-tree";
             spec.seed = seed;
             spec.stopTimeNs = ParseTimeFlag("stopTime", stopTime).GetNanoSeconds();
-            spec.topology.kind = "fat-tree";
+            RequireFlag(topology == "fat-tree" || topology == "rail-optimized",
+                        "topology",
+                        topology,
+                        "must be fat-tree or rail-optimized");
+            spec.topology.kind = topology;
             spec.topology.gpusPerHost = gpusPerHost;
+            if (topology == "rail-optimized")
+            {
+                // Every fabric host is one GPU's NIC; NVLink joins the NICs of a server.
+                RequireFlag(gpusPerHost == 1,
+                            "gpusPerHost",
+                            std::to_string(gpusPerHost),
+                            "must be 1 with --topology=rail-optimized (use --gpusPerServer)");
+                RequireCountFlag("servers", servers, 1);
+                RequireCountFlag("gpusPerServer", gpusPerServer, 1);
+                RequireCountFlag("spines", spines, 1);
+                RailOptimizedParams& r = spec.topology.railOptimized;
+                r.servers = static_cast<uint32_t>(servers);
+                r.gpusPerServer = static_cast<uint32_t>(gpusPerServer);
+                r.spines = static_cast<uint32_t>(spines);
+                r.hostRateBps = rate;
+                r.railSpineRateBps = rate;
+                r.hostDelayNs = ParseTimeFlag("linkDelay", linkDelay).GetNanoSeconds();
+                r.railSpineDelayNs = r.hostDelayNs;
+            }
             spec.topology.fatTree.k = k;
             spec.topology.fatTree.hostRateBps = rate;
             spec.topology.fatTree.edgeAggRateBps = rate;

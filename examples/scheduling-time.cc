@@ -2,10 +2,13 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Scheduling time versus cluster size: the same epoch instances planned by
- * Symphony (one MILP over every job and link) and by Harmonics (a greedy
- * Global Coordinator for the jobs that cross racks, one MILP per rack for
- * the others), with the objective each reaches. No packets: the instances
- * are built directly, as the epoch planners build them from a cluster.
+ * Symphony (one MILP over every job and link), by the same MILP solved
+ * component by component (the instance split into its independent parts:
+ * jobs that share no link, directly or through other jobs, are solved
+ * apart, one after the other) and by Harmonics (a Global Coordinator for the
+ * jobs that cross racks, one MILP per rack for the others), with the
+ * objective each reaches. No packets: the instances are built directly, as
+ * the epoch planners build them from a cluster.
  *
  * Cluster: R racks of 8 hosts with 2 GPUs each; every rack has three jobs of
  * 4 hosts that overlap pairwise (so they contend for host links), and R/2
@@ -13,19 +16,31 @@
  * carry 4 hosts' worth). Each job has two collectives in the horizon (its
  * next and one predicted), durations 2-6 slots, compute 2-8 slots.
  *
- * With --db the rows also go to an SQLite file (table scheduling_bench, one
- * run of example "figure2"), which utils/plot-figures.py draws.
+ * Every size is measured on --seeds instances (seeds seed, seed+1, ...); the
+ * table gives per size the median and the range over them. A solve that
+ * stopped at its time limit without closing the gap is marked: its time is
+ * a lower bound, and no speed-up is counted from it (the speed-up column is
+ * the median over the seeds whose central solve finished).
  *
- *   ./scheduling-time --maxRacks=64 --timeLimit=20 --db=figures.db
+ * With --db the rows also go to an SQLite file (table scheduling_bench, one
+ * row per size, seed and planner of one run of example "figure2"), which
+ * utils/plot-figures.py draws.
+ *
+ *   ./scheduling-time --maxRacks=64 --timeLimit=20 --seeds=5 --db=figures.db
  */
 
 #include "ns3/collective-scheduling-module.h"
 #include "ns3/core-module.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
 
 using namespace ns3;
 
@@ -102,6 +117,70 @@ MakeInstance(uint32_t racks, int64_t horizon, uint32_t seed)
     return in;
 }
 
+/**
+ * \p instance split into its independent parts: jobs are joined when one of
+ * their collectives uses a link the other's do (or a link with reserved
+ * capacity both use). Parts in the order of their first job.
+ */
+std::vector<PlanInstance>
+SplitIntoComponents(const PlanInstance& instance)
+{
+    const std::size_t n = instance.jobs.size();
+    std::vector<std::size_t> parent(n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        parent[i] = i;
+    }
+    auto find = [&parent](std::size_t x) {
+        while (parent[x] != x)
+        {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        return x;
+    };
+    std::map<uint32_t, std::size_t> firstUser; // link -> first job using it
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        for (const PlanCollective& c : instance.jobs[i].collectives)
+        {
+            for (const auto& [link, share] : c.usage)
+            {
+                auto [it, fresh] = firstUser.emplace(link, i);
+                if (!fresh)
+                {
+                    parent[find(i)] = find(it->second);
+                }
+            }
+        }
+    }
+    std::map<std::size_t, std::size_t> partOf; // root -> index in parts
+    std::vector<PlanInstance> parts;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        auto [it, fresh] = partOf.emplace(find(i), parts.size());
+        if (fresh)
+        {
+            parts.emplace_back();
+            parts.back().horizon = instance.horizon;
+        }
+        PlanInstance& part = parts[it->second];
+        part.jobs.push_back(instance.jobs[i]);
+        for (const PlanCollective& c : instance.jobs[i].collectives)
+        {
+            for (const auto& [link, share] : c.usage)
+            {
+                auto r = instance.reserved.find(link);
+                if (r != instance.reserved.end())
+                {
+                    part.reserved[link] = r->second;
+                }
+            }
+        }
+    }
+    return parts;
+}
+
 double
 MillisecondsSince(std::chrono::steady_clock::time_point begin)
 {
@@ -116,6 +195,7 @@ void Measure(uint32_t minRacks,
              double timeLimit,
              uint32_t horizon,
              uint32_t seed,
+             uint32_t seeds,
              const std::string& dbPath);
 
 int
@@ -126,13 +206,15 @@ main(int argc, char* argv[])
     double timeLimit = 20;
     uint32_t horizon = 40;
     uint32_t seed = 1;
+    uint32_t seeds = 5;
     std::string dbPath;
     CommandLine cmd(__FILE__);
     cmd.AddValue("minRacks", "Smallest cluster, in racks (doubled up to maxRacks)", minRacks);
     cmd.AddValue("maxRacks", "Largest cluster, in racks", maxRacks);
     cmd.AddValue("timeLimit", "Wall-clock limit of each MILP solve, seconds", timeLimit);
     cmd.AddValue("horizon", "Slots in the plan", horizon);
-    cmd.AddValue("seed", "Seed of the job sets", seed);
+    cmd.AddValue("seed", "Seed of the first job set", seed);
+    cmd.AddValue("seeds", "Job sets per size (seeds seed, seed+1, ...)", seeds);
     cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
     cmd.Parse(argc, argv);
     return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& /* run */) {
@@ -143,9 +225,60 @@ main(int argc, char* argv[])
                     "must be >= minRacks (" + std::to_string(minRacks) + ")");
         RequireFlag(timeLimit > 0, "timeLimit", std::to_string(timeLimit), "must be positive");
         RequireFlag(horizon >= 8, "horizon", std::to_string(horizon), "must be >= 8");
-        Measure(minRacks, maxRacks, timeLimit, horizon, seed, dbPath);
+        RequireFlag(seeds >= 1, "seeds", std::to_string(seeds), "must be >= 1");
+        Measure(minRacks, maxRacks, timeLimit, horizon, seed, seeds, dbPath);
     });
 }
+
+namespace
+{
+
+/// One planner on one instance.
+struct Row
+{
+    uint32_t racks, jobs, gpus, seed;
+    std::string planner;
+    double wallMs, objective;
+    bool proven;
+    bool hitLimit; ///< stopped by its time limit: wallMs is a lower bound
+    uint32_t parts;
+};
+
+/**
+ * Whether a plan's MILP stopped at its time limit: no solution in time, or a
+ * solution whose gap is still open when the limit ran out. CBC also stops
+ * short of the limit with a gap above the requested one (its own optimality
+ * test on integral objectives), which is not a limit.
+ */
+bool
+HitLimit(const Plan& p, const MilpSolveOptions& options)
+{
+    const MilpResult& r = p.solve;
+    switch (r.status)
+    {
+    case MilpStatus::NO_SOLUTION:
+        return true;
+    case MilpStatus::FEASIBLE:
+        return !(r.gap <= options.relativeGap) && r.wallSeconds >= 0.99 * options.timeLimitSeconds;
+    default:
+        return false;
+    }
+}
+
+/// Median of \p v (mean of the middle two for an even count); NaN if empty.
+double
+Median(std::vector<double> v)
+{
+    if (v.empty())
+    {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+} // namespace
 
 void
 Measure(uint32_t minRacks,
@@ -153,6 +286,7 @@ Measure(uint32_t minRacks,
         double timeLimit,
         uint32_t horizon,
         uint32_t seed,
+        uint32_t seeds,
         const std::string& dbPath)
 {
     Ptr<ResultsDatabase> db;
@@ -162,65 +296,160 @@ Measure(uint32_t minRacks,
     {
         db = CreateObject<ResultsDatabase>();
         db->Open(dbPath);
-        runId = db->BeginRun("figure2",
-                             "symphony,harmonics",
-                             seed,
-                             "{\"timeLimit_s\":" + std::to_string(timeLimit) +
-                                 ",\"horizon\":" + std::to_string(horizon) + "}");
         db->Exec("CREATE TABLE IF NOT EXISTS scheduling_bench(run_id INTEGER NOT NULL "
                  "REFERENCES runs(run_id), racks INTEGER, jobs INTEGER, gpus INTEGER, planner "
-                 "TEXT, wall_ms REAL, objective REAL, proven INTEGER)");
+                 "TEXT, wall_ms REAL, objective REAL, proven INTEGER, seed INTEGER, hit_limit "
+                 "INTEGER, parts INTEGER)");
+        // A table from before seeds and limits were recorded cannot take these rows.
+        bool hasSeed = false;
+        auto cols = db->Prepare("SELECT name FROM pragma_table_info('scheduling_bench')");
+        while (cols.Step())
+        {
+            hasSeed = hasSeed || cols.GetText(0) == "hit_limit";
+        }
+        if (!hasSeed)
+        {
+            throw std::runtime_error(dbPath +
+                                     ": table scheduling_bench has no hit_limit column (written "
+                                     "by an older scheduling-time); use a new file");
+        }
+        runId = db->BeginRun("figure2",
+                             "symphony,symphony-split,harmonics",
+                             seed,
+                             "{\"timeLimit_s\":" + std::to_string(timeLimit) +
+                                 ",\"horizon\":" + std::to_string(horizon) +
+                                 ",\"seeds\":" + std::to_string(seeds) + "}");
     }
-
-    struct Row
-    {
-        uint32_t racks, jobs, gpus;
-        std::string planner;
-        double wallMs, objective;
-        bool proven;
-    };
 
     std::vector<Row> rows;
     MilpSolveOptions options;
     options.timeLimitSeconds = timeLimit;
     options.relativeGap = 1e-3;
     const CbcMilpSolver cbc;
-    std::cout << "racks  jobs  GPUs  variables  symphony_ms  symphony_obj  proven  "
-                 "harmonics_ms  coordinator_ms  slowest_local_ms  harmonics_obj  speedup  "
-                 "obj_ratio\n"
+    std::cout << "Per size: median [min-max] over " << seeds
+              << " seeds; '>' marks a median over solves that hit the time limit.\n"
+              << "racks  jobs  GPUs  symphony_ms (limit hits)  split_ms (parts)  harmonics_ms  "
+                 "speedup (finished seeds)  split_speedup  obj_gap_%\n"
               << std::fixed;
     for (uint32_t racks = minRacks; racks <= maxRacks; racks *= 2)
     {
-        const Instance in = MakeInstance(racks, horizon, seed);
-        auto begin = std::chrono::steady_clock::now();
-        const Plan central = SolvePlan(in.plan, cbc, options);
-        const double symphonyMs = MillisecondsSince(begin);
-        const HarmonicsPlan h = PlanHarmonics(in.plan, in.jobRack, cbc, options);
-        double slowest = 0;
-        for (const auto& l : h.locals)
+        std::vector<double> symphony, split, harmonics, speedup, splitSpeedup, gap;
+        uint32_t hits = 0;
+        uint32_t parts = 0;
+        uint32_t jobs = 0;
+        uint32_t gpus = 0;
+        for (uint32_t k = 0; k < seeds; ++k)
         {
-            slowest = std::max(slowest, l.wallUs);
+            const uint32_t s = seed + k;
+            const Instance in = MakeInstance(racks, horizon, s);
+            jobs = static_cast<uint32_t>(in.plan.jobs.size());
+            gpus = in.gpus;
+
+            auto begin = std::chrono::steady_clock::now();
+            const Plan central = SolvePlan(in.plan, cbc, options);
+            const double symphonyMs = MillisecondsSince(begin);
+            const bool centralHit = HitLimit(central, options);
+
+            // The same MILP on each independent part, one after the other.
+            const std::vector<PlanInstance> pieces = SplitIntoComponents(in.plan);
+            double splitMs = 0;
+            double splitObjective = 0;
+            bool splitProven = true;
+            bool splitHit = false;
+            for (const PlanInstance& piece : pieces)
+            {
+                begin = std::chrono::steady_clock::now();
+                const Plan p = SolvePlan(piece, cbc, options);
+                splitMs += MillisecondsSince(begin);
+                splitObjective += p.objective;
+                splitProven = splitProven && p.proven;
+                splitHit = splitHit || HitLimit(p, options);
+            }
+
+            const HarmonicsPlan h = PlanHarmonics(in.plan, in.jobRack, cbc, options);
+            const double harmonicsMs = h.schedulingUs / 1e3;
+            bool harmonicsHit = false;
+            for (const auto& l : h.locals)
+            {
+                harmonicsHit = harmonicsHit || HitLimit(l.plan, options);
+            }
+
+            const auto n = static_cast<uint32_t>(pieces.size());
+            rows.push_back({racks,
+                            jobs,
+                            gpus,
+                            s,
+                            "symphony",
+                            symphonyMs,
+                            central.objective,
+                            central.proven,
+                            centralHit,
+                            1});
+            rows.push_back({racks,
+                            jobs,
+                            gpus,
+                            s,
+                            "symphony-split",
+                            splitMs,
+                            splitObjective,
+                            splitProven,
+                            splitHit,
+                            n});
+            rows.push_back({racks,
+                            jobs,
+                            gpus,
+                            s,
+                            "harmonics",
+                            harmonicsMs,
+                            h.plan.objective,
+                            h.plan.proven,
+                            harmonicsHit,
+                            static_cast<uint32_t>(h.locals.size())});
+            symphony.push_back(symphonyMs);
+            split.push_back(splitMs);
+            harmonics.push_back(harmonicsMs);
+            hits += centralHit;
+            parts = n;
+            // A time cut short by the limit is no time to compare against.
+            if (!centralHit)
+            {
+                speedup.push_back(symphonyMs / harmonicsMs);
+                gap.push_back(100.0 * (h.plan.objective / central.objective - 1));
+            }
+            if (!splitHit)
+            {
+                splitSpeedup.push_back(splitMs / harmonicsMs);
+            }
         }
-        const double harmonicsMs = h.schedulingUs / 1e3;
-        std::cout << std::setw(5) << racks << std::setw(6) << in.plan.jobs.size() << std::setw(6)
-                  << in.gpus << std::setw(11) << central.solve.variables << std::setprecision(1)
-                  << std::setw(13) << symphonyMs << std::setw(14) << central.objective
-                  << std::setw(8) << (central.proven ? "yes" : "no") << std::setw(14) << harmonicsMs
-                  << std::setw(16) << h.coordinatorUs / 1e3 << std::setw(18) << slowest / 1e3
-                  << std::setw(15) << h.plan.objective << std::setprecision(2) << std::setw(9)
-                  << symphonyMs / harmonicsMs << std::setw(11)
-                  << h.plan.objective / central.objective << std::endl;
-        const auto jobs = static_cast<uint32_t>(in.plan.jobs.size());
-        rows.push_back(
-            {racks, jobs, in.gpus, "symphony", symphonyMs, central.objective, central.proven});
-        rows.push_back(
-            {racks, jobs, in.gpus, "harmonics", harmonicsMs, h.plan.objective, h.plan.proven});
+        auto range = [](const std::vector<double>& v) {
+            std::ostringstream o;
+            o << std::fixed << std::setprecision(1) << Median(v) << " ["
+              << *std::min_element(v.begin(), v.end()) << "-"
+              << *std::max_element(v.begin(), v.end()) << "]";
+            return o.str();
+        };
+        auto medianOrNa = [](const std::vector<double>& v, int precision) {
+            if (v.empty())
+            {
+                return std::string("n/a");
+            }
+            std::ostringstream o;
+            o << std::fixed << std::setprecision(precision) << Median(v) << " (" << v.size() << ")";
+            return o.str();
+        };
+        std::cout << std::setw(5) << racks << std::setw(6) << jobs << std::setw(6) << gpus << "  "
+                  << (2 * hits > seeds ? ">" : "") << range(symphony) << " (" << hits << ")  "
+                  << range(split) << " (" << parts << ")  " << range(harmonics) << "  "
+                  << medianOrNa(speedup, 2) << "  " << medianOrNa(splitSpeedup, 2) << "  "
+                  << medianOrNa(gap, 2) << std::endl;
     }
     if (db)
     {
         // The rows and the run's completion in one transaction: all or nothing.
         db->Transaction([&]() {
-            auto row = db->Prepare("INSERT INTO scheduling_bench VALUES (?,?,?,?,?,?,?,?)");
+            auto row = db->Prepare("INSERT INTO scheduling_bench(run_id, racks, jobs, gpus, "
+                                   "planner, wall_ms, objective, proven, seed, hit_limit, parts) "
+                                   "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
             for (const Row& r : rows)
             {
                 row.Reset();
@@ -231,7 +460,10 @@ Measure(uint32_t minRacks,
                     .BindText(5, r.planner)
                     .BindDouble(6, r.wallMs)
                     .BindDouble(7, r.objective)
-                    .BindInt64(8, r.proven ? 1 : 0);
+                    .BindInt64(8, r.proven ? 1 : 0)
+                    .BindInt64(9, r.seed)
+                    .BindInt64(10, r.hitLimit ? 1 : 0)
+                    .BindInt64(11, r.parts);
                 row.Step();
             }
             db->FinishRun(

@@ -307,6 +307,23 @@ CollectiveSchedulerHelper::Install(Ptr<CollectiveScheduler> scheduler,
     cluster->TraceConnectWithoutContext(
         "JobStarted",
         MakeBoundCallback(&OnJobStarted, scheduler, control, PeekPointer(cluster)));
+    // The policy sees each candidate as it would see the placed job.
+    CollectiveScheduler* policy = PeekPointer(scheduler);
+    RoceFabric* fabric = PeekPointer(cluster->GetFabric());
+    cluster->SetPlacementChooser(
+        [policy, fabric](const TrainingCluster::JobEntry& e, const std::vector<Placement>& c) {
+            std::vector<SchedulerJob> candidates;
+            for (const Placement& p : c)
+            {
+                TrainingCluster::JobEntry trial;
+                trial.spec = e.spec;
+                trial.placement = p;
+                trial.computeTime = e.computeTime;
+                trial.gradientBytes = e.gradientBytes;
+                candidates.push_back(MakeSchedulerJob(trial, *fabric));
+            }
+            return policy->ChoosePlacement(candidates);
+        });
 }
 
 } // namespace ns3

@@ -90,7 +90,8 @@ FabricCollectiveTransport::Post(const CollectiveMessage& m,
 {
     const uint32_t src = m_rankHosts.at(m.srcRank);
     const uint32_t dst = m_rankHosts.at(m.dstRank);
-    if (src == dst)
+    // GPUs of one server (one host, or the NICs of one multi-NIC server) share NVLink.
+    if (m_fabric->GetTopology().SameServer(src, dst))
     {
         ++m_nvlinkMessages;
         Simulator::Schedule(m_nvlinkLatency + m_nvlinkRate.CalculateBytesTxTime(m.bytes),

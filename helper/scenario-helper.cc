@@ -56,6 +56,10 @@ ScenarioHelper::BuildTopology() const
         {
             return ReadLingjunTopology(t.path, t.lingjun);
         }
+        if (t.kind == "rail-optimized")
+        {
+            return MakeRailOptimized(t.railOptimized);
+        }
         if (t.kind == "star")
         {
             FabricTopology topo;

@@ -325,7 +325,15 @@ ScenarioRunner::Simulate(const std::string& typeName,
     Ptr<CollectiveScheduler> policy = schedulerHelper.Create();
     outcome.scheduler = policy->GetName();
     RoceFabricHelper fabricHelper = scenario.MakeFabricHelper();
-    const std::string cc = policy->GetCongestionControl();
+    std::string cc;
+    try
+    {
+        cc = policy->GetCongestionControl(m_spec.fabric.cc);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(m_spec.Where("fabric.cc") + ": " + e.what());
+    }
     if (!cc.empty())
     {
         fabricHelper.SetCongestionControl(cc);

@@ -86,9 +86,9 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
         {
             const uint32_t src = job.rankHosts.at(m.srcRank);
             const uint32_t dst = job.rankHosts.at(m.dstRank);
-            if (src == dst)
+            if (topo.SameServer(src, dst))
             {
-                continue;
+                continue; // NVLink
             }
             const uint16_t port =
                 FabricCollectiveTransport::ConnectionPort(job.id, m.srcRank, m.dstRank, m.channel);

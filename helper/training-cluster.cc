@@ -119,6 +119,12 @@ TrainingCluster::AddJob(const JobSpec& spec)
 }
 
 void
+TrainingCluster::SetPlacementChooser(PlacementChooser chooser)
+{
+    m_chooser = std::move(chooser);
+}
+
+void
 TrainingCluster::Arrive(std::size_t index)
 {
     m_arrivedTrace(m_jobs[index]->spec.id);
@@ -135,7 +141,23 @@ TrainingCluster::TryStartWaiting()
         JobEntry& e = *m_jobs[m_waiting.front()];
         try
         {
-            e.placement = Place(e.spec, *m_slots, m_placementSeed);
+            if (e.spec.placement == "scheduler" && m_chooser)
+            {
+                const std::vector<Placement> candidates =
+                    CandidatePlacements(e.spec, *m_slots, m_placementSeed);
+                const std::size_t pick = m_chooser(e, candidates);
+                NS_ABORT_MSG_IF(pick >= candidates.size(),
+                                "the placement chooser picked candidate " << pick << " of "
+                                                                          << candidates.size());
+                JobSpec chosen = e.spec;
+                chosen.placement = "explicit";
+                chosen.hosts = candidates[pick].workerHost;
+                e.placement = Place(chosen, *m_slots, m_placementSeed);
+            }
+            else
+            {
+                e.placement = Place(e.spec, *m_slots, m_placementSeed);
+            }
         }
         catch (const std::runtime_error& err)
         {

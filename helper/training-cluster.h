@@ -11,6 +11,7 @@
 #include "ns3/training-job.h"
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -83,6 +84,16 @@ class TrainingCluster : public Object
         return m_gpusPerHost;
     }
 
+    /**
+     * Picks one of a job's candidate placements: an index into them. Asked
+     * for jobs whose spec leaves placement to the scheduler ("scheduler").
+     */
+    using PlacementChooser =
+        std::function<std::size_t(const JobEntry& entry, const std::vector<Placement>& candidates)>;
+
+    /// Who picks placements for jobs of placement "scheduler" (none: they are packed).
+    void SetPlacementChooser(PlacementChooser chooser);
+
     /// Trace signature: job id.
     typedef void (*JobCallback)(uint32_t job);
     /// Trace signature: job id, where and why it failed.
@@ -113,6 +124,7 @@ class TrainingCluster : public Object
     DataRate m_nvlinkRate;
     Time m_nvlinkLatency;
     uint64_t m_placementSeed{1};
+    PlacementChooser m_chooser;
 
     TracedCallback<uint32_t> m_arrivedTrace;
     TracedCallback<uint32_t> m_startedTrace;

@@ -507,22 +507,37 @@ TEST_F(ExamplesTest, InterleavingFigureSamplesTheSharedLinks)
 TEST_F(ExamplesTest, SchedulingTimeRowsAndAProvenOptimumBeatsHarmonics)
 {
     const fs::path db = Path("figure2.db");
-    const Outcome o =
-        Example("scheduling-time",
-                {"--minRacks=2", "--maxRacks=4", "--timeLimit=30", "--db=" + db.string()});
+    const Outcome o = Example(
+        "scheduling-time",
+        {"--minRacks=2", "--maxRacks=4", "--timeLimit=30", "--seeds=2", "--db=" + db.string()});
     ASSERT_EQ(o.exitCode, 0) << o.Describe();
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE example='figure2'"), 1);
     EXPECT_EQ(CompleteRuns(db), 1);
-    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduling_bench"), 4); // 2 sizes x 2 planners
+    // 2 sizes x 2 seeds x 3 planners (central, central per independent part, Harmonics).
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduling_bench"), 12);
+    EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT seed) FROM scheduling_bench"), 2);
     // Harmonics' plan is one of Symphony's feasible plans: never better than a proven optimum.
     EXPECT_EQ(QueryInt(db,
                        "SELECT count(*) FROM scheduling_bench s JOIN scheduling_bench h ON "
-                       "s.racks = h.racks AND s.planner = 'symphony' AND h.planner = "
-                       "'harmonics' WHERE s.proven = 1 AND h.objective < s.objective - 1e-6"),
+                       "s.racks = h.racks AND s.seed = h.seed AND s.planner = 'symphony' AND "
+                       "h.planner = 'harmonics' WHERE s.proven = 1 AND h.objective < "
+                       "s.objective - 1e-6"),
+              0);
+    // Solved part by part, the same MILP reaches the same optimum: the parts are independent.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM scheduling_bench s JOIN scheduling_bench p ON "
+                       "s.racks = p.racks AND s.seed = p.seed AND s.planner = 'symphony' AND "
+                       "p.planner = 'symphony-split' WHERE s.proven = 1 AND p.proven = 1 AND "
+                       "abs(p.objective - s.objective) > 1e-6 * s.objective"),
+              0);
+    // Two racks joined by one crossing job are one part; four racks are two.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM scheduling_bench WHERE planner='symphony-split' AND "
+                       "parts <> racks / 2"),
               0);
     EXPECT_GT(QueryInt(db,
                        "SELECT count(*) FROM scheduling_bench WHERE planner='symphony' AND "
-                       "proven=1"),
+                       "proven=1 AND hit_limit=0"),
               0);
 }
 

@@ -430,3 +430,42 @@ TEST(JobPlacement, CountCrossRackHopsByHand)
     EXPECT_EQ(CountCrossRackHops(Placement{0, {3}}, rackOf), 0u);
     EXPECT_EQ(CountCrossRackHops(Placement{0, {}}, rackOf), 0u);
 }
+
+TEST(JobPlacement, CandidatesArePackedSpreadAndRandomWithoutDuplicates)
+{
+    ClusterSlots slots(Fabric(4, 4), 2);
+    slots.Take(0, 1);
+    const std::vector<uint32_t> before = FreeVector(slots);
+    const JobSpec spec = Job(1, 4, 2, "scheduler");
+    const std::vector<Placement> c = CandidatePlacements(spec, slots, 7, 4);
+    EXPECT_EQ(FreeVector(slots), before); // nothing allocated
+    ASSERT_GE(c.size(), 2u);
+    ASSERT_LE(c.size(), 6u);
+    // Each candidate is what Place makes of the spec under that policy, in order.
+    auto placed = [&](const std::string& policy, uint64_t seed) {
+        ClusterSlots scratch = slots;
+        JobSpec s = spec;
+        s.placement = policy;
+        return Place(s, scratch, seed).workerHost;
+    };
+    EXPECT_EQ(c[0].workerHost, placed("packed", 7));
+    EXPECT_EQ(c[1].workerHost, placed("spread", 7));
+    std::set<std::vector<uint32_t>> expected{placed("packed", 7), placed("spread", 7)};
+    for (uint64_t seed = 7; seed < 11; ++seed)
+    {
+        expected.insert(placed("random", seed));
+    }
+    std::set<std::vector<uint32_t>> got;
+    for (const Placement& p : c)
+    {
+        EXPECT_EQ(p.jobId, 1u);
+        got.insert(p.workerHost);
+    }
+    EXPECT_EQ(got.size(), c.size()); // no duplicates
+    EXPECT_EQ(got, expected);
+    // Without a scheduler to choose, "scheduler" places as packed.
+    ClusterSlots scratch = slots;
+    EXPECT_EQ(Place(spec, scratch, 7).workerHost, c[0].workerHost);
+    // A job that does not fit now (31 GPUs free) throws as Place does.
+    EXPECT_THROW(CandidatePlacements(Job(2, 32, 2, "scheduler"), slots), std::runtime_error);
+}

@@ -152,35 +152,91 @@ TEST(MltcpDcqcnTest, RatesAfterACutFollowTheDcqcnRulesWithScaledSteps)
         cc.back()->OnCnp(MicroSeconds(1));
         cc.back()->OnCnp(MicroSeconds(10)); // RateDecreaseInterval (4 us) has passed
     }
+    const double minRate = 100e6; // the hpcc profile's floor
+    // The flow near the end of its iteration is cut less: 1/3 of its rate, not all of it.
+    EXPECT_GT(cc[1]->GetRateBps(MicroSeconds(10)), 4 * cc[0]->GetRateBps(MicroSeconds(10)));
     for (std::size_t i = 0; i < cc.size(); ++i)
     {
-        // Expected, from the DCQCN rules with alpha = 1: a cut sets Rt = Rc, Rc = Rc (1 - 1/2).
+        // Expected, from the DCQCN rules with alpha = 1 and every step scaled: a cut sets
+        // Rt = Rc, then cuts Rc by min(1, (1/2) / F) of itself (floored at MinRate).
+        const double f = progress[i] + 0.5;
         double rt = kLine;
         double rc = kLine;
         for (int cut = 0; cut < 2; ++cut)
         {
             rt = rc;
-            rc = rc * 0.5;
+            rc = std::max(minRate, rc * (1 - std::min(1.0, 0.5 / f)));
         }
-        const double f = progress[i] + 0.5;
         for (int k = 1; k <= 12; ++k)
         {
             // Step k runs at the k-th increase-timer expiry after the last cut, with
             // T = k - 1 earlier expiries: fast recovery while T < 5, additive after.
+            // Each step moves Rc by F x half its gap to Rt.
             if (k > 5)
             {
                 rt = std::min(kLine, rt + kAi * f);
             }
-            rc = (rt + rc) / 2;
+            rc = rc + std::min(1.0, f / 2) * (rt - rc);
             const Time at = MicroSeconds(10) + MicroSeconds(300) * k;
             EXPECT_DOUBLE_EQ(cc[i]->GetTargetRateBps(at), rt) << "flow " << i << " step " << k;
             EXPECT_DOUBLE_EQ(cc[i]->GetRateBps(at), rc) << "flow " << i << " step " << k;
         }
     }
-    // Seven additive steps: the target rates are 7 x AI x (1.5 - 0.5) apart.
+    // And recovers faster.
     const Time end = MicroSeconds(10) + MicroSeconds(300) * 12;
-    EXPECT_DOUBLE_EQ(cc[1]->GetTargetRateBps(end) - cc[0]->GetTargetRateBps(end), 7 * kAi);
     EXPECT_GT(cc[1]->GetRateBps(end), cc[0]->GetRateBps(end));
+}
+
+TEST(MltcpDcqcnTest, HyperIncreaseIsScaledAndFEqualToOneIsDcqcn)
+{
+    // Timer-only hpcc DCQCN after cuts at 1 and 10 us: 5 fast-recovery steps, one additive,
+    // then hyper steps of 50 Mb/s per 25 Gb/s (200 Mb/s at 100 Gb/s).
+    auto make = [](double slope, double intercept, double progress) {
+        Ptr<TestableMltcp> d = CreateObject<TestableMltcp>();
+        d->ApplyProfile("hpcc");
+        d->SetAttribute("ClampTargetRate", BooleanValue(true));
+        d->SetAttribute("AlphaUpdateInterval", TimeValue(Seconds(1)));
+        d->SetAttribute("Slope", DoubleValue(slope));
+        d->SetAttribute("Intercept", DoubleValue(intercept));
+        d->Init(DataRate(static_cast<uint64_t>(kLine)), Seconds(0));
+        d->SetProgress(progress);
+        d->OnCnp(MicroSeconds(1));
+        d->OnCnp(MicroSeconds(10));
+        return d;
+    };
+    Ptr<TestableMltcp> f2 = make(0.0, 2.0, 0.3); // F = 2: every step lands Rc on Rt
+    Ptr<Dcqcn> plain = CreateObject<Dcqcn>();
+    plain->ApplyProfile("hpcc");
+    plain->SetAttribute("ClampTargetRate", BooleanValue(true));
+    plain->SetAttribute("AlphaUpdateInterval", TimeValue(Seconds(1)));
+    plain->Init(DataRate(static_cast<uint64_t>(kLine)), Seconds(0));
+    plain->OnCnp(MicroSeconds(1));
+    plain->OnCnp(MicroSeconds(10));
+    Ptr<TestableMltcp> f1 = make(0.0, 1.0, 0.7); // F = 1: DCQCN bit for bit
+    const double ai = 5e6 * 4;
+    const double hai = 50e6 * 4;
+    // Each cut (alpha 1) sets Rt = Rc and takes alpha/2 / F = 1/4 of Rc.
+    double rt = kLine * 0.75;
+    double rc = rt * 0.75;
+    EXPECT_DOUBLE_EQ(f2->GetRateBps(MicroSeconds(10)), rc);
+    for (int k = 1; k <= 9; ++k)
+    {
+        if (k == 6)
+        {
+            rt += 2 * ai;
+        }
+        else if (k > 6)
+        {
+            rt += 2 * hai;
+        }
+        rt = std::min(rt, kLine);
+        rc = rt;
+        const Time at = MicroSeconds(10) + MicroSeconds(300) * k;
+        EXPECT_DOUBLE_EQ(f2->GetTargetRateBps(at), rt) << "step " << k;
+        EXPECT_DOUBLE_EQ(f2->GetRateBps(at), rc) << "step " << k;
+        EXPECT_EQ(f1->GetRateBps(at), plain->GetRateBps(at)) << "step " << k;
+        EXPECT_EQ(f1->GetTargetRateBps(at), plain->GetTargetRateBps(at)) << "step " << k;
+    }
 }
 
 TEST(MltcpDcqcnTest, ForkCopiesTheConfigurationNotTheProgress)
@@ -517,14 +573,11 @@ class CountingControl : public SchedulerControl
     int calls{0};
 };
 
-/// The Slope and Intercept of an MltcpDcqcn built from \p spec as ns-3 itself parses it.
+/// The Slope and Intercept of an MltcpDcqcn built from \p spec as the fabric helper builds it.
 std::pair<double, double>
-ParseWithObjectFactory(const std::string& spec)
+ParseWithFabricHelper(const std::string& spec)
 {
-    ObjectFactory factory;
-    std::istringstream in(spec);
-    in >> factory;
-    Ptr<MltcpDcqcn> cc = factory.Create<MltcpDcqcn>();
+    Ptr<MltcpDcqcn> cc = RoceFabricHelper::ParseCongestionControl(spec).Create<MltcpDcqcn>();
     DoubleValue slope;
     DoubleValue intercept;
     cc->GetAttribute("Slope", slope);
@@ -541,7 +594,7 @@ TEST(MltcpSchedulerTest, AsksForMltcpDcqcnWithItsParameters)
     EXPECT_EQ(s->GetName(), "mltcp");
     EXPECT_FALSE(s->StartsJobsGated());
     // Defaults are the congestion control's own.
-    EXPECT_EQ(ParseWithObjectFactory(s->GetCongestionControl()),
+    EXPECT_EQ(ParseWithFabricHelper(s->GetCongestionControl("dcqcn")),
               std::make_pair(MltcpDcqcn::kDefaultSlope, MltcpDcqcn::kDefaultIntercept));
 
     // Values survive the string exactly, including ones with no short decimal form.
@@ -552,19 +605,53 @@ TEST(MltcpSchedulerTest, AsksForMltcpDcqcnWithItsParameters)
     {
         s->SetAttribute("Slope", DoubleValue(slope));
         s->SetAttribute("Intercept", DoubleValue(intercept));
-        const std::string spec = s->GetCongestionControl();
+        const std::string spec = s->GetCongestionControl("ns3::Dcqcn");
         EXPECT_EQ(spec.rfind("ns3::MltcpDcqcn[", 0), 0u) << spec;
-        EXPECT_EQ(ParseWithObjectFactory(spec), std::make_pair(slope, intercept)) << spec;
+        EXPECT_EQ(ParseWithFabricHelper(spec), std::make_pair(slope, intercept)) << spec;
         // And the fabric helper takes it.
         RoceFabricHelper helper;
-        helper.SetNicAttribute("PayloadPerPacket",
-                               UintegerValue(1000)); // the counts below are of 1000 B packets
         EXPECT_NO_THROW(helper.SetCongestionControl(spec)) << spec;
     }
 
     s->SetAttribute("Slope", DoubleValue(-1.0));
     s->SetAttribute("Intercept", DoubleValue(0.5));
-    EXPECT_THROW(s->GetCongestionControl(), std::runtime_error);
+    EXPECT_THROW(s->GetCongestionControl("dcqcn"), std::runtime_error);
+}
+
+TEST(MltcpSchedulerTest, InheritsTheFabricsDcqcnParameters)
+{
+    Ptr<MltcpScheduler> s = CreateObject<MltcpScheduler>();
+    s->SetAttribute("Slope", DoubleValue(2.0));
+    s->SetAttribute("Intercept", DoubleValue(0.25));
+    // Every DCQCN attribute of the fabric's spec (profile, then overrides) reaches MLTCP's
+    // congestion control; the policy's Slope and Intercept replace the fabric's own.
+    const std::string fabric = "mltcp-dcqcn[profile=hpcc|ByteCounter=10000|Slope=9]";
+    Ptr<MltcpDcqcn> got = RoceFabricHelper::ParseCongestionControl(s->GetCongestionControl(fabric))
+                              .Create<MltcpDcqcn>();
+    Ptr<MltcpDcqcn> expected = CreateObject<MltcpDcqcn>();
+    expected->ApplyProfile("hpcc");
+    expected->SetAttribute("ByteCounter", UintegerValue(10000));
+    expected->SetAttribute("Slope", DoubleValue(2.0));
+    expected->SetAttribute("Intercept", DoubleValue(0.25));
+    const TypeId tid = MltcpDcqcn::GetTypeId();
+    for (TypeId t = tid; t != RdmaCongestionOps::GetTypeId(); t = t.GetParent())
+    {
+        for (std::size_t i = 0; i < t.GetAttributeN(); ++i)
+        {
+            const TypeId::AttributeInformation info = t.GetAttribute(i);
+            Ptr<AttributeValue> a = info.checker->Create();
+            Ptr<AttributeValue> b = info.checker->Create();
+            got->GetAttribute(info.name, *a);
+            expected->GetAttribute(info.name, *b);
+            EXPECT_EQ(a->SerializeToString(info.checker), b->SerializeToString(info.checker))
+                << info.name;
+        }
+    }
+    EXPECT_EQ(s->GetCongestionControl("dcqcn[]"), s->GetCongestionControl("dcqcn"));
+    // MLTCP is a DCQCN variant: any other fabric congestion control is an error.
+    EXPECT_THROW(s->GetCongestionControl("none"), std::invalid_argument);
+    EXPECT_THROW(s->GetCongestionControl("ns3::RdmaNoCongestionControl"), std::invalid_argument);
+    EXPECT_THROW(s->GetCongestionControl("dcqcn[profile=hpcc"), std::invalid_argument);
 }
 
 TEST(MltcpSchedulerTest, NotesItsParametersAndNeverActs)

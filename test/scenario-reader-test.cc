@@ -608,7 +608,8 @@ TEST_F(ScenarioFiles, ImpossibleValues)
 })",
                    "torus",
                    "topology.kind",
-                   "unknown topology kind \"torus\" (known: fat-tree, leaf-spine, lingjun, star)");
+                   "unknown topology kind \"torus\" (known: fat-tree, leaf-spine, lingjun, star, "
+                   "rail-optimized)");
     EXPECT_LOCATED(R"({"jobs": [{}],
   "model": "x"
 })",
@@ -854,6 +855,41 @@ TEST(ScenarioText, SourceNameIsUsedInMessagesAndForRelativePaths)
     EXPECT_EQ(s.jobTrace, "dir/sub/t.csv");
     EXPECT_EQ(s.topology.path, "/abs/topo.csv");
     EXPECT_EQ(s.name, "scen");
+}
+
+TEST(ScenarioText, RailOptimizedTopologyHasOneGpuPerHost)
+{
+    const ScenarioSpec s = ReadScenarioText(
+        R"({"topology": {"kind": "rail-optimized", "railOptimized": {"servers": 6,
+            "gpusPerServer": 4, "serversPerGroup": 3, "spines": 5, "linksPerRailSpine": 2,
+            "hostRate": "200Gbps", "railSpineRate": "400Gbps", "hostDelay": "2us",
+            "railSpineDelay": "3us"}},
+            "jobs": [{"id": 0, "model": "gpt2-124m", "workers": 8}]})",
+        "rail");
+    const RailOptimizedParams& r = s.topology.railOptimized;
+    EXPECT_EQ(s.topology.kind, "rail-optimized");
+    EXPECT_EQ(s.topology.gpusPerHost, 1u); // each host is one GPU's NIC
+    EXPECT_EQ(r.servers, 6u);
+    EXPECT_EQ(r.gpusPerServer, 4u);
+    EXPECT_EQ(r.serversPerGroup, 3u);
+    EXPECT_EQ(r.spines, 5u);
+    EXPECT_EQ(r.linksPerRailSpine, 2u);
+    EXPECT_EQ(r.hostRateBps, 200000000000u);
+    EXPECT_EQ(r.railSpineRateBps, 400000000000u);
+    EXPECT_EQ(r.hostDelayNs, 2000);
+    EXPECT_EQ(r.railSpineDelayNs, 3000);
+    try
+    {
+        ReadScenarioText("{\"topology\": {\"kind\": \"rail-optimized\",\n\"gpusPerHost\": 8}}",
+                         "rail8");
+        ADD_FAILURE() << "gpusPerHost 8 accepted on a rail-optimized fabric";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("rail8:2: topology.gpusPerHost: must be 1"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 } // namespace

@@ -238,14 +238,22 @@ TEST_F(ScenarioRunnerTest, MltcpJobsStartedTogetherDriftApartAndInterleave)
 {
     // DCQCN in its additive-increase regime (the target rate follows every
     // cut, one fast-recovery step, a 1 Gb/s step every 10 us, no byte
-    // counter), where MLTCP's scaling of that step matters. The two jobs start together and
-    // collide; within 16 iterations they have moved apart and take turns. Known gap: since the NIC
-    // applies a rate raised while a queue pair waits (as the rate limiter does), the two jobs stay
-    // locked together at 1.3-1.5x their isolated iteration under every Slope/Intercept tried
-    // (2/0.25, 4/0.1, 8/0.05): scaling the additive step alone no longer
-    // pulls them apart. Giving MLTCP a lever that does is open work on the
-    // baselines; until then this expectation is skipped, not weakened.
-    GTEST_SKIP() << "MLTCP does not separate the jobs with the NIC's rate limiter fixed";
+    // counter), where MLTCP's scaling matters. The two jobs start together and
+    // collide; within 16 iterations they should have moved apart and take turns.
+    // Known gap, measured with every increase step scaled by F and the decrease
+    // by 1/F (MltcpDcqcn): on two GPT-2 jobs (2 workers, 5% scale, rings sharing
+    // one spine, 30 iterations) with the ConnectX profile, fair and mltcp both
+    // stay locked together (communication 2.23x alone over iterations 20-29,
+    // also with Slope/Intercept 2/0.25, 4/0.1, 9/0.1, and with the second job
+    // starting 20 or 100 us later: a 100 us offset is gone after one iteration
+    // under either policy). With the hpcc profile (timer-driven recovery) and a
+    // 50 us offset, mltcp drifts apart slowly (2.0x to 1.24x by iteration 28,
+    // 1.17x with Slope 4 / Intercept 0.1) while fair stays at 2.0x: the lever
+    // works, but converges in more than 20 iterations, and not at all at 2%
+    // scale (a 0.33 ms collective sees about one 300 us increase-timer step).
+    // Until jobs interleave within 20 iterations this expectation is skipped,
+    // not weakened.
+    GTEST_SKIP() << "MLTCP does not yet separate two locked jobs within 20 iterations";
     ScenarioSpec spec = TwoJobsOneSpine(4000000, MicroSeconds(340), 24);
     spec.attributes = {{"ns3::Dcqcn::ClampTargetRate", "true"},
                        {"ns3::Dcqcn::FastRecoveryTimes", "1"},

@@ -23,7 +23,7 @@ uint32_t
 FabricTopology::AddHost(const std::string& name, int32_t pod, int32_t rack)
 {
     uint32_t id = m_nodes.size();
-    m_nodes.push_back(FabricNode{FabricNodeKind::Host, 0, name, pod, rack});
+    m_nodes.push_back(FabricNode{FabricNodeKind::Host, 0, name, pod, rack, -1});
     m_adjacency.emplace_back();
     m_hostIndex.push_back(static_cast<int32_t>(m_hosts.size()));
     m_hosts.push_back(id);
@@ -34,10 +34,33 @@ uint32_t
 FabricTopology::AddSwitch(const std::string& name, uint32_t tier, int32_t pod, int32_t rack)
 {
     uint32_t id = m_nodes.size();
-    m_nodes.push_back(FabricNode{FabricNodeKind::Switch, tier, name, pod, rack});
+    m_nodes.push_back(FabricNode{FabricNodeKind::Switch, tier, name, pod, rack, -1});
     m_adjacency.emplace_back();
     m_hostIndex.push_back(-1);
     return id;
+}
+
+void
+FabricTopology::SetServer(uint32_t nodeId, int32_t server)
+{
+    FabricNode& node = m_nodes.at(nodeId);
+    if (node.kind != FabricNodeKind::Host || server < 0)
+    {
+        throw std::invalid_argument("FabricTopology::SetServer: " + Describe(node, nodeId) +
+                                    (server < 0 ? ": server must be >= 0" : " is not a host"));
+    }
+    node.server = server;
+}
+
+bool
+FabricTopology::SameServer(uint32_t hostA, uint32_t hostB) const
+{
+    if (hostA == hostB)
+    {
+        return true;
+    }
+    const int32_t a = m_nodes[m_hosts.at(hostA)].server;
+    return a >= 0 && a == m_nodes[m_hosts.at(hostB)].server;
 }
 
 uint32_t

@@ -27,6 +27,9 @@ struct FabricNode
     int32_t pod;         ///< pod (or aggregation group) index, -1 if none
     int32_t rack;        ///< hosts: index of the edge switch they hang off; edge switches:
                          ///< their own rack index; -1 if none
+    /// Hosts: the multi-GPU server whose NIC this host is (the NICs of one server share its
+    /// NVLink); -1: the host is a server of its own. Switches: -1.
+    int32_t server{-1};
 };
 
 /// One bidirectional link of a FabricTopology.
@@ -72,6 +75,22 @@ class FabricTopology
      * \return the node id
      */
     uint32_t AddSwitch(const std::string& name, uint32_t tier, int32_t pod = -1, int32_t rack = -1);
+
+    /**
+     * Make host node \p nodeId one NIC of multi-GPU server \p server: GPUs
+     * behind hosts of one server talk over NVLink (SameServer).
+     * \throw std::invalid_argument if the node is not a host or \p server < 0
+     */
+    void SetServer(uint32_t nodeId, int32_t server);
+
+    /**
+     * \param hostA a host index
+     * \param hostB a host index
+     * \return whether the GPUs behind the two hosts share a server's NVLink:
+     *         the same host, or hosts of one server
+     * \throw std::out_of_range for an unknown host index
+     */
+    bool SameServer(uint32_t hostA, uint32_t hostB) const;
 
     /**
      * Add a link; it becomes the next port of both ends. Rates, delays and

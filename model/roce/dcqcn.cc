@@ -499,6 +499,12 @@ Dcqcn::GetAdditiveIncrease() const
         std::llround(static_cast<double>(m_additiveIncrease.GetBitRate()) * m_rateWeight)));
 }
 
+double
+Dcqcn::GetStepScale() const
+{
+    return 1.0;
+}
+
 DataRate
 Dcqcn::GetLineRate() const
 {
@@ -607,7 +613,11 @@ Dcqcn::Decrease(Time at)
         SetTargetRate(at, m_rate);
     }
     const double alpha = CurrentAlpha();
-    const double cut = std::max(m_rate * m_minDecreaseRatio, m_rate * (1 - alpha * m_decreaseGain));
+    const double scale = GetStepScale();
+    // Unscaled, the paper's expression as is (bit for bit).
+    const double reduction =
+        scale == 1.0 ? alpha * m_decreaseGain : std::min(1.0, alpha * m_decreaseGain / scale);
+    const double cut = std::max(m_rate * m_minDecreaseRatio, m_rate * (1 - reduction));
     SetRate(at, std::min(m_lineBps, std::max(m_minBps, cut)));
     m_timerStage = 0;
     m_byteStage = 0;
@@ -624,6 +634,7 @@ Dcqcn::IncreaseStep(Time at)
     const uint64_t f = m_fastRecoveryTimes;
     const uint64_t t = m_timerStage;
     const uint64_t bc = m_byteCounter > 0 ? m_byteStage : m_timerStage;
+    const double scale = GetStepScale();
     double target = m_target;
     if (std::max(t, bc) < f)
     {
@@ -631,14 +642,22 @@ Dcqcn::IncreaseStep(Time at)
     }
     else if (std::min(t, bc) > f)
     {
-        target += m_hyperIncreaseBps;
+        target += m_hyperIncreaseBps * scale;
     }
     else
     {
         target += static_cast<double>(GetAdditiveIncrease().GetBitRate());
     }
     SetTargetRate(at, std::min(target, m_lineBps));
-    SetRate(at, (m_target + m_rate) / 2);
+    if (scale == 1.0)
+    {
+        SetRate(at, (m_target + m_rate) / 2);
+    }
+    else
+    {
+        // F x half the gap, never past Rt (F >= 2 lands on it).
+        SetRate(at, m_rate + std::min(1.0, scale / 2) * (m_target - m_rate));
+    }
 }
 
 double

@@ -146,6 +146,16 @@ class Dcqcn : public RdmaCongestionOps
      * a subclass also overrides Fork().
      */
     virtual DataRate GetAdditiveIncrease() const;
+    /**
+     * \return the factor F on the increase and decrease steps: a hyper
+     * step raises Rt by F x HyperIncreaseRate, every increase step moves Rc
+     * by F x (Rt - Rc) / 2 (at most to Rt), and a decrease cuts Rc by
+     * alpha x 2^(10-Gd) / F of itself (at most all of it, before the floors).
+     * 1 (DCQCN itself, computed as in the paper) unless overridden; the
+     * additive step is scaled through GetAdditiveIncrease(). Read at every
+     * increase step and decrease, never per packet.
+     */
+    virtual double GetStepScale() const;
     /// \return the line rate given to Init()
     DataRate GetLineRate() const;
 

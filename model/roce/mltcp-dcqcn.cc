@@ -114,4 +114,10 @@ MltcpDcqcn::GetAdditiveIncrease() const
     return DataRate(static_cast<uint64_t>(std::llround(step * GetAggressiveness())));
 }
 
+double
+MltcpDcqcn::GetStepScale() const
+{
+    return GetAggressiveness();
+}
+
 } // namespace ns3

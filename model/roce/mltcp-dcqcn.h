@@ -12,13 +12,26 @@ namespace ns3
 /**
  * \ingroup collective-scheduling
  * \brief DCQCN made iteration-aware as MLTCP (Rajasekaran et al., HotNets
- * 2024) does: the additive increase step is scaled by the aggressiveness
- * F = Slope x progress + Intercept, where progress is the fraction of its
- * iteration's bytes the job has already sent.
+ * 2024; NSDI 2025) does for DCQCN: every increase step is scaled by the
+ * aggressiveness F = Slope x progress + Intercept and every decrease by 1/F,
+ * where progress is the fraction of its iteration's bytes the job has
+ * already sent.
  *
- * A job that is further into its communication phase recovers bandwidth
- * faster than one that has just started, so competing jobs drift apart
- * iteration by iteration until their communication phases interleave.
+ * A job that is further into its communication phase takes bandwidth
+ * faster and gives it back more slowly than one that has just started, so
+ * competing jobs drift apart iteration by iteration until their
+ * communication phases interleave.
+ *
+ * Scaled (Dcqcn::GetStepScale): the current rate's move towards the target
+ * (F x (Rt - Rc) / 2 instead of (Rt - Rc) / 2, at every fast-recovery,
+ * additive and hyper step), the additive and hyper steps of the target
+ * (F x AdditiveIncreaseRate, on top of the scheduler's rate weight, and
+ * F x HyperIncreaseRate), and the decrease (Rc cut by alpha 2^(10-Gd) / F of
+ * itself, at most all of it, before MinDecreaseFactor and MinRate). All of
+ * them matter: with the ConnectX defaults (32 KB byte counter, target rate
+ * left at line rate by a cut) a sub-millisecond collective recovers from a
+ * cut by the Rc-towards-Rt moves alone and never sees a timer-driven
+ * additive step, so scaling the additive step alone changes nothing.
  *
  * Progress is per job per NIC, not per queue pair: an iteration's
  * collective is many messages (ring steps, one queue pair each), and what
@@ -31,18 +44,13 @@ namespace ns3
  * iterations repeat the same volume). The first iteration has no estimate
  * and runs at progress 0, i.e. with F = Intercept.
  *
- * Only the additive step is scaled (on top of the scheduler's rate weight):
- * fast recovery (which moves Rc towards an unchanged Rt) and hyper increase
- * are as in DCQCN, and so are rate decreases.
- *
- * Timers run lazily (see Dcqcn): the additive steps that fell due since the
+ * Timers run lazily (see Dcqcn): the steps that fell due since the
  * previous call use the progress set before the call, which is newer by at
  * most the bytes the job sent since this queue pair's previous packet.
  *
  * The defaults (Slope 1, Intercept 0.5) keep F in [0.5, 1.5], averaging 1
- * over an iteration whose bytes go out at a steady pace, so a job alone
- * gains bandwidth on average as fast as under DCQCN, and a job about to
- * finish its iteration increases three times as fast as one that just
+ * over an iteration whose bytes go out at a steady pace, and a job about to
+ * finish its iteration recovers three times as fast as one that just
  * started. F's linear form is the paper's; its constants are attributes so
  * that other settings (a steeper slope converges in fewer iterations but
  * starves a starting job more) can be explored.
@@ -92,6 +100,8 @@ class MltcpDcqcn : public Dcqcn
   protected:
     /// \return Dcqcn's additive step (rate weight included) times F
     DataRate GetAdditiveIncrease() const override;
+    /// \return F at the progress last set
+    double GetStepScale() const override;
 
   private:
     double m_slope;

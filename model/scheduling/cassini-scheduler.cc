@@ -127,56 +127,45 @@ CassiniScheduler::StartsJobsGated() const
     return true;
 }
 
-void
-CassiniScheduler::DoJobArrived(const SchedulerJob& job)
+CassiniScheduler::Fit
+CassiniScheduler::FitJob(const SchedulerJob& job,
+                         const std::map<uint32_t, double>& linkDemand) const
 {
-    JobGrid grid;
-    grid.buckets = std::max<uint32_t>(1, job.spec.buckets);
-    grid.linkDemand = LinkShares(job, GetControl());
-    if (grid.linkDemand.empty())
-    {
-        OpenGate(job.id); // nothing on the fabric: no slot to keep
-        return;
-    }
-
+    Fit fit;
     // Running jobs that share a link with the new one, fixed on their grids.
-    std::vector<uint32_t> neighbours;
     for (const auto& [id, g] : m_grids)
     {
         const bool shares = std::any_of(g.linkDemand.begin(), g.linkDemand.end(), [&](auto& kv) {
-            return grid.linkDemand.count(kv.first) > 0;
+            return linkDemand.count(kv.first) > 0;
         });
         if (id != job.id && shares)
         {
-            neighbours.push_back(id);
+            fit.neighbours.push_back(id);
         }
     }
 
     // Quantize; double the quantum until every link's circle fits.
     int64_t q = m_timeQuantum.GetTimeStep();
     std::vector<CassiniJob> jobs;
-    int64_t period = 0;
-    int64_t compute = 0;
-    int64_t comm = 0;
     while (true)
     {
         jobs.clear();
-        period = CeilTo(job.IsolatedIterationTime() * (1 + m_periodSlack), q);
-        compute = std::min(RoundTo(job.computeTime, q), period - 1);
-        comm = std::clamp<int64_t>(RoundTo(job.commTime, q), 1, period - compute);
-        CassiniJob mine{job.id, period, {}, false};
-        for (const auto& [link, d] : grid.linkDemand)
+        fit.period = CeilTo(job.IsolatedIterationTime() * (1 + m_periodSlack), q);
+        fit.compute = std::min(RoundTo(job.computeTime, q), fit.period - 1);
+        fit.comm = std::clamp<int64_t>(RoundTo(job.commTime, q), 1, fit.period - fit.compute);
+        CassiniJob mine{job.id, fit.period, {}, false};
+        for (const auto& [link, d] : linkDemand)
         {
-            mine.demand[link] = {{compute, compute + comm, d}};
+            mine.demand[link] = {{fit.compute, fit.compute + fit.comm, d}};
         }
         jobs.push_back(mine);
-        for (uint32_t id : neighbours)
+        for (uint32_t id : fit.neighbours)
         {
             const JobGrid& g = m_grids.at(id);
             CassiniJob fixed{id, CeilTo(g.period, q), {}, true};
             for (const auto& [link, d] : g.linkDemand)
             {
-                if (grid.linkDemand.count(link))
+                if (linkDemand.count(link))
                 {
                     fixed.demand[link] =
                         PhaseIntervals(RoundTo(g.anchor, q), RoundTo(g.comm, q), fixed.period, d);
@@ -190,11 +179,81 @@ CassiniScheduler::DoJobArrived(const SchedulerJob& job)
         }
         q *= 2;
     }
-    const CassiniResult r = ComputeCassiniShifts(jobs, m_angleSteps);
+    fit.quantum = q;
+    fit.result = ComputeCassiniShifts(jobs, m_angleSteps);
+    fit.minScore = 1.0;
+    double sum = 0;
+    for (const auto& [link, d] : linkDemand)
+    {
+        const double score = fit.result.linkScore.at(link);
+        fit.minScore = std::min(fit.minScore, score);
+        sum += score;
+    }
+    fit.meanScore = linkDemand.empty() ? 1.0 : sum / static_cast<double>(linkDemand.size());
+    return fit;
+}
+
+std::size_t
+CassiniScheduler::ChoosePlacement(const std::vector<SchedulerJob>& candidates)
+{
+    std::size_t best = 0;
+    double bestMin = -1;
+    double bestMean = -1;
+    nlohmann::json notes = nlohmann::json::array();
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+    {
+        const SchedulerJob& c = candidates[i];
+        const std::map<uint32_t, double> demand = LinkShares(c, GetControl());
+        double minScore = 1.0;
+        double meanScore = 1.0;
+        if (!demand.empty())
+        {
+            const Fit fit = FitJob(c, demand);
+            minScore = fit.minScore;
+            meanScore = fit.meanScore;
+        }
+        notes.push_back({{"hosts", c.rankHosts}, {"score", minScore}, {"mean_score", meanScore}});
+        // Strictly better only: ties keep the earlier candidate.
+        if (minScore > bestMin || (minScore == bestMin && meanScore > bestMean))
+        {
+            best = i;
+            bestMin = minScore;
+            bestMean = meanScore;
+        }
+    }
+    if (!candidates.empty())
+    {
+        m_placementNotes[candidates.front().id] = {notes.dump(), best};
+    }
+    return best;
+}
+
+void
+CassiniScheduler::DoJobArrived(const SchedulerJob& job)
+{
+    auto chosen = m_placementNotes.find(job.id);
+    if (chosen != m_placementNotes.end())
+    {
+        Note("placement_candidates", chosen->second.first);
+        Note("placement_choice", std::to_string(chosen->second.second));
+        m_placementNotes.erase(chosen);
+    }
+    JobGrid grid;
+    grid.buckets = std::max<uint32_t>(1, job.spec.buckets);
+    grid.linkDemand = LinkShares(job, GetControl());
+    if (grid.linkDemand.empty())
+    {
+        OpenGate(job.id); // nothing on the fabric: no slot to keep
+        return;
+    }
+    const Fit fit = FitJob(job, grid.linkDemand);
+    const CassiniResult& r = fit.result;
     const int64_t shift = r.shift.at(job.id);
+    const int64_t period = fit.period;
+    const int64_t compute = fit.compute;
 
     // Anchor: the first time >= start + C at absolute phase (C + shift) mod T.
-    const Time quantum = TimeStep(q);
+    const Time quantum = TimeStep(fit.quantum);
     const Time p = quantum * period;
     const Time phase = quantum * ((compute + shift) % period);
     const Time earliest = job.startTime + quantum * compute;
@@ -203,7 +262,7 @@ CassiniScheduler::DoJobArrived(const SchedulerJob& job)
     const int64_t n = behind <= 0 ? -((-behind) / pSteps) : (behind + pSteps - 1) / pSteps;
     grid.anchor = phase + p * n;
     grid.period = p;
-    grid.comm = quantum * comm;
+    grid.comm = quantum * fit.comm;
     m_grids[job.id] = grid;
 
     nlohmann::json scores = nlohmann::json::object();
@@ -216,18 +275,50 @@ CassiniScheduler::DoJobArrived(const SchedulerJob& job)
     Note("shift_ns", std::to_string((quantum * shift).GetNanoSeconds()));
     Note("anchor_ns", std::to_string(grid.anchor.GetNanoSeconds()));
     Note("compute_ns", std::to_string((quantum * compute).GetNanoSeconds()));
-    Note("comm_ns", std::to_string((quantum * comm).GetNanoSeconds()));
+    Note("comm_ns", std::to_string((quantum * fit.comm).GetNanoSeconds()));
     nlohmann::json demand = nlohmann::json::object();
     for (const auto& [link, d] : grid.linkDemand)
     {
         demand[std::to_string(link)] = d;
     }
     Note("link_demand", demand.dump());
-    Note("running_neighbours", nlohmann::json(neighbours).dump());
+    Note("running_neighbours", nlohmann::json(fit.neighbours).dump());
     Note("link_scores", scores.dump());
     Note("inconsistent_edges", std::to_string(r.inconsistentEdges));
     NS_LOG_INFO("job " << job.id << ": period " << p << ", shift " << quantum * shift << ", anchor "
                        << grid.anchor);
+}
+
+bool
+CassiniScheduler::SharesLink(const JobGrid& a, const JobGrid& b)
+{
+    return std::any_of(a.linkDemand.begin(), a.linkDemand.end(), [&](const auto& kv) {
+        return b.linkDemand.count(kv.first) > 0;
+    });
+}
+
+bool
+CassiniScheduler::LinksIdle(uint32_t id) const
+{
+    const JobGrid& mine = m_grids.at(id);
+    return std::none_of(m_grids.begin(), m_grids.end(), [&](const auto& kv) {
+        return kv.first != id && kv.second.open && SharesLink(mine, kv.second);
+    });
+}
+
+void
+CassiniScheduler::ReleaseIdleHeldJobs()
+{
+    for (auto& [id, g] : m_grids)
+    {
+        if (g.heldUntil.IsRunning() && LinksIdle(id))
+        {
+            g.heldUntil.Cancel();
+            g.open = true;
+            Note("work_conserving", std::to_string(id));
+            OpenGate(id);
+        }
+    }
 }
 
 void
@@ -238,25 +329,44 @@ CassiniScheduler::DoCollectiveReady(uint32_t job, uint32_t /* iteration */, uint
     {
         return; // later buckets pass through the gate the first one opened
     }
-    const JobGrid& g = it->second;
+    JobGrid& g = it->second;
     const Time now = Simulator::Now();
+    Time next;
     if (now < g.anchor)
     {
-        OpenGate(job, g.anchor);
-        return;
-    }
-    const int64_t n = (now - g.anchor).GetTimeStep() / g.period.GetTimeStep();
-    const Time last = g.anchor + g.period * n;
-    const Time late = now - last;
-    Note("late_ns", std::to_string(late.GetNanoSeconds()));
-    if (late.GetSeconds() <= m_lateTolerance * g.period.GetSeconds())
-    {
-        OpenGate(job);
+        next = g.anchor;
     }
     else
     {
-        OpenGate(job, last + g.period);
+        const int64_t n = (now - g.anchor).GetTimeStep() / g.period.GetTimeStep();
+        const Time last = g.anchor + g.period * n;
+        const Time late = now - last;
+        Note("late_ns", std::to_string(late.GetNanoSeconds()));
+        next = last + g.period;
+        if (late.GetSeconds() <= m_lateTolerance * g.period.GetSeconds())
+        {
+            next = now;
+        }
     }
+    if (next > now && LinksIdle(job))
+    {
+        Note("work_conserving", std::to_string(job));
+        next = now;
+    }
+    g.open = true;
+    if (next == now)
+    {
+        OpenGate(job);
+        return;
+    }
+    // Held for its grid point, unless its links fall idle before.
+    g.open = false;
+    // Decided a control delay ahead, so that the gate still opens at the grid point.
+    g.heldUntil =
+        ScheduleDecision(next - GetControlDelay(), "grid-point", job, [this, job, next]() {
+            m_grids.at(job).open = true;
+            OpenGate(job, next);
+        });
 }
 
 void
@@ -265,14 +375,22 @@ CassiniScheduler::DoCollectiveDone(uint32_t job, uint32_t /* iteration */, uint3
     auto it = m_grids.find(job);
     if (it != m_grids.end() && bucket + 1 == it->second.buckets)
     {
+        it->second.open = false;
         CloseGate(job);
+        ReleaseIdleHeldJobs();
     }
 }
 
 void
 CassiniScheduler::DoJobDone(uint32_t job)
 {
-    m_grids.erase(job);
+    auto it = m_grids.find(job);
+    if (it != m_grids.end())
+    {
+        it->second.heldUntil.Cancel();
+        m_grids.erase(it);
+        ReleaseIdleHeldJobs();
+    }
 }
 
 } // namespace ns3

@@ -4,12 +4,17 @@
 #ifndef CASSINI_SCHEDULER_H
 #define CASSINI_SCHEDULER_H
 
+#include "cassini-placement.h"
 #include "collective-scheduler.h"
 
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -51,6 +56,16 @@ namespace ns3
  * far off its grid would overlap much of its neighbour's slot, so it waits
  * for its own.
  *
+ * Work conservation: the grid only keeps a job out of its neighbours'
+ * slots, so a job is held only while a job that shares one of its links
+ * has its gate open. A job ready off its grid whose links no open job
+ * uses opens at once, and a held job opens as soon as the last open job
+ * on its links closes (both noted as "work_conserving"); the grid point it
+ * was waiting for is then dropped. Without this a job alone on its links
+ * would wait up to PeriodSlack of every period, and a job that missed its
+ * grid point by more than LateTolerance would idle a whole period on free
+ * links.
+ *
  * A job without fabric flows (all ranks on one host) needs no slot: its gate
  * opens on arrival and stays open.
  */
@@ -63,6 +78,17 @@ class CassiniScheduler : public CollectiveScheduler
 
     std::string GetName() const override;
     bool StartsJobsGated() const override;
+
+    /**
+     * Placement (for a job that leaves it to the scheduler): each candidate
+     * is fitted as an arriving job would be (its links, the running jobs
+     * that share them, the best shifts), and scored by its worst link's
+     * compatibility score, ties broken by the mean over its links, then by
+     * candidate order. A candidate without fabric flows scores 1. The
+     * scores are noted with the job's arrival.
+     * \return the index of the best-scoring candidate
+     */
+    std::size_t ChoosePlacement(const std::vector<SchedulerJob>& candidates) override;
 
   protected:
     void DoJobArrived(const SchedulerJob& job) override;
@@ -79,13 +105,40 @@ class CassiniScheduler : public CollectiveScheduler
         Time comm;                             ///< quantized communication phase length
         uint32_t buckets{1};                   ///< buckets per iteration
         std::map<uint32_t, double> linkDemand; ///< link id -> fraction of its capacity
+        bool open{false};                      ///< gate opened for this iteration, not closed
+        EventId heldUntil;                     ///< pending grid-point open of a held job
     };
+
+    /// A job fitted against the running jobs on its links (quantized, in quanta).
+    struct Fit
+    {
+        int64_t quantum{1};               ///< time steps per quantum
+        int64_t period{1};                ///< grid period
+        int64_t compute{0};               ///< compute phase
+        int64_t comm{1};                  ///< communication phase
+        std::vector<uint32_t> neighbours; ///< running jobs sharing a link, by id
+        CassiniResult result;             ///< shifts and link scores
+        double minScore{1};               ///< worst score over the job's links
+        double meanScore{1};              ///< mean score over the job's links
+    };
+
+    /// Fits \p job, whose demand is \p linkDemand, against the running jobs.
+    Fit FitJob(const SchedulerJob& job, const std::map<uint32_t, double>& linkDemand) const;
+
+    /// Whether jobs \p a and \p b share a link.
+    static bool SharesLink(const JobGrid& a, const JobGrid& b);
+    /// Whether no other job with an open gate shares a link with job \p id.
+    bool LinksIdle(uint32_t id) const;
+    /// Opens the gates of held jobs whose links no open job uses any more.
+    void ReleaseIdleHeldJobs();
 
     uint32_t m_angleSteps;
     Time m_timeQuantum;
     double m_periodSlack;
     double m_lateTolerance;
     std::map<uint32_t, JobGrid> m_grids; ///< placed jobs with a slot, by id
+    /// Job id -> candidate scores (JSON) and choice, noted when the job arrives.
+    std::map<uint32_t, std::pair<std::string, std::size_t>> m_placementNotes;
 };
 
 } // namespace ns3

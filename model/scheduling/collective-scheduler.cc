@@ -77,9 +77,15 @@ CollectiveScheduler::StartsJobsGated() const
 }
 
 std::string
-CollectiveScheduler::GetCongestionControl() const
+CollectiveScheduler::GetCongestionControl(const std::string& /* fabricCc */) const
 {
     return "";
+}
+
+std::size_t
+CollectiveScheduler::ChoosePlacement(const std::vector<SchedulerJob>& /* candidates */)
+{
+    return 0;
 }
 
 uint8_t

@@ -79,8 +79,22 @@ class CollectiveScheduler : public Application
      * The congestion control the policy needs on every NIC ("ns3::MltcpDcqcn"
      * for MLTCP), applied before the fabric is built; empty (the default)
      * keeps the fabric's own.
+     * \param fabricCc the fabric's own congestion control, in
+     *        RoceFabricHelper::SetCongestionControl syntax, whose parameters
+     *        (a DCQCN profile, overrides) a policy that changes the
+     *        algorithm carries over
+     * \throw std::invalid_argument if the policy cannot run on \p fabricCc
      */
-    virtual std::string GetCongestionControl() const;
+    virtual std::string GetCongestionControl(const std::string& fabricCc) const;
+
+    /**
+     * Where a job runs, for a job whose spec leaves it to the scheduler
+     * (placement "scheduler"): called as the cluster places the job, with
+     * what the policy would know of it on each candidate placement
+     * (CandidatePlacements, in that order). Default: the first (packed).
+     * \return an index into \p candidates
+     */
+    virtual std::size_t ChoosePlacement(const std::vector<SchedulerJob>& candidates);
 
     /**
      * The traffic classes the policy may move jobs to with SetPriorityClass

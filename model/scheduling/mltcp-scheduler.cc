@@ -7,6 +7,7 @@
 #include "ns3/mltcp-dcqcn.h"
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -54,10 +55,32 @@ MltcpScheduler::GetName() const
 }
 
 std::string
-MltcpScheduler::GetCongestionControl() const
+MltcpScheduler::GetCongestionControl(const std::string& fabricCc) const
 {
     MltcpDcqcn::CheckAggressiveness(m_slope, m_intercept, "MltcpScheduler");
-    return "ns3::MltcpDcqcn[Slope=" + Exact(m_slope) + "|Intercept=" + Exact(m_intercept) + "]";
+    const std::size_t open = fabricCc.find('[');
+    const std::string type = fabricCc.substr(0, open);
+    if (type != "dcqcn" && type != "ns3::Dcqcn" && type != "mltcp-dcqcn" &&
+        type != "ns3::MltcpDcqcn")
+    {
+        throw std::invalid_argument("MLTCP runs on DCQCN: the fabric's congestion control '" +
+                                    fabricCc + "' is not dcqcn or mltcp-dcqcn");
+    }
+    // The fabric's profile and overrides first, so that MLTCP differs from the
+    // DCQCN it is compared with only by its scaling.
+    std::string items;
+    if (open != std::string::npos)
+    {
+        if (fabricCc.back() != ']')
+        {
+            throw std::invalid_argument("congestion control '" + fabricCc +
+                                        "': attribute values must end with ']'");
+        }
+        items = fabricCc.substr(open + 1, fabricCc.size() - open - 2);
+        items += items.empty() ? "" : "|";
+    }
+    return "ns3::MltcpDcqcn[" + items + "Slope=" + Exact(m_slope) +
+           "|Intercept=" + Exact(m_intercept) + "]";
 }
 
 void

@@ -15,8 +15,8 @@ namespace ns3
  * all. Every NIC runs MltcpDcqcn, whose additive increase grows with the
  * job's progress through its iteration, and jobs interleave their
  * communication phases by themselves over a few iterations. The policy only
- * asks for that congestion control, with its Slope and Intercept, and
- * records them with each job it hears of.
+ * asks for that congestion control, with the fabric's DCQCN parameters and
+ * its own Slope and Intercept, and records them with each job it hears of.
  */
 class MltcpScheduler : public CollectiveScheduler
 {
@@ -24,10 +24,17 @@ class MltcpScheduler : public CollectiveScheduler
     static TypeId GetTypeId();
     std::string GetName() const override;
     /**
-     * \return "ns3::MltcpDcqcn[Slope=...|Intercept=...]" with this policy's values
-     * \throw std::runtime_error if they do not keep the aggressiveness positive
+     * \param fabricCc the fabric's congestion control: DCQCN ("dcqcn",
+     *        "ns3::Dcqcn") or MLTCP's ("mltcp-dcqcn", "ns3::MltcpDcqcn"), with
+     *        or without attribute values
+     * \return "ns3::MltcpDcqcn[<fabricCc's values>|Slope=...|Intercept=...]":
+     *         the fabric's DCQCN profile and overrides, then this policy's
+     *         Slope and Intercept (which win)
+     * \throw std::runtime_error if Slope and Intercept do not keep the
+     *        aggressiveness positive
+     * \throw std::invalid_argument if \p fabricCc is not DCQCN
      */
-    std::string GetCongestionControl() const override;
+    std::string GetCongestionControl(const std::string& fabricCc) const override;
 
   protected:
     void DoJobArrived(const SchedulerJob& job) override;

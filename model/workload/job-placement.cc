@@ -368,7 +368,7 @@ Place(const JobSpec& spec, ClusterSlots& slots, uint64_t seed)
                            std::to_string(slots.GetTotalFree()) + " free in all)"
                      : ""));
         }
-        if (spec.placement == "packed")
+        if (spec.placement == "packed" || spec.placement == "scheduler")
         {
             hosts = PlacePacked(slots, std::move(room), spec.workers);
         }
@@ -399,6 +399,35 @@ Place(const JobSpec& spec, ClusterSlots& slots, uint64_t seed)
                               << " workers, cluster has " << slots.GetTotalFree()
                               << " free GPUs left");
     return Placement{spec.id, std::move(hosts)};
+}
+
+std::vector<Placement>
+CandidatePlacements(const JobSpec& spec,
+                    const ClusterSlots& slots,
+                    uint64_t seed,
+                    uint32_t randomCandidates)
+{
+    std::vector<Placement> out;
+    auto add = [&](const std::string& policy, uint64_t s) {
+        JobSpec one = spec;
+        one.placement = policy;
+        one.hosts.clear();
+        ClusterSlots scratch = slots;
+        Placement p = Place(one, scratch, s);
+        if (std::none_of(out.begin(), out.end(), [&](const Placement& q) {
+                return q.workerHost == p.workerHost;
+            }))
+        {
+            out.push_back(std::move(p));
+        }
+    };
+    add("packed", seed);
+    add("spread", seed);
+    for (uint32_t i = 0; i < randomCandidates; ++i)
+    {
+        add("random", seed + i);
+    }
+    return out;
 }
 
 void

@@ -102,7 +102,9 @@ struct Placement
  *   first, then distinct hosts;
  * - random: the hosts with room in a seeded random order, each filled up to
  *   its limit (whole hosts, as a cluster scheduler hands them out);
- * - explicit: rank i on spec.hosts[i].
+ * - explicit: rank i on spec.hosts[i];
+ * - scheduler: the scheduler picks one of CandidatePlacements; Place itself
+ *   places as packed.
  *
  * Ring order (rank order): except for explicit placement, which keeps the
  * order given, ranks are sorted by (rack, host), so workers of one host are
@@ -124,6 +126,24 @@ struct Placement
  * On any failure \p slots is unchanged.
  */
 Placement Place(const JobSpec& spec, ClusterSlots& slots, uint64_t seed = 1);
+
+/**
+ * Where a job whose spec leaves placement to the scheduler (placement
+ * "scheduler") may run: the packed placement, the spread one, then
+ * \p randomCandidates random ones (run seeds \p seed, \p seed + 1, ...), each
+ * as Place makes it, duplicates (same hosts in the same ring order) dropped.
+ * Place itself, with no scheduler to choose, takes the first (packed).
+ * \param spec the job (its placement field is not read)
+ * \param slots the cluster, unchanged: nothing is allocated
+ * \param seed run seed of the random candidates
+ * \param randomCandidates how many random placements to try
+ * \return at least one placement, packed first
+ * \throw as Place
+ */
+std::vector<Placement> CandidatePlacements(const JobSpec& spec,
+                                           const ClusterSlots& slots,
+                                           uint64_t seed = 1,
+                                           uint32_t randomCandidates = 4);
 
 /**
  * Free the GPUs of a placement.

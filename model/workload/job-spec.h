@@ -25,7 +25,7 @@ struct JobSpec
     std::string model{"gpt2-124m"};  ///< a ModelCatalog name
     uint32_t workers{2};             ///< data-parallel workers (GPUs)
     uint32_t gpusPerHost{1};         ///< workers placed on one host at most
-    std::string placement{"packed"}; ///< packed | spread | random | explicit
+    std::string placement{"packed"}; ///< packed | spread | random | explicit | scheduler
     std::vector<uint32_t> hosts;     ///< host indices, for explicit placement
     uint32_t iterations{10};
     int64_t arrivalNs{0};

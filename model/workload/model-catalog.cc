@@ -219,7 +219,11 @@ ModelCatalog::CollectiveNames()
 const std::vector<std::string>&
 ModelCatalog::PlacementNames()
 {
-    static const std::vector<std::string> names{"packed", "spread", "random", "explicit"};
+    static const std::vector<std::string> names{"packed",
+                                                "spread",
+                                                "random",
+                                                "explicit",
+                                                "scheduler"};
     return names;
 }
 

@@ -105,12 +105,50 @@ ReadLingjun(const LocatedJson& w, const Node& n, LingjunParams& p)
     o.With("aggCoreDelay", [&](const Node& v) { p.aggCoreDelayNs = w.TimeNs(v); });
 }
 
-const std::vector<std::string> kTopologyKinds{"fat-tree", "leaf-spine", "lingjun", "star"};
+void
+ReadRailOptimized(const LocatedJson& w, const Node& n, RailOptimizedParams& p)
+{
+    Object o(w,
+             n,
+             {"servers",
+              "gpusPerServer",
+              "serversPerGroup",
+              "spines",
+              "linksPerRailSpine",
+              "hostRate",
+              "railSpineRate",
+              "hostDelay",
+              "railSpineDelay"});
+    o.With("servers", [&](const Node& v) { p.servers = w.Uint32(v, 1); });
+    o.With("gpusPerServer", [&](const Node& v) { p.gpusPerServer = w.Uint32(v, 1); });
+    o.With("serversPerGroup", [&](const Node& v) { p.serversPerGroup = w.Uint32(v, 1); });
+    o.With("spines", [&](const Node& v) { p.spines = w.Uint32(v, 1); });
+    o.With("linksPerRailSpine", [&](const Node& v) { p.linksPerRailSpine = w.Uint32(v, 1); });
+    o.With("hostRate", [&](const Node& v) { p.hostRateBps = w.RateBps(v); });
+    o.With("railSpineRate", [&](const Node& v) { p.railSpineRateBps = w.RateBps(v); });
+    o.With("hostDelay", [&](const Node& v) { p.hostDelayNs = w.TimeNs(v); });
+    o.With("railSpineDelay", [&](const Node& v) { p.railSpineDelayNs = w.TimeNs(v); });
+}
+
+const std::vector<std::string> kTopologyKinds{"fat-tree",
+                                              "leaf-spine",
+                                              "lingjun",
+                                              "star",
+                                              "rail-optimized"};
 
 void
 ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
 {
-    Object o(w, n, {"kind", "gpusPerHost", "path", "fatTree", "leafSpine", "lingjun", "star"});
+    Object o(w,
+             n,
+             {"kind",
+              "gpusPerHost",
+              "path",
+              "fatTree",
+              "leafSpine",
+              "lingjun",
+              "star",
+              "railOptimized"});
     o.With("kind", [&](const Node& v) {
         t.kind = w.String(v);
         if (std::find(kTopologyKinds.begin(), kTopologyKinds.end(), t.kind) == kTopologyKinds.end())
@@ -125,6 +163,7 @@ ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
     o.With("fatTree", [&](const Node& v) { ReadFatTree(w, v, t.fatTree); });
     o.With("leafSpine", [&](const Node& v) { ReadLeafSpine(w, v, t.leafSpine); });
     o.With("lingjun", [&](const Node& v) { ReadLingjun(w, v, t.lingjun); });
+    o.With("railOptimized", [&](const Node& v) { ReadRailOptimized(w, v, t.railOptimized); });
     o.With("star", [&](const Node& v) {
         Object s(w, v, {"hosts", "rate", "delay"});
         s.With("hosts", [&](const Node& x) { t.star.hosts = w.Uint32(x, 1); });
@@ -134,6 +173,21 @@ ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
     if (t.kind == "lingjun")
     {
         o.Require("path", "the lingjun topology is read from a file");
+    }
+    if (t.kind == "rail-optimized")
+    {
+        // Every host of a rail-optimized fabric is one GPU's NIC: 1 GPU per host.
+        if (!o.Has("gpusPerHost"))
+        {
+            t.gpusPerHost = 1;
+        }
+        else if (t.gpusPerHost != 1)
+        {
+            w.Fail(o.Get("gpusPerHost"),
+                   "must be 1 for kind rail-optimized (each GPU has a NIC of its own, a fabric "
+                   "host; railOptimized.gpusPerServer sets the server size), not " +
+                       std::to_string(t.gpusPerHost));
+        }
     }
     if (t.kind == "star" && t.star.hosts == 0)
     {

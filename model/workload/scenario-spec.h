@@ -9,6 +9,7 @@
 #include "ns3/fat-tree-topology.h"
 #include "ns3/leaf-spine-topology.h"
 #include "ns3/lingjun-topology-reader.h"
+#include "ns3/rail-optimized-topology.h"
 
 #include <cstdint>
 #include <map>
@@ -37,11 +38,14 @@ struct ScenarioSpec
     /// others keep their defaults unless given (and are checked if given).
     struct Topology
     {
-        std::string kind{"fat-tree"}; ///< fat-tree | leaf-spine | lingjun | star
-        uint32_t gpusPerHost{8};      ///< GPUs (and RDMA NICs) per host
-        FatTreeParams fatTree;        ///< used when kind is fat-tree
-        LeafSpineParams leafSpine;    ///< used when kind is leaf-spine
-        LingjunParams lingjun;        ///< used when kind is lingjun
+        /// fat-tree | leaf-spine | lingjun | star | rail-optimized
+        std::string kind{"fat-tree"};
+        /// GPUs per fabric host (one RDMA NIC); 1 for rail-optimized, whose hosts are NICs
+        uint32_t gpusPerHost{8};
+        FatTreeParams fatTree;             ///< used when kind is fat-tree
+        LeafSpineParams leafSpine;         ///< used when kind is leaf-spine
+        LingjunParams lingjun;             ///< used when kind is lingjun
+        RailOptimizedParams railOptimized; ///< used when kind is rail-optimized
         /// Topology file, required when kind is lingjun (the Lingjun topo.csv).
         /// A relative path is resolved against the scenario file's directory.
         std::string path;

@@ -5,6 +5,7 @@
 #define SIMULATION_RUN_H
 
 #include "roce-flow-monitor.h"
+#include "run-records.h"
 
 #include "ns3/results-database.h"
 
@@ -43,13 +44,13 @@ class SimulationRun
      * one machine-readable line:
      * `PERF name=... packet_hops=N events=N wall_s=X sim_s=X peak_rss_kb=N`.
      */
-    void Finish(const RoceFlowMonitor& monitor, bool flowRows = true);
+    void Finish(const RunRecords& monitor, bool flowRows = true);
 
     /**
      * As above, and write more rows with \p extra (database, run id) in the
      * same transaction, so the run is complete only with all of them.
      */
-    void Finish(const RoceFlowMonitor& monitor,
+    void Finish(const RunRecords& monitor,
                 bool flowRows,
                 const std::function<void(ResultsDatabase&, int64_t)>& extra);
     /**
@@ -58,7 +59,7 @@ class SimulationRun
      * \p message, in one transaction. Prints no PERF line.
      */
     void Fail(const std::string& message,
-              const RoceFlowMonitor& monitor,
+              const RunRecords& monitor,
               bool flowRows,
               const std::function<void(ResultsDatabase&, int64_t)>& extra);
     /// Mark the run failed with \p message, unless it has already ended (finished or failed).
@@ -79,7 +80,7 @@ class SimulationRun
 
   private:
     /// The run's rows (the caller's, flows unless \p flowRows is false, links), in its transaction.
-    void WriteRows(const RoceFlowMonitor& monitor,
+    void WriteRows(const RunRecords& monitor,
                    bool flowRows,
                    const std::function<void(ResultsDatabase&, int64_t)>& extra);
 

@@ -243,13 +243,14 @@ TEST_F(FlowNetworkTest, AloneAtLineRatePlusPathLatency)
 
 TEST_F(FlowNetworkTest, TwoFromOneHostShareItsLink)
 {
-    // Both leave host 0: half rate each, both done after twice the wire time.
+    // Both leave host 0: half rate each, both done after twice the wire time
+    // (twice a 1 MB message's: a 2 MB message has one packet's headers fewer).
     Time a(-1);
     Time b(-1);
     Post(0, 1, 1000000, 0, &a);
     Post(0, 2, 1000000, 1, &b);
     Simulator::Run();
-    const double expected = WireSeconds(2000000, kRate) + Latency(1000000);
+    const double expected = 2 * WireSeconds(1000000, kRate) + Latency(1000000);
     EXPECT_NEAR(a.GetSeconds(), expected, 2e-10);
     EXPECT_NEAR(b.GetSeconds(), expected, 2e-10);
 }
@@ -276,7 +277,7 @@ TEST_F(FlowNetworkTest, ClosedGateHoldsAJobUntilItOpens)
     Time b(-1);
     Post(0, 1, 1000000, 0, &a);
     Post(0, 2, 1000000, 1, &b);
-    const Time open = MicroSeconds(30);
+    const Time open = MicroSeconds(200);
     Simulator::Schedule(open, [this]() { m_net->SetGate(1, true); });
     Simulator::Run();
     const double w = WireSeconds(1000000, kRate);
@@ -330,10 +331,14 @@ TEST_F(FlowNetworkTest, WeightSplitsTheLink)
     Post(0, 1, 1000000, 0, &a);
     Post(0, 2, 3000000, 1, &b);
     Simulator::Run();
-    // 1:3 shares: both finish together after the wire time of 4 MB.
-    const double w = WireSeconds(1000000, kRate) + WireSeconds(3000000, kRate);
-    EXPECT_NEAR(a.GetSeconds(), w + Latency(1000000), 2e-10);
-    EXPECT_NEAR(b.GetSeconds(), w + Latency(3000000), 2e-10);
+    // 1:3 shares, 25 and 75 Gb/s. The 3 MB message has fewer header bytes
+    // than three 1 MB ones, so it ends first, at 4/3 of its wire time; the
+    // 1 MB one then has the link and ends when both messages' bytes are out.
+    const double w1 = WireSeconds(1000000, kRate);
+    const double w3 = WireSeconds(3000000, kRate);
+    ASSERT_LT(w3, 3 * w1);
+    EXPECT_NEAR(b.GetSeconds(), 4 * w3 / 3 + Latency(3000000), 2e-10);
+    EXPECT_NEAR(a.GetSeconds(), w1 + w3 + Latency(1000000), 2e-10);
 }
 
 TEST_F(FlowNetworkTest, OneConnectionSendsInOrder)

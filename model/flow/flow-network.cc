@@ -465,7 +465,7 @@ FlowNetwork::Recompute()
         const uint32_t slot = m_solveSlots[i];
         Active& a = m_active[slot];
         const double rate = m_solveRates[i];
-        if (rate == a.rate && (a.done.IsPending() || rate <= 0))
+        if (rate == a.rate && (a.done.IsRunning() || rate <= 0))
         {
             continue;
         }

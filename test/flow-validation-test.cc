@@ -5,8 +5,9 @@
  * table (doc/flow-backend.md): every connection takes the same path at both
  * levels; an idle ring's iteration agrees within 2%, two rings sharing a
  * spine within 10%; a scheduler's gates act at both levels alike (the
- * ranking of fair and a gating policy is the same); and the flow level
- * writes the same tables with the backend in the run's parameters.
+ * ranking of fair and a gating policy is the same); the flow level writes
+ * the same tables with the backend in the run's parameters; and a scenario
+ * file's backend is read, an unknown one refused at its line.
  */
 
 #include "scenario-run-test.h"
@@ -149,6 +150,33 @@ TEST_F(FlowValidationTest, WritesTheSameTablesWithTheBackendInTheRun)
               flows);
     EXPECT_GT(count("SELECT SUM(tx_bytes_ab + tx_bytes_ba) FROM links"), 4 * 1000000);
     sqlite3_close(db);
+}
+
+} // namespace
+
+namespace
+{
+
+TEST(FlowBackendScenarioTest, BackendIsReadAndAnUnknownOneIsRefusedAtItsLine)
+{
+    const std::string head = R"({
+  "topology": { "kind": "star", "star": { "hosts": 2 } },
+  "jobs": [ { "model": "gpt2-124m", "workers": 2 } ],
+)";
+    EXPECT_EQ(ReadScenarioText(head + "  \"backend\": \"flow\"\n}\n", "s.json").backend, "flow");
+    EXPECT_EQ(ReadScenarioText(head + "  \"seed\": 1\n}\n", "s.json").backend, "packet");
+    try
+    {
+        ReadScenarioText(head + "  \"backend\": \"fluid\"\n}\n", "s.json");
+        FAIL() << "an unknown backend was accepted";
+    }
+    catch (const std::runtime_error& e)
+    {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("s.json:4"), std::string::npos) << what;
+        EXPECT_NE(what.find("backend"), std::string::npos) << what;
+        EXPECT_NE(what.find("\"packet\" or \"flow\""), std::string::npos) << what;
+    }
 }
 
 } // namespace

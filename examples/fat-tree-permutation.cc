@@ -7,6 +7,11 @@
  * speed and, with --db, writes the run to SQLite.
  *
  *   ./fat-tree-permutation --k=4 --bytes=1000000 --cc=dcqcn --db=results.db
+ *
+ * --backend=flow runs the same flows as max-min fair fluid flows on the same
+ * topology and ECMP paths (FlowNetwork). Its random streams are not those
+ * of the packet-level NICs, so it draws a different derangement from the
+ * same seed.
  */
 
 #include "ns3/collective-scheduling-module.h"
@@ -19,6 +24,77 @@ using namespace ns3;
 
 NS_LOG_COMPONENT_DEFINE("FatTreePermutation");
 
+namespace
+{
+
+/// A random derangement of \p n hosts (Sattolo: one n-cycle), nobody sending to itself.
+std::vector<uint32_t>
+Derangement(uint32_t n)
+{
+    std::vector<uint32_t> dst(n);
+    Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        dst[i] = i;
+    }
+    for (uint32_t i = n - 1; i > 0; --i)
+    {
+        std::swap(dst[i], dst[rng->GetInteger(0, i - 1)]);
+    }
+    return dst;
+}
+
+/// The permutation on the flow-level model of \p topology.
+void
+RunFlowLevel(const FabricTopology& topology,
+             const FabricFlags& flags,
+             uint64_t bytes,
+             SimulationRun& run)
+{
+    Ptr<FlowNetwork> network = CreateObject<FlowNetwork>();
+    network->SetAttribute("PayloadPerPacket", UintegerValue(flags.mtu));
+    network->SetAttribute("EcmpSeed", UintegerValue(flags.seed));
+    network->Build(topology);
+    const uint32_t n = network->GetNHosts();
+    const std::vector<uint32_t> dst = Derangement(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        RdmaMessageInfo info;
+        info.bytes = bytes;
+        network->SendMessage(i, dst[i], info, nullptr);
+    }
+    std::cout << "flow level: " << n << " hosts, " << topology.GetNSwitches() << " switches, "
+              << flags.linkRate << "\n";
+    Simulator::Stop(flags.stop);
+    Simulator::Run();
+    Time sum(0);
+    Time last(0);
+    for (const FlowNetwork::MessageRecord& m : network->GetMessages())
+    {
+        if (m.delivered.IsPositive())
+        {
+            sum += m.delivered - m.info.start;
+            last = std::max(last, m.delivered);
+        }
+    }
+    const uint64_t done = network->GetMessagesDelivered();
+    std::cout << "flows completed:  " << done << " of " << n << "\n";
+    if (done > 0)
+    {
+        std::cout << "mean FCT:         " << sum.GetSeconds() * 1e6 / static_cast<double>(done)
+                  << " us\nlast delivery:    " << last.GetSeconds() * 1e6 << " us\n"
+                  << "rate solves:      " << network->GetRecomputations() << "\n";
+    }
+    if (done != n)
+    {
+        throw IncompleteRunError(std::to_string(n - done) +
+                                 " flows did not complete before --stopTime=" + flags.stopTime);
+    }
+    run.Finish(FlowNetworkRecords(network));
+}
+
+} // namespace
+
 int
 main(int argc, char* argv[])
 {
@@ -28,6 +104,7 @@ main(int argc, char* argv[])
     FabricFlags fabricFlags;
     std::string pcap;
     std::string lingjun;
+    std::string backend = "packet";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("k", "Fat-tree radix (even, >= 2): k^3/4 hosts", k);
@@ -38,12 +115,20 @@ main(int argc, char* argv[])
                  "Instead of the fat-tree, use the Lingjun production topology read from this "
                  "topo.csv (Alibaba GPU cluster dataset 2023)",
                  lingjun);
+    cmd.AddValue("backend",
+                 "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
+                 "flows on the same topology and routes)",
+                 backend);
     cmd.Parse(argc, argv);
 
     return RunMpiExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
         RequireFlag(k <= 64, "k", std::to_string(k), "at most 64");
         RequireFlag(bytes > 0, "bytes", std::to_string(bytes), "must be positive");
+        RequireFlag(backend == "packet" || backend == "flow",
+                    "backend",
+                    backend,
+                    "must be packet or flow");
         RoceFabricHelper helper;
         fabricFlags.Apply(helper);
         const DataRate rate = fabricFlags.rate;
@@ -53,6 +138,7 @@ main(int argc, char* argv[])
         params["k"] = k;
         params["bytes"] = bytes;
         params["lingjun"] = lingjun;
+        params["backend"] = backend;
         const std::string name =
             lingjun.empty() ? "fat-tree-permutation-k" + std::to_string(k) : "lingjun-permutation";
         run = std::make_unique<SimulationRun>(name,
@@ -77,6 +163,11 @@ main(int argc, char* argv[])
             lp.hostDelayNs = lp.torAggDelayNs = lp.aggCoreDelayNs = delay.GetNanoSeconds();
             topology = ReadLingjunTopology(lingjun, lp);
         }
+        if (backend == "flow")
+        {
+            RunFlowLevel(topology, fabricFlags, bytes, *run);
+            return;
+        }
         Ptr<RoceFabric> fabric = helper.Install(topology);
         RoceFlowMonitor monitor(fabric);
         if (!pcap.empty())
@@ -84,18 +175,8 @@ main(int argc, char* argv[])
             fabric->EnablePcap(pcap, 0);
         }
 
-        // A random derangement: nobody sends to itself.
         const uint32_t n = fabric->GetNHosts();
-        std::vector<uint32_t> dst(n);
-        Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            dst[i] = i;
-        }
-        for (uint32_t i = n - 1; i > 0; --i)
-        {
-            std::swap(dst[i], dst[rng->GetInteger(0, i - 1)]); // Sattolo: one n-cycle
-        }
+        const std::vector<uint32_t> dst = Derangement(n);
         for (uint32_t i = 0; i < n; ++i)
         {
             RdmaMessageInfo info;

@@ -61,11 +61,12 @@ main(int argc, char* argv[])
     std::string stopTime = "100s";
     std::string scheduler;
     std::string compare;
+    std::string backend;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario",
-                 "JSON scenario file; it replaces every flag below except --db, --scheduler "
-                 "and --compare",
+                 "JSON scenario file; it replaces every flag below except --db, --scheduler, "
+                 "--backend and --compare",
                  scenario);
     cmd.AddValue("topology",
                  "fat-tree (k-ary) or rail-optimized (servers of gpusPerServer GPUs, NIC i of "
@@ -113,6 +114,10 @@ main(int argc, char* argv[])
                  "Collective scheduler (" + schedulerNames +
                      "or a TypeId name); default fair, or the scenario's",
                  scheduler);
+    cmd.AddValue("backend",
+                 "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
+                 "flows on the same topology and routes); default packet, or the scenario's",
+                 backend);
     cmd.AddValue("compare",
                  "Comma-separated schedulers to compare (fair and isolated are always "
                  "included), or 'all'",
@@ -264,6 +269,14 @@ main(int argc, char* argv[])
                         "scheduler",
                         scheduler,
                         "is not a known scheduler");
+        }
+        if (!backend.empty())
+        {
+            RequireFlag(backend == "packet" || backend == "flow",
+                        "backend",
+                        backend,
+                        "must be packet or flow");
+            spec.backend = backend;
         }
         ScenarioRunner runner(spec, "multi-tenant-fat-tree");
         if (compare.empty())

@@ -6,6 +6,7 @@
 #include "distributed-simulation.h"
 #include "scheduler-job-builder.h"
 
+#include "ns3/flow-scheduler-control.h"
 #include "ns3/node.h"
 #include "ns3/string.h"
 
@@ -171,6 +172,7 @@ Registry()
     return names;
 }
 
+/// \p control: the fabric's control plane; null on a flow-level network.
 void
 OnJobStarted(Ptr<CollectiveScheduler> scheduler,
              Ptr<FabricSchedulerControl> control,
@@ -183,10 +185,20 @@ OnJobStarted(Ptr<CollectiveScheduler> scheduler,
         {
             continue;
         }
-        control->AddJob(jobId, e->placement.workerHost);
+        if (control)
+        {
+            control->AddJob(jobId, e->placement.workerHost);
+        }
         if (scheduler->StartsJobsGated())
         {
-            control->SetGate(jobId, false);
+            if (control)
+            {
+                control->SetGate(jobId, false);
+            }
+            else
+            {
+                cluster->GetFlowNetwork()->SetGate(jobId, false);
+            }
             scheduler->RecordGateChange(jobId, false);
         }
         CollectiveScheduler* s = PeekPointer(scheduler);
@@ -198,7 +210,8 @@ OnJobStarted(Ptr<CollectiveScheduler> scheduler,
             MakeCallback(&CollectiveScheduler::NotifyCollectiveDone, s));
         e->job->TraceConnectWithoutContext("JobDone",
                                            MakeCallback(&CollectiveScheduler::NotifyJobDone, s));
-        scheduler->NotifyJobArrived(MakeSchedulerJob(*e, *cluster->GetFabric()));
+        scheduler->NotifyJobArrived(control ? MakeSchedulerJob(*e, *cluster->GetFabric())
+                                            : MakeSchedulerJob(*e, *cluster->GetFlowNetwork()));
         return;
     }
     NS_ABORT_MSG("the cluster started unknown job " << jobId);
@@ -293,6 +306,21 @@ void
 CollectiveSchedulerHelper::Install(Ptr<CollectiveScheduler> scheduler,
                                    Ptr<TrainingCluster> cluster) const
 {
+    if (Ptr<FlowNetwork> network = cluster->GetFlowNetwork())
+    {
+        // The flow-level model loses nothing: no lossless classes to add.
+        Ptr<Node> controller = CreateObject<Node>();
+        controller->AddApplication(scheduler);
+        Ptr<FlowSchedulerControl> control = CreateObject<FlowSchedulerControl>(network);
+        scheduler->AggregateObject(control);
+        scheduler->SetControl(PeekPointer(control));
+        cluster->TraceConnectWithoutContext("JobStarted",
+                                            MakeBoundCallback(&OnJobStarted,
+                                                              scheduler,
+                                                              Ptr<FabricSchedulerControl>(),
+                                                              PeekPointer(cluster)));
+        return;
+    }
     // Jobs the policy moves to other classes must stay lossless.
     if (const uint8_t classes = scheduler->GetPriorityClasses())
     {

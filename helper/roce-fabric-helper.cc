@@ -754,7 +754,7 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
         Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
         sw->SetAttribute("Mmu", PointerValue(m_mmuFactory.Create<SwitchMmu>()));
         // Independent per-switch hash seeds avoid ECMP polarization.
-        sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeed * 0x9E3779B1u + node * 0x85EBCA77u));
+        sw->SetAttribute("EcmpSeed", UintegerValue(EcmpRoutes::SwitchSeed(m_ecmpSeed, node)));
         fabric->m_nodes.Get(node)->AggregateObject(sw);
         sw->Setup(ports[node], fabric->m_routes, node);
         fabric->m_switches[node] = sw;

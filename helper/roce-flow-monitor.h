@@ -5,6 +5,7 @@
 #define ROCE_FLOW_MONITOR_H
 
 #include "roce-fabric-helper.h"
+#include "run-records.h"
 
 #include "ns3/results-database.h"
 
@@ -22,7 +23,7 @@ namespace ns3
  * sources (it never sits in the packet path) and turns them, with the
  * links' counters, into result rows and a readable summary.
  */
-class RoceFlowMonitor
+class RoceFlowMonitor : public RunRecords
 {
   public:
     struct Flow
@@ -58,11 +59,11 @@ class RoceFlowMonitor
     /// Latest delivery time of any flow.
     Time GetLastDelivery() const;
     /// Latest delivery or final ACK of any flow.
-    Time GetLastActivity() const;
+    Time GetLastActivity() const override;
 
     /// Rows of the flows and links tables for run \p runId.
-    std::vector<FlowRecord> GetFlowRecords(int64_t runId) const;
-    std::vector<LinkRecord> GetLinkRecords(int64_t runId) const;
+    std::vector<FlowRecord> GetFlowRecords(int64_t runId) const override;
+    std::vector<LinkRecord> GetLinkRecords(int64_t runId) const override;
 
     /**
      * In a distributed run, combine the ranks' partial views (a flow starts

@@ -103,6 +103,19 @@ ScenarioHelper::MakeFabricHelper() const
     return helper;
 }
 
+Ptr<FlowNetwork>
+ScenarioHelper::MakeFlowNetwork(const FabricTopology& topology) const
+{
+    const ScenarioSpec::Fabric& f = m_spec.fabric;
+    Ptr<FlowNetwork> network = CreateObject<FlowNetwork>();
+    network->SetAttribute("PayloadPerPacket", UintegerValue(f.mtu));
+    network->SetAttribute("AckInterval", UintegerValue(f.ackInterval));
+    network->SetAttribute("EcmpSeed", UintegerValue(static_cast<uint32_t>(m_spec.seed)));
+    network->SetAttribute("RecordMessages", BooleanValue(m_spec.output.flowRows));
+    network->Build(topology);
+    return network;
+}
+
 std::vector<JobSpec>
 ScenarioHelper::CollectJobs() const
 {

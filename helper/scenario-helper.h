@@ -7,6 +7,7 @@
 #include "roce-fabric-helper.h"
 #include "training-cluster.h"
 
+#include "ns3/flow-network.h"
 #include "ns3/scenario-spec.h"
 
 #include <map>
@@ -32,6 +33,12 @@ class ScenarioHelper
     FabricTopology BuildTopology() const;
     /// A fabric helper configured with the spec's fabric parameters.
     RoceFabricHelper MakeFabricHelper() const;
+    /**
+     * The flow-level model of \p topology with the spec's fabric parameters
+     * that apply to it (MTU, ACK interval, ECMP seed; one record per message
+     * if output.flowRows).
+     */
+    Ptr<FlowNetwork> MakeFlowNetwork(const FabricTopology& topology) const;
     /**
      * Every job of the run: the listed jobs, then the job trace's, then the
      * synthetic ones (numbered after the largest listed id), each with the

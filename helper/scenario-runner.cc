@@ -5,6 +5,7 @@
 
 #include "collective-scheduler-helper.h"
 #include "distributed-simulation.h"
+#include "flow-network-records.h"
 #include "link-sampler.h"
 #include "roce-flow-monitor.h"
 #include "scenario-helper.h"
@@ -338,11 +339,30 @@ ScenarioRunner::Simulate(const std::string& typeName,
     {
         fabricHelper.SetCongestionControl(cc);
     }
-    Ptr<RoceFabric> fabric = fabricHelper.Install(scenario.BuildTopology());
-    fabric->AssignStreams(0);
+    // The flow level (FlowNetwork) runs the same topology, routes, cluster
+    // and scheduler with fluid flows in place of the RoCE fabric.
+    const bool flowLevel = m_spec.backend == "flow";
+    if (flowLevel && DistributedSize() > 1)
+    {
+        throw std::runtime_error(
+            m_spec.Where("backend") +
+            ": the flow backend runs in one process: launch it without mpirun");
+    }
+    Ptr<RoceFabric> fabric;
+    Ptr<FlowNetwork> network;
+    if (flowLevel)
+    {
+        network = scenario.MakeFlowNetwork(scenario.BuildTopology());
+    }
+    else
+    {
+        fabric = fabricHelper.Install(scenario.BuildTopology());
+        fabric->AssignStreams(0);
+    }
 
     nlohmann::json runParams = {
         {"topology", m_spec.topology.kind},
+        {"backend", m_spec.backend},
         {"gpusPerHost", m_spec.topology.gpusPerHost},
         {"jobs", jobs.size()},
         {"cc", cc.empty() ? m_spec.fabric.cc : cc},
@@ -386,23 +406,49 @@ ScenarioRunner::Simulate(const std::string& typeName,
     {
         Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
         cluster->SetAttribute("PlacementSeed", UintegerValue(m_spec.seed));
-        cluster->Setup(fabric, m_spec.topology.gpusPerHost);
+        if (flowLevel)
+        {
+            cluster->Setup(network, m_spec.topology.gpusPerHost);
+        }
+        else
+        {
+            cluster->Setup(fabric, m_spec.topology.gpusPerHost);
+        }
         scenario.AddJobs(*cluster, jobs);
         cluster->TraceConnectWithoutContext("JobFailed", MakeCallback(&StopAtJobFailure));
         schedulerHelper.Install(policy, cluster);
-        RoceFlowMonitor monitor(fabric);
+        std::unique_ptr<RoceFlowMonitor> packetMonitor;
+        std::unique_ptr<FlowNetworkRecords> flowRecords;
         Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
-        if (sampler->IsEnabled() && DistributedSize() > 1)
+        if (flowLevel)
         {
-            throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) is not combined "
-                                     "across MPI ranks: turn it off for a distributed run");
+            if (sampler->IsEnabled())
+            {
+                throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) samples "
+                                         "packets: the flow backend has none, turn it off");
+            }
+            flowRecords = std::make_unique<FlowNetworkRecords>(network);
         }
-        sampler->Install(fabric);
+        else
+        {
+            packetMonitor = std::make_unique<RoceFlowMonitor>(fabric);
+            if (sampler->IsEnabled() && DistributedSize() > 1)
+            {
+                throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) is not "
+                                         "combined across MPI ranks: turn it off for a "
+                                         "distributed run");
+            }
+            sampler->Install(fabric);
+        }
+        const RunRecords& monitor =
+            flowLevel ? static_cast<const RunRecords&>(*flowRecords) : *packetMonitor;
         if (out)
         {
-            *out << m_spec.topology.kind << ": " << fabric->GetNHosts() << " hosts x "
-                 << m_spec.topology.gpusPerHost << " GPUs, " << (cc.empty() ? m_spec.fabric.cc : cc)
-                 << "; " << jobs.size() << " jobs; scheduler " << policy->GetName()
+            *out << m_spec.topology.kind << " (" << m_spec.backend
+                 << " level): " << (flowLevel ? network->GetNHosts() : fabric->GetNHosts())
+                 << " hosts x " << m_spec.topology.gpusPerHost << " GPUs, "
+                 << (cc.empty() ? m_spec.fabric.cc : cc) << "; " << jobs.size()
+                 << " jobs; scheduler " << policy->GetName()
                  << (runTag.empty() ? "" : " (" + runTag + ")") << "\n";
         }
         if (m_spec.stopTimeNs > 0)
@@ -419,7 +465,10 @@ ScenarioRunner::Simulate(const std::string& typeName,
         }
         Simulator::Run();
         progress.reset();
-        monitor.Combine();
+        if (packetMonitor)
+        {
+            packetMonitor->Combine();
+        }
         std::vector<JobOutcome> done;
         for (const auto& e : cluster->GetJobs())
         {
@@ -428,7 +477,17 @@ ScenarioRunner::Simulate(const std::string& typeName,
         if (out)
         {
             PrintJobs(done, *out);
-            monitor.PrintSummary(*out);
+            if (packetMonitor)
+            {
+                packetMonitor->PrintSummary(*out);
+            }
+            else
+            {
+                *out << "flow level: " << network->GetMessagesDelivered() << " of "
+                     << network->GetMessagesPosted() << " messages delivered, "
+                     << network->GetRecomputations() << " rate recomputations over "
+                     << network->GetFlowsSolved() << " flows\n";
+            }
         }
         outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());
         auto writeRows = [&](ResultsDatabase& db, int64_t id) {

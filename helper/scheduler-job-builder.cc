@@ -4,9 +4,11 @@
 #include "scheduler-job-builder.h"
 
 #include "ns3/collective-factory.h"
+#include "ns3/flow-scheduler-control.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -47,8 +49,57 @@ DirectedPath(const RoceFabric& fabric, uint32_t src, uint32_t dst, uint16_t port
     return path;
 }
 
+namespace
+{
+
+/// Directed path from host src to host dst for a UDP source port.
+using PathOf = std::function<std::vector<uint32_t>(uint32_t src, uint32_t dst, uint16_t port)>;
+
+SchedulerJob MakeJob(const TrainingCluster::JobEntry& entry,
+                     const FabricTopology& topo,
+                     uint32_t payload,
+                     uint64_t ackInterval,
+                     const PathOf& directedPath);
+
+} // namespace
+
 SchedulerJob
 MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabric)
+{
+    UintegerValue mtu;
+    fabric.GetNic(0)->GetAttribute("PayloadPerPacket", mtu);
+    UintegerValue ackInterval;
+    fabric.GetNic(0)->GetAttribute("AckInterval", ackInterval);
+    return MakeJob(entry,
+                   fabric.GetTopology(),
+                   static_cast<uint32_t>(mtu.Get()),
+                   ackInterval.Get(),
+                   [&fabric](uint32_t src, uint32_t dst, uint16_t port) {
+                       return DirectedPath(fabric, src, dst, port);
+                   });
+}
+
+SchedulerJob
+MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const FlowNetwork& network)
+{
+    return MakeJob(entry,
+                   network.GetTopology(),
+                   network.GetPayloadPerPacket(),
+                   network.GetAckInterval(),
+                   [&network](uint32_t src, uint32_t dst, uint16_t port) {
+                       return DirectedPath(network, src, dst, port);
+                   });
+}
+
+namespace
+{
+
+SchedulerJob
+MakeJob(const TrainingCluster::JobEntry& entry,
+        const FabricTopology& topo,
+        uint32_t payload,
+        uint64_t ackIntervalPackets,
+        const PathOf& directedPath)
 {
     SchedulerJob job;
     job.id = entry.spec.id;
@@ -58,15 +109,9 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
     job.rankHosts = entry.placement.workerHost;
     job.startTime = entry.job ? entry.job->GetStartTime() : Simulator::Now();
 
-    UintegerValue mtu;
-    fabric.GetNic(0)->GetAttribute("PayloadPerPacket", mtu);
-    const auto payload = static_cast<uint32_t>(mtu.Get());
-    UintegerValue ackInterval;
-    fabric.GetNic(0)->GetAttribute("AckInterval", ackInterval);
     const uint64_t ackWire =
         RoceWire::WireBytes(RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp +
                             RoceWire::kBth + RoceWire::kAeth + RoceWire::kIcrc);
-    const FabricTopology& topo = fabric.GetTopology();
 
     // Connection (src host, dst host, port) -> index in job.flows.
     std::map<std::tuple<uint32_t, uint32_t, uint16_t>, std::size_t> flowIndex;
@@ -100,7 +145,7 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
                 f.srcHost = src;
                 f.dstHost = dst;
                 f.srcPort = port;
-                f.path = DirectedPath(fabric, src, dst, port);
+                f.path = directedPath(src, dst, port);
                 job.flows.push_back(std::move(f));
                 it = flowIndex.emplace(key, job.flows.size() - 1).first;
             }
@@ -121,8 +166,8 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
             // ACKs come back on the reverse path (same UDP source port), where
             // they share links with data going the other way.
             const uint64_t packets = std::max<uint64_t>(1, (m.bytes + payload - 1) / payload);
-            const uint64_t acks = (packets + ackInterval.Get() - 1) / ackInterval.Get();
-            for (uint32_t link : DirectedPath(fabric, dst, src, port))
+            const uint64_t acks = (packets + ackIntervalPackets - 1) / ackIntervalPackets;
+            for (uint32_t link : directedPath(dst, src, port))
             {
                 stepLinkBytes[m.step][link] += acks * ackWire;
             }
@@ -142,5 +187,7 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const RoceFabric& fabri
     job.commTime = Seconds(commSeconds);
     return job;
 }
+
+} // namespace
 
 } // namespace ns3

@@ -36,6 +36,14 @@ SchedulerJob MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const Roce
 
 /**
  * \ingroup collective-scheduling
+ * MakeSchedulerJob over the flow-level model of a fabric: the same paths
+ * (FlowNetwork::GetPath) and the same estimate, with the network's payload
+ * per packet and ACK interval.
+ */
+SchedulerJob MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const FlowNetwork& network);
+
+/**
+ * \ingroup collective-scheduling
  * The path from host \p src to host \p dst for UDP source port \p port as
  * directed link ids (2 x link id, plus 1 when the link is crossed from its
  * end b to its end a): the two directions of a full-duplex link are

@@ -44,13 +44,13 @@ SimulationRun::PeakRssKb()
 }
 
 void
-SimulationRun::Finish(const RoceFlowMonitor& monitor, bool flowRows)
+SimulationRun::Finish(const RunRecords& monitor, bool flowRows)
 {
     Finish(monitor, flowRows, nullptr);
 }
 
 void
-SimulationRun::Finish(const RoceFlowMonitor& monitor,
+SimulationRun::Finish(const RunRecords& monitor,
                       bool flowRows,
                       const std::function<void(ResultsDatabase&, int64_t)>& extra)
 {
@@ -91,7 +91,7 @@ SimulationRun::Finish(const RoceFlowMonitor& monitor,
 }
 
 void
-SimulationRun::WriteRows(const RoceFlowMonitor& monitor,
+SimulationRun::WriteRows(const RunRecords& monitor,
                          bool flowRows,
                          const std::function<void(ResultsDatabase&, int64_t)>& extra)
 {
@@ -114,7 +114,7 @@ SimulationRun::WriteRows(const RoceFlowMonitor& monitor,
 
 void
 SimulationRun::Fail(const std::string& message,
-                    const RoceFlowMonitor& monitor,
+                    const RunRecords& monitor,
                     bool flowRows,
                     const std::function<void(ResultsDatabase&, int64_t)>& extra)
 {

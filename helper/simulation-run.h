@@ -5,6 +5,7 @@
 #define SIMULATION_RUN_H
 
 #include "roce-flow-monitor.h"
+#include "run-records.h"
 
 #include "ns3/results-database.h"
 
@@ -44,13 +45,13 @@ class SimulationRun
      * `PERF name=... packet_hops=N events=N wall_s=X sim_s=X peak_rss_kb=N data_hops=N
      * ack_hops=N link_bytes=N` (ack_hops: ACK, NAK, CNP and PFC frames).
      */
-    void Finish(const RoceFlowMonitor& monitor, bool flowRows = true);
+    void Finish(const RunRecords& monitor, bool flowRows = true);
 
     /**
      * As above, and write more rows with \p extra (database, run id) in the
      * same transaction, so the run is complete only with all of them.
      */
-    void Finish(const RoceFlowMonitor& monitor,
+    void Finish(const RunRecords& monitor,
                 bool flowRows,
                 const std::function<void(ResultsDatabase&, int64_t)>& extra);
     /**
@@ -59,7 +60,7 @@ class SimulationRun
      * \p message, in one transaction. Prints no PERF line.
      */
     void Fail(const std::string& message,
-              const RoceFlowMonitor& monitor,
+              const RunRecords& monitor,
               bool flowRows,
               const std::function<void(ResultsDatabase&, int64_t)>& extra);
     /// Mark the run failed with \p message, unless it has already ended (finished or failed).
@@ -80,7 +81,7 @@ class SimulationRun
 
   private:
     /// The run's rows (the caller's, flows unless \p flowRows is false, links), in its transaction.
-    void WriteRows(const RoceFlowMonitor& monitor,
+    void WriteRows(const RunRecords& monitor,
                    bool flowRows,
                    const std::function<void(ResultsDatabase&, int64_t)>& extra);
 

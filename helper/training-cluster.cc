@@ -3,6 +3,7 @@
  */
 #include "training-cluster.h"
 
+#include "ns3/flow-collective-transport.h"
 #include "ns3/log.h"
 #include "ns3/model-catalog.h"
 #include "ns3/simulator.h"
@@ -75,6 +76,7 @@ TrainingCluster::DoDispose()
     }
     m_jobs.clear();
     m_fabric = nullptr;
+    m_flowNetwork = nullptr;
     Object::DoDispose();
 }
 
@@ -84,6 +86,14 @@ TrainingCluster::Setup(Ptr<RoceFabric> fabric, uint32_t gpusPerHost)
     m_fabric = fabric;
     m_gpusPerHost = gpusPerHost;
     m_slots = std::make_unique<ClusterSlots>(fabric->GetTopology(), gpusPerHost);
+}
+
+void
+TrainingCluster::Setup(Ptr<FlowNetwork> network, uint32_t gpusPerHost)
+{
+    m_flowNetwork = network;
+    m_gpusPerHost = gpusPerHost;
+    m_slots = std::make_unique<ClusterSlots>(network->GetTopology(), gpusPerHost);
 }
 
 void
@@ -174,12 +184,24 @@ void
 TrainingCluster::StartJob(std::size_t index)
 {
     JobEntry& e = *m_jobs[index];
-    e.transport = std::make_unique<FabricCollectiveTransport>(m_fabric,
-                                                              e.placement.workerHost,
-                                                              e.spec.id,
-                                                              3,
-                                                              m_nvlinkRate,
-                                                              m_nvlinkLatency);
+    if (m_flowNetwork)
+    {
+        e.transport = std::make_unique<FlowCollectiveTransport>(m_flowNetwork,
+                                                                e.placement.workerHost,
+                                                                e.spec.id,
+                                                                3,
+                                                                m_nvlinkRate,
+                                                                m_nvlinkLatency);
+    }
+    else
+    {
+        e.transport = std::make_unique<FabricCollectiveTransport>(m_fabric,
+                                                                  e.placement.workerHost,
+                                                                  e.spec.id,
+                                                                  3,
+                                                                  m_nvlinkRate,
+                                                                  m_nvlinkLatency);
+    }
     e.job = CreateObject<TrainingJob>();
     e.job->Setup(e.spec, e.computeTime, e.gradientBytes, e.transport.get());
     e.job->TraceConnectWithoutContext(

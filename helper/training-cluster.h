@@ -7,6 +7,7 @@
 #include "fabric-collective-transport.h"
 #include "roce-fabric-helper.h"
 
+#include "ns3/flow-network.h"
 #include "ns3/job-placement.h"
 #include "ns3/training-job.h"
 
@@ -39,7 +40,8 @@ class TrainingCluster : public Object
         Placement placement;
         Time computeTime;
         uint64_t gradientBytes{0};
-        std::unique_ptr<FabricCollectiveTransport> transport;
+        /// FabricCollectiveTransport, or FlowCollectiveTransport on a FlowNetwork
+        std::unique_ptr<CollectiveTransport> transport;
     };
 
     static TypeId GetTypeId();
@@ -51,6 +53,12 @@ class TrainingCluster : public Object
      * \param gpusPerHost GPUs of every host
      */
     void Setup(Ptr<RoceFabric> fabric, uint32_t gpusPerHost);
+
+    /**
+     * As Setup(fabric, ...), on the flow-level model of a fabric: the jobs'
+     * messages become fluid flows (FlowCollectiveTransport).
+     */
+    void Setup(Ptr<FlowNetwork> network, uint32_t gpusPerHost);
 
     /**
      * Add a job; it arrives at spec.arrivalNs.
@@ -74,9 +82,16 @@ class TrainingCluster : public Object
         return m_failed;
     }
 
+    /// The packet-level fabric; null on a flow-level network.
     Ptr<RoceFabric> GetFabric() const
     {
         return m_fabric;
+    }
+
+    /// The flow-level network; null on a packet-level fabric.
+    Ptr<FlowNetwork> GetFlowNetwork() const
+    {
+        return m_flowNetwork;
     }
 
     uint32_t GetGpusPerHost() const
@@ -115,6 +130,7 @@ class TrainingCluster : public Object
                                const TrainingJob::Failure& failure);
 
     Ptr<RoceFabric> m_fabric;
+    Ptr<FlowNetwork> m_flowNetwork;
     uint32_t m_gpusPerHost{1};
     std::unique_ptr<ClusterSlots> m_slots;
     std::vector<std::unique_ptr<JobEntry>> m_jobs;

@@ -132,7 +132,8 @@ TEST_F(TrainingClusterTest, RanksOnOneHostUseNvlinkNotTheFabric)
     Simulator::Run();
     ASSERT_EQ(cluster->GetFinishedJobs(), 1u);
     EXPECT_EQ(monitor.GetFlows().size(), 0u) << "no message crossed the fabric";
-    const FabricCollectiveTransport& transport = *cluster->GetJobs()[0]->transport;
+    const auto& transport =
+        dynamic_cast<const FabricCollectiveTransport&>(*cluster->GetJobs()[0]->transport);
     EXPECT_EQ(transport.GetFabricMessages(), 0u);
     EXPECT_EQ(transport.GetNvlinkMessages(), 3u * 6 * 4) << "3 iterations x 6 steps x 4 ranks";
     const double step = latency.GetSeconds() + 1000000 * 8.0 / nvlink.GetBitRate();

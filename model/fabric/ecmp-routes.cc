@@ -285,4 +285,25 @@ EcmpRoutes::MemoryBytes() const
     return bytes;
 }
 
+// A 32-bit mix (murmur3 finalizer) over the flow's 5-tuple and the seed.
+uint32_t
+EcmpRoutes::FlowHash(uint32_t srcIp,
+                     uint32_t dstIp,
+                     uint16_t srcPort,
+                     uint16_t dstPort,
+                     uint32_t seed)
+{
+    uint64_t h = seed;
+    auto mix = [&h](uint64_t v) { h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
+    mix(srcIp);
+    mix(dstIp);
+    mix(static_cast<uint64_t>(srcPort) << 16 | dstPort);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return static_cast<uint32_t>(h);
+}
+
 } // namespace ns3

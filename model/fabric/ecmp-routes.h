@@ -90,6 +90,25 @@ class EcmpRoutes
     /// \return approximate heap bytes held by this object
     size_t MemoryBytes() const;
 
+    /**
+     * The ECMP hash of a flow's 5-tuple at a switch whose hash seed is
+     * \p seed: a switch forwards the flow to next hop
+     * FlowHash(...) % group size. Shared by the packet-level switches and the
+     * flow-level model, so a connection takes the same path at both levels.
+     */
+    static uint32_t FlowHash(uint32_t srcIp,
+                             uint32_t dstIp,
+                             uint16_t srcPort,
+                             uint16_t dstPort,
+                             uint32_t seed);
+
+    /// Hash seed of switch \p switchNode in a fabric seeded \p fabricSeed (independent
+    /// per switch, so that switches do not polarize).
+    static uint32_t SwitchSeed(uint32_t fabricSeed, uint32_t switchNode)
+    {
+        return fabricSeed * 0x9E3779B1u + switchNode * 0x85EBCA77u;
+    }
+
   private:
     /// Routes of one switch.
     struct SwitchTable

@@ -17,28 +17,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceSwitch");
 NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 
-namespace
-{
-
-/// A 32-bit mix (murmur3 finalizer) over the flow's 5-tuple and the seed.
-uint32_t
-FlowHash(const RoceForwardingInfo& info, uint32_t seed)
-{
-    uint64_t h = seed;
-    auto mix = [&h](uint64_t v) { h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
-    mix(info.srcIp);
-    mix(info.dstIp);
-    mix(static_cast<uint64_t>(info.srcPort) << 16 | info.dstPort);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 33;
-    return static_cast<uint32_t>(h);
-}
-
-} // namespace
-
 TypeId
 RoceSwitch::GetTypeId()
 {
@@ -158,7 +136,9 @@ RoceSwitch::SelectPort(const RoceForwardingInfo& info) const
     {
         return group[0];
     }
-    return group[FlowHash(info, m_ecmpSeed) % group.size()];
+    return group
+        [EcmpRoutes::FlowHash(info.srcIp, info.dstIp, info.srcPort, info.dstPort, m_ecmpSeed) %
+         group.size()];
 }
 
 void

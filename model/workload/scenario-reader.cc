@@ -495,6 +495,7 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
                       "synthetic",
                       "scheduler",
                       "schedulerParams",
+                      "backend",
                       "output"});
 
     ScenarioSpec spec;
@@ -558,6 +559,13 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
     spec.synthetic.seed = spec.seed;
     top.With("synthetic", [&](const Node& v) { ReadSynthetic(w, v, spec.synthetic); });
     top.With("scheduler", [&](const Node& v) { spec.scheduler = w.String(v); });
+    top.With("backend", [&](const Node& v) {
+        spec.backend = w.String(v);
+        if (spec.backend != "packet" && spec.backend != "flow")
+        {
+            w.Fail(v, "expected \"packet\" or \"flow\"");
+        }
+    });
     top.With("schedulerParams", [&](const Node& v) {
         if (!v.json->is_object())
         {

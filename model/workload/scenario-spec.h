@@ -101,6 +101,10 @@ struct ScenarioSpec
         uint64_t seed{1};       ///< generator seed; the file's top-level seed unless given
     } synthetic;
 
+    /// Network model: "packet" (the RoCE fabric, packet by packet) or "flow"
+    /// (FlowNetwork: max-min fair fluid flows on the same topology and routes).
+    std::string backend{"packet"};
+
     std::string scheduler{"fair"};     ///< scheduler name
     std::string schedulerParams{"{}"}; ///< scheduler parameters: a JSON object, as text
 

@@ -1,0 +1,76 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "flow-network-records.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+FlowNetworkRecords::FlowNetworkRecords(Ptr<FlowNetwork> network)
+    : m_network(network)
+{
+}
+
+std::vector<FlowRecord>
+FlowNetworkRecords::GetFlowRecords(int64_t runId) const
+{
+    std::vector<FlowRecord> rows;
+    rows.reserve(m_network->GetMessages().size());
+    for (const FlowNetwork::MessageRecord& m : m_network->GetMessages())
+    {
+        FlowRecord r;
+        r.runId = runId;
+        r.flowId = m.info.flowId;
+        r.jobId = m.info.jobId;
+        r.srcNode = m.info.srcNode;
+        r.dstNode = m.info.dstNode;
+        r.bytes = m.info.bytes;
+        r.startNs = m.info.start.GetNanoSeconds();
+        r.endNs = m.delivered.IsNegative() ? -1 : m.delivered.GetNanoSeconds();
+        r.ackNs = m.acked.IsNegative() ? -1 : m.acked.GetNanoSeconds();
+        r.priority = m.info.priority;
+        r.srcPort = m.info.srcPort;
+        r.iteration = m.info.iteration;
+        r.collective = m.info.collective;
+        r.step = m.info.step;
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+std::vector<LinkRecord>
+FlowNetworkRecords::GetLinkRecords(int64_t runId) const
+{
+    const FabricTopology& topo = m_network->GetTopology();
+    std::vector<LinkRecord> rows;
+    for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
+    {
+        const FabricLink& link = topo.GetLink(l);
+        LinkRecord r;
+        r.runId = runId;
+        r.linkId = l;
+        r.nodeA = link.a;
+        r.nodeB = link.b;
+        r.rateBps = link.rateBps;
+        r.delayNs = link.delayNs;
+        r.txBytesAb = m_network->GetTxBytes(2 * l);
+        r.txBytesBa = m_network->GetTxBytes(2 * l + 1);
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+Time
+FlowNetworkRecords::GetLastActivity() const
+{
+    Time last = m_network->GetLastDelivery();
+    for (const FlowNetwork::MessageRecord& m : m_network->GetMessages())
+    {
+        last = std::max(last, m.acked);
+    }
+    return last;
+}
+
+} // namespace ns3

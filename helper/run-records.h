@@ -1,0 +1,37 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RUN_RECORDS_H
+#define RUN_RECORDS_H
+
+#include "ns3/nstime.h"
+#include "ns3/results-database.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief What a network model gives a run's results: the rows of the flows
+ * and links tables and the time of its last activity. The packet-level
+ * fabric's RoceFlowMonitor and the flow-level FlowNetworkRecords give the
+ * same rows, so a run writes the same tables at both levels.
+ */
+class RunRecords
+{
+  public:
+    virtual ~RunRecords() = default;
+    /// Rows of the flows table for run \p runId.
+    virtual std::vector<FlowRecord> GetFlowRecords(int64_t runId) const = 0;
+    /// Rows of the links table for run \p runId.
+    virtual std::vector<LinkRecord> GetLinkRecords(int64_t runId) const = 0;
+    /// Latest delivery or final ACK of any flow.
+    virtual Time GetLastActivity() const = 0;
+};
+
+} // namespace ns3
+
+#endif /* RUN_RECORDS_H */

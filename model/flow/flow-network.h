@@ -1,0 +1,259 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FLOW_NETWORK_H
+#define FLOW_NETWORK_H
+
+#include "max-min-allocator.h"
+
+#include "ns3/ecmp-routes.h"
+#include "ns3/event-id.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A flow-level (fluid) model of a RoCE fabric: the same topology,
+ * ECMP routes and message API as RoceFabric, with rates instead of packets.
+ *
+ * A message is a fluid flow of its wire bytes (headers included, as
+ * RoceWire::MessageWireBytes counts them) along the path the packet-level
+ * switches would give its 5-tuple (EcmpRoutes::FlowHash with the same
+ * per-switch seeds). Rates are weighted max-min fair with strict priority
+ * between traffic classes (MaxMinAllocator); a flow's ACKs load its reverse
+ * path by the ACK bytes per data byte. Rates are recomputed only when a
+ * flow starts or ends, or a gate, class or weight changes, and only over the
+ * connected component (flows and the links they share) of the changed
+ * flows; every change at one instant is solved together. A message is
+ * delivered when its last byte has been sent, plus the path's propagation
+ * and the store-and-forward of its last frame at every switch.
+ *
+ * As on the NIC, messages of one connection (source host, destination host,
+ * UDP source port) go in order, each starting when the one before it has
+ * sent its last byte; a job's gate pauses its flows at once; a job's class
+ * and source port apply to messages posted after the change, its weight
+ * to its current and future flows.
+ */
+class FlowNetwork : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FlowNetwork();
+    ~FlowNetwork() override;
+
+    /**
+     * Build the model of \p topology (validated) with the ECMP routes of
+     * every switch. Call once, before any message.
+     */
+    void Build(const FabricTopology& topology);
+
+    const FabricTopology& GetTopology() const
+    {
+        return m_topology;
+    }
+
+    uint32_t GetNHosts() const
+    {
+        return m_topology.GetNHosts();
+    }
+
+    /// RDMA payload bytes per full packet (the NIC's PayloadPerPacket).
+    uint32_t GetPayloadPerPacket() const
+    {
+        return m_payload;
+    }
+
+    /// Packets per ACK (the NIC's AckInterval).
+    uint32_t GetAckInterval() const
+    {
+        return m_ackInterval;
+    }
+
+    /**
+     * The links, in order, from host \p src to host \p dst for UDP source
+     * port \p srcPort: the choices RoceFabric's switches make for that
+     * 5-tuple with the same EcmpSeed (RoceFabric::GetPath).
+     * \throw std::out_of_range if a host index does not exist
+     */
+    std::vector<uint32_t> GetPath(uint32_t src, uint32_t dst, uint16_t srcPort) const;
+
+    /**
+     * Post \p info.bytes from host \p src to host \p dst now; call
+     * \p onDelivered when the last byte has arrived. Fills info.flowId
+     * (unique, increasing), srcNode and dstNode (topology node ids) and start.
+     * \return the flow id
+     */
+    uint64_t SendMessage(uint32_t src,
+                         uint32_t dst,
+                         RdmaMessageInfo info,
+                         std::function<void()> onDelivered);
+
+    /// \name Job controls, as RdmaNic's, on every host at once
+    /// @{
+    void SetGate(int64_t jobId, bool open);
+    bool IsGateOpen(int64_t jobId) const;
+    /// Class 0-6 of the job's messages posted from now on; -1 restores the message's own.
+    void SetPriorityClass(int64_t jobId, int16_t cls);
+    /// Share of the job's flows relative to others of their class (max-min weight), > 0.
+    void SetRateWeight(int64_t jobId, double weight);
+    /// UDP source port of the job's messages from \p srcHost to \p dstHost posted from now on.
+    void SetSourcePort(int64_t jobId, uint32_t srcHost, uint32_t dstHost, uint16_t port);
+    /// @}
+
+    /// Current rate of message \p flowId in bit/s of wire bytes; 0 if it is not sending.
+    double GetRate(uint64_t flowId) const;
+
+    /// One message's life, for the flows table.
+    struct MessageRecord
+    {
+        RdmaMessageInfo info;
+        Time delivered{-1}; ///< last byte arrived; negative if not yet
+        Time acked{-1};     ///< the sender would have seen the final ACK; negative if not yet
+    };
+
+    /// Every message posted, by flow id (kept only while RecordMessages is true).
+    const std::vector<MessageRecord>& GetMessages() const
+    {
+        return m_records;
+    }
+
+    /// Wire bytes sent over directed link \p dirLink (2 x link id, + 1 from end b to end a).
+    uint64_t GetTxBytes(uint32_t dirLink) const
+    {
+        return static_cast<uint64_t>(m_txBytes[dirLink] + 0.5);
+    }
+
+    uint64_t GetMessagesPosted() const
+    {
+        return m_nextFlowId;
+    }
+
+    uint64_t GetMessagesDelivered() const
+    {
+        return m_delivered;
+    }
+
+    /// Rate recomputations (one per instant at which anything changed).
+    uint64_t GetRecomputations() const
+    {
+        return m_recomputations;
+    }
+
+    /// Flows solved over all recomputations (the sum of component sizes).
+    uint64_t GetFlowsSolved() const
+    {
+        return m_flowsSolved;
+    }
+
+    /// Latest delivery of any message.
+    Time GetLastDelivery() const
+    {
+        return m_lastDelivery;
+    }
+
+    /// Trace signature: message, delivery time.
+    typedef void (*DeliveredCallback)(const RdmaMessageInfo& info, Time when);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A message in the fabric: waiting behind its connection, sending, or paused by its gate.
+    struct Active
+    {
+        RdmaMessageInfo info;
+        uint32_t connection{0};
+        double remainingBits{0}; ///< wire bits left to send
+        double rate{0};          ///< bit/s
+        Time updated;            ///< when remainingBits was last brought up to date
+        EventId done;            ///< its last bit leaves the sender
+        std::function<void()> onDelivered;
+        bool inLinks{false}; ///< listed on its links (sending, gate open)
+        uint32_t mark{0};    ///< recomputation that visited it
+    };
+
+    /// Messages between two hosts over one ECMP path, in order (one queue pair).
+    struct Connection
+    {
+        uint32_t src{0};
+        uint32_t dst{0};
+        std::vector<uint32_t> path;    ///< directed links, sender to receiver
+        std::vector<uint32_t> reverse; ///< directed links of the ACKs
+        std::deque<uint32_t> queue;    ///< active slots, head sending
+    };
+
+    uint32_t ConnectionOf(uint32_t src, uint32_t dst, uint16_t port);
+    std::vector<uint32_t> DirectedPath(uint32_t src, uint32_t dst, uint16_t port) const;
+    void StartHead(uint32_t connection);
+    void Attach(uint32_t slot);
+    void Detach(uint32_t slot);
+    void MarkDirty(uint32_t dirLink);
+    void Recompute();
+    void SendDone(uint32_t slot);
+    void Deliver(uint64_t flowId, Time acked);
+    Time PathLatency(const std::vector<uint32_t>& path, uint32_t lastFrameBytes) const;
+    double WireBits(uint64_t bytes) const;
+    double AckLoad() const;
+
+    FabricTopology m_topology;
+    std::unique_ptr<EcmpRoutes> m_routes;
+    uint32_t m_payload{4096};
+    uint32_t m_ackInterval{16};
+    uint32_t m_ecmpSeed{1};
+    bool m_record{true};
+
+    std::vector<double> m_capacity;              ///< by directed link, bit/s
+    std::vector<std::vector<uint32_t>> m_onLink; ///< by directed link: active slots loading it
+    std::vector<double> m_txBytes;               ///< by directed link
+    std::vector<uint8_t> m_dirty;                ///< by directed link
+    std::vector<uint32_t> m_dirtyList;
+    std::vector<uint32_t> m_linkMark; ///< by directed link: recomputation that saw it
+    bool m_recomputeScheduled{false};
+
+    std::vector<Active> m_active; ///< slots
+    std::vector<uint32_t> m_freeSlots;
+    std::map<uint64_t, uint32_t> m_slotOfFlow; ///< sending or queued messages by flow id
+    std::vector<Connection> m_connections;
+    std::map<std::tuple<uint32_t, uint32_t, uint16_t>, uint32_t> m_connectionIndex;
+
+    std::map<int64_t, bool> m_gateOpen;    ///< absent: open
+    std::map<int64_t, int16_t> m_jobClass; ///< absent or -1: the message's
+    std::map<int64_t, double> m_jobWeight; ///< absent: 1
+    std::map<std::tuple<int64_t, uint32_t, uint32_t>, uint16_t> m_jobPort;
+
+    std::vector<uint32_t> m_nextQpn; ///< by host: next queue pair number, as RdmaNic's
+    std::vector<MessageRecord> m_records;
+    std::map<uint64_t, std::function<void()>> m_pendingDelivery;
+    uint64_t m_nextFlowId{0};
+    uint64_t m_delivered{0};
+    uint64_t m_recomputations{0};
+    uint64_t m_flowsSolved{0};
+    uint32_t m_epoch{0};
+    Time m_lastDelivery{0};
+
+    MaxMinAllocator m_allocator;
+    std::vector<MaxMinAllocator::Flow> m_solveFlows;
+    std::vector<uint32_t> m_solveSlots;
+    std::vector<double> m_solveCapacity;
+    std::vector<double> m_solveRates;
+    std::vector<uint32_t> m_localOf; ///< by directed link: local index in this recomputation
+
+    TracedCallback<const RdmaMessageInfo&, Time> m_deliveredTrace;
+};
+
+} // namespace ns3
+
+#endif /* FLOW_NETWORK_H */

@@ -1,0 +1,380 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The flow-level model: max-min allocations against hand-computed ones
+ * (shared bottlenecks, weights, ACK loads, strict priority), the max-min
+ * conditions on random instances, message times against closed forms on a
+ * star (alone, sharing, gated, prioritized, in order on a connection), and
+ * rate solves confined to the component of the flows that changed.
+ */
+
+#include "ns3/collective-scheduling-module.h"
+#include "ns3/core-module.h"
+
+#include <gtest/gtest.h>
+#include <random>
+
+using namespace ns3;
+
+namespace
+{
+
+MaxMinAllocator::Flow
+F(std::vector<uint32_t> links, uint8_t cls = 3, double weight = 1)
+{
+    MaxMinAllocator::Flow f;
+    for (uint32_t l : links)
+    {
+        f.uses.emplace_back(l, 1.0);
+    }
+    f.cls = cls;
+    f.weight = weight;
+    return f;
+}
+
+std::vector<double>
+Solve(const std::vector<MaxMinAllocator::Flow>& flows, const std::vector<double>& capacity)
+{
+    MaxMinAllocator a;
+    std::vector<double> rates;
+    a.Allocate(flows, capacity, rates);
+    return rates;
+}
+
+TEST(MaxMinAllocatorTest, SharedBottleneckThenLeftovers)
+{
+    // f0 crosses both links, f1 only link 0, f2 only link 1. Link 1 (4)
+    // fills first at 2 each; f1 takes the rest of link 0: 10 - 2 = 8.
+    auto r = Solve({F({0, 1}), F({0}), F({1})}, {10, 4});
+    EXPECT_NEAR(r[0], 2, 1e-9);
+    EXPECT_NEAR(r[1], 8, 1e-9);
+    EXPECT_NEAR(r[2], 2, 1e-9);
+    // Equal links: everyone 5.
+    r = Solve({F({0, 1}), F({0}), F({1})}, {10, 10});
+    EXPECT_NEAR(r[0], 5, 1e-9);
+    EXPECT_NEAR(r[1], 5, 1e-9);
+    EXPECT_NEAR(r[2], 5, 1e-9);
+}
+
+TEST(MaxMinAllocatorTest, ParkingLot)
+{
+    // The long flow crosses three links of 12; each link also carries one
+    // short flow, link 2 two of them: link 2 fills at 4 (three flows),
+    // then links 0 and 1 give their short flows 12 - 4 = 8.
+    auto r = Solve({F({0, 1, 2}), F({0}), F({1}), F({2}), F({2})}, {12, 12, 12});
+    EXPECT_NEAR(r[0], 4, 1e-9);
+    EXPECT_NEAR(r[1], 8, 1e-9);
+    EXPECT_NEAR(r[2], 8, 1e-9);
+    EXPECT_NEAR(r[3], 4, 1e-9);
+    EXPECT_NEAR(r[4], 4, 1e-9);
+}
+
+TEST(MaxMinAllocatorTest, WeightsAndLoadCoefficients)
+{
+    auto r = Solve({F({0}, 3, 1), F({0}, 3, 3)}, {8});
+    EXPECT_NEAR(r[0], 2, 1e-9);
+    EXPECT_NEAR(r[1], 6, 1e-9);
+    // A flow loading the link by half its rate (ACKs): t + t/2 = 9, t = 6.
+    MaxMinAllocator::Flow half;
+    half.uses = {{0, 0.5}};
+    r = Solve({F({0}), half}, {9});
+    EXPECT_NEAR(r[0], 6, 1e-9);
+    EXPECT_NEAR(r[1], 6, 1e-9);
+}
+
+TEST(MaxMinAllocatorTest, StrictPriorityBetweenClasses)
+{
+    // The class-5 flow takes link 0 whole; the class-3 flow across links 0
+    // and 1 gets nothing, so the other class-3 flow has link 1 to itself.
+    auto r = Solve({F({0}, 5), F({0, 1}, 3), F({1}, 3)}, {10, 10});
+    EXPECT_NEAR(r[0], 10, 1e-9);
+    EXPECT_NEAR(r[1], 0, 1e-9);
+    EXPECT_NEAR(r[2], 10, 1e-9);
+    // A high class limited elsewhere leaves the rest: class 6 crosses link 1
+    // (3) and link 0 (10); class 2 on link 0 gets 7.
+    r = Solve({F({0, 1}, 6), F({0}, 2)}, {10, 3});
+    EXPECT_NEAR(r[0], 3, 1e-9);
+    EXPECT_NEAR(r[1], 7, 1e-9);
+}
+
+TEST(MaxMinAllocatorTest, RandomInstancesMeetTheMaxMinConditions)
+{
+    // Feasible, and every flow has a bottleneck: a full link (counting
+    // higher classes) on which no flow of its class has a larger rate per
+    // weight. These two conditions define the weighted max-min allocation.
+    std::mt19937 gen(7);
+    for (int trial = 0; trial < 300; ++trial)
+    {
+        const uint32_t nLinks = 1 + gen() % 6;
+        const uint32_t nFlows = 1 + gen() % 10;
+        std::vector<double> cap(nLinks);
+        for (double& c : cap)
+        {
+            c = 1 + gen() % 100;
+        }
+        std::vector<MaxMinAllocator::Flow> flows(nFlows);
+        for (auto& f : flows)
+        {
+            std::vector<uint32_t> links;
+            for (uint32_t l = 0; l < nLinks; ++l)
+            {
+                if (gen() % 2)
+                {
+                    links.push_back(l);
+                }
+            }
+            if (links.empty())
+            {
+                links.push_back(gen() % nLinks);
+            }
+            f = F(links, static_cast<uint8_t>(gen() % 3 + 2), 1 + gen() % 3);
+        }
+        const auto r = Solve(flows, cap);
+        std::vector<double> load(nLinks, 0);
+        for (uint32_t i = 0; i < nFlows; ++i)
+        {
+            ASSERT_GE(r[i], -1e-9);
+            for (const auto& [l, c] : flows[i].uses)
+            {
+                load[l] += c * r[i];
+            }
+        }
+        for (uint32_t l = 0; l < nLinks; ++l)
+        {
+            ASSERT_LE(load[l], cap[l] * (1 + 1e-9)) << "trial " << trial << " link " << l;
+        }
+        for (uint32_t i = 0; i < nFlows; ++i)
+        {
+            bool bottleneck = false;
+            for (const auto& [l, c] : flows[i].uses)
+            {
+                // Load of this link by this class and the classes above it.
+                double classLoad = 0;
+                bool largest = true;
+                for (uint32_t j = 0; j < nFlows; ++j)
+                {
+                    for (const auto& [l2, c2] : flows[j].uses)
+                    {
+                        if (l2 != l || flows[j].cls < flows[i].cls)
+                        {
+                            continue;
+                        }
+                        classLoad += c2 * r[j];
+                        if (flows[j].cls == flows[i].cls &&
+                            r[j] / flows[j].weight > r[i] / flows[i].weight * (1 + 1e-9) + 1e-9)
+                        {
+                            largest = false;
+                        }
+                    }
+                }
+                if (classLoad >= cap[l] * (1 - 1e-9) && largest)
+                {
+                    bottleneck = true;
+                }
+            }
+            ASSERT_TRUE(bottleneck) << "trial " << trial << " flow " << i << " rate " << r[i];
+        }
+    }
+}
+
+/// A star: \p hosts hosts on one switch, 100 Gb/s links of 1 us.
+class FlowNetworkTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        RoceUsePicoseconds();
+        FabricTopology topo;
+        const uint32_t sw = topo.AddSwitch("switch", 1, -1, 0);
+        for (uint32_t h = 0; h < 4; ++h)
+        {
+            topo.AddLink(topo.AddHost("host-" + std::to_string(h), -1, 0), sw, kRate, 1000);
+        }
+        m_net = CreateObject<FlowNetwork>();
+        m_net->Build(topo);
+    }
+
+    void TearDown() override
+    {
+        m_net->Dispose();
+        Simulator::Destroy();
+    }
+
+    /// Post \p bytes from \p src to \p dst for job \p job now; the delivery time lands in \p at.
+    void Post(uint32_t src, uint32_t dst, uint64_t bytes, int64_t job, Time* at, uint8_t cls = 3)
+    {
+        RdmaMessageInfo info;
+        info.bytes = bytes;
+        info.jobId = job;
+        info.priority = cls;
+        info.srcPort = static_cast<uint16_t>(0xC000 + m_port++);
+        m_net->SendMessage(src, dst, info, [at]() { *at = Simulator::Now(); });
+    }
+
+    /// Wire seconds of a message of \p bytes at rate \p bps (4096-byte packets).
+    static double WireSeconds(uint64_t bytes, double bps)
+    {
+        return 8.0 * RoceWire::MessageWireBytes(bytes, 4096) / bps;
+    }
+
+    /// Propagation of two links plus the last frame forwarded by the switch.
+    static double Latency(uint64_t bytes)
+    {
+        const uint64_t last = bytes - (bytes - 1) / 4096 * 4096;
+        const uint32_t frame = RoceWire::WireBytes(58 + static_cast<uint32_t>(last) +
+                                                   (bytes <= 4096 ? RoceWire::kReth : 0));
+        return 2e-6 + 8.0 * frame / kRate;
+    }
+
+    /// The link rate left to data once the reverse ACKs of a flow the other way take theirs.
+    static constexpr uint64_t kRate = 100000000000ull;
+
+    Ptr<FlowNetwork> m_net;
+    uint32_t m_port{0};
+};
+
+TEST_F(FlowNetworkTest, AloneAtLineRatePlusPathLatency)
+{
+    Time at(-1);
+    Post(0, 1, 1000000, 0, &at);
+    Simulator::Run();
+    EXPECT_NEAR(at.GetSeconds(), WireSeconds(1000000, kRate) + Latency(1000000), 1e-11);
+}
+
+TEST_F(FlowNetworkTest, TwoFromOneHostShareItsLink)
+{
+    // Both leave host 0: half rate each, both done after twice the wire time
+    // (twice a 1 MB message's: a 2 MB message has one packet's headers fewer).
+    Time a(-1);
+    Time b(-1);
+    Post(0, 1, 1000000, 0, &a);
+    Post(0, 2, 1000000, 1, &b);
+    Simulator::Run();
+    const double expected = 2 * WireSeconds(1000000, kRate) + Latency(1000000);
+    EXPECT_NEAR(a.GetSeconds(), expected, 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), expected, 2e-10);
+}
+
+TEST_F(FlowNetworkTest, ShorterFlowLeavesItsShareToTheLonger)
+{
+    // 1 MB and 3 MB from host 0: both at half rate until the short one has
+    // sent its wire bytes (2 x W1), then the long one alone: W1 + W3 in all.
+    Time a(-1);
+    Time b(-1);
+    Post(0, 1, 1000000, 0, &a);
+    Post(0, 2, 3000000, 1, &b);
+    Simulator::Run();
+    const double w1 = WireSeconds(1000000, kRate);
+    const double w3 = WireSeconds(3000000, kRate);
+    EXPECT_NEAR(a.GetSeconds(), 2 * w1 + Latency(1000000), 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), w1 + w3 + Latency(3000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, ClosedGateHoldsAJobUntilItOpens)
+{
+    m_net->SetGate(1, false);
+    Time a(-1);
+    Time b(-1);
+    Post(0, 1, 1000000, 0, &a);
+    Post(0, 2, 1000000, 1, &b);
+    const Time open = MicroSeconds(200);
+    Simulator::Schedule(open, [this]() { m_net->SetGate(1, true); });
+    Simulator::Run();
+    const double w = WireSeconds(1000000, kRate);
+    // Job 0 alone at line rate (done before the gate opens); job 1 from the opening.
+    ASSERT_LT(w, open.GetSeconds());
+    EXPECT_NEAR(a.GetSeconds(), w + Latency(1000000), 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), open.GetSeconds() + w + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, GateClosedMidwayKeepsWhatWasSent)
+{
+    Time a(-1);
+    Post(0, 1, 1000000, 0, &a);
+    const double w = WireSeconds(1000000, kRate);
+    Simulator::Schedule(Seconds(w / 4), [this]() { m_net->SetGate(0, false); });
+    Simulator::Schedule(Seconds(w / 4) + MicroSeconds(50), [this]() { m_net->SetGate(0, true); });
+    Simulator::Run();
+    EXPECT_NEAR(a.GetSeconds(), w + 50e-6 + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, HigherClassGoesFirst)
+{
+    Time lo(-1);
+    Time hi(-1);
+    Post(0, 1, 1000000, 0, &lo, 3);
+    Post(0, 2, 1000000, 1, &hi, 5);
+    Simulator::Run();
+    const double w = WireSeconds(1000000, kRate);
+    EXPECT_NEAR(hi.GetSeconds(), w + Latency(1000000), 2e-10);
+    EXPECT_NEAR(lo.GetSeconds(), 2 * w + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, JobClassAppliesToMessagesPostedAfterIt)
+{
+    m_net->SetPriorityClass(1, 6);
+    Time lo(-1);
+    Time hi(-1);
+    Post(0, 1, 1000000, 0, &lo, 5);
+    Post(0, 2, 1000000, 1, &hi, 3); // posted as 3, sent in class 6
+    Simulator::Run();
+    const double w = WireSeconds(1000000, kRate);
+    EXPECT_NEAR(hi.GetSeconds(), w + Latency(1000000), 2e-10);
+    EXPECT_NEAR(lo.GetSeconds(), 2 * w + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, WeightSplitsTheLink)
+{
+    m_net->SetRateWeight(1, 3);
+    Time a(-1);
+    Time b(-1);
+    Post(0, 1, 1000000, 0, &a);
+    Post(0, 2, 3000000, 1, &b);
+    Simulator::Run();
+    // 1:3 shares, 25 and 75 Gb/s. The 3 MB message has fewer header bytes
+    // than three 1 MB ones, so it ends first, at 4/3 of its wire time; the
+    // 1 MB one then has the link and ends when both messages' bytes are out.
+    const double w1 = WireSeconds(1000000, kRate);
+    const double w3 = WireSeconds(3000000, kRate);
+    ASSERT_LT(w3, 3 * w1);
+    EXPECT_NEAR(b.GetSeconds(), 4 * w3 / 3 + Latency(3000000), 2e-10);
+    EXPECT_NEAR(a.GetSeconds(), w1 + w3 + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, OneConnectionSendsInOrder)
+{
+    // Same source port, hosts and job: one queue pair, the second message
+    // after the first has left, so the link is never shared.
+    Time a(-1);
+    Time b(-1);
+    for (Time* at : {&a, &b})
+    {
+        RdmaMessageInfo info;
+        info.bytes = 1000000;
+        info.jobId = 0;
+        info.srcPort = 0xC123;
+        m_net->SendMessage(0, 1, info, [at]() { *at = Simulator::Now(); });
+    }
+    Simulator::Run();
+    const double w = WireSeconds(1000000, kRate);
+    EXPECT_NEAR(a.GetSeconds(), w + Latency(1000000), 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), 2 * w + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, SolvesOnlyTheComponentThatChanged)
+{
+    // Hosts 0->1 and 2->3 share no link in either direction: each start or
+    // end solves one flow, never both.
+    Time a(-1);
+    Time b(-1);
+    Post(0, 1, 1000000, 0, &a);
+    Simulator::Schedule(MicroSeconds(5), [&]() { Post(2, 3, 1000000, 1, &b); });
+    Simulator::Run();
+    EXPECT_EQ(m_net->GetRecomputations(), 4u); // two starts, two ends
+    EXPECT_EQ(m_net->GetFlowsSolved(), 2u);    // a start solves its own flow, an end none
+    const double w = WireSeconds(1000000, kRate);
+    EXPECT_NEAR(a.GetSeconds(), w + Latency(1000000), 1e-10);
+    EXPECT_NEAR(b.GetSeconds(), 5e-6 + w + Latency(1000000), 1e-10);
+}
+
+} // namespace

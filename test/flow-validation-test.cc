@@ -1,0 +1,182 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The flow level against the packet level, on a subset of the validation
+ * table (doc/flow-backend.md): every connection takes the same path at both
+ * levels; an idle ring's iteration agrees within 2%, two rings sharing a
+ * spine within 10%; a scheduler's gates act at both levels alike (the
+ * ranking of fair and a gating policy is the same); the flow level writes
+ * the same tables with the backend in the run's parameters; and a scenario
+ * file's backend is read, an unknown one refused at its line.
+ */
+
+#include "scenario-run-test.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+using namespace ns3;
+
+namespace
+{
+
+class FlowValidationTest : public test::ScenarioRunTest
+{
+  protected:
+    static RunOutcome RunAt(ScenarioSpec spec,
+                            const std::string& backend,
+                            const std::string& policy)
+    {
+        spec.backend = backend;
+        ScenarioRunner runner(spec, "flow-validation-test");
+        return runner.Run(policy);
+    }
+
+    static double Diff(Time flow, Time packet)
+    {
+        return std::abs(flow.GetSeconds() / packet.GetSeconds() - 1);
+    }
+};
+
+TEST_F(FlowValidationTest, EveryConnectionTakesThePacketLevelPath)
+{
+    FatTreeParams ft;
+    ft.k = 4;
+    const FabricTopology topo = MakeFatTree(ft);
+    for (uint32_t seed : {1u, 7u})
+    {
+        RoceFabricHelper helper;
+        helper.SetEcmpSeed(seed);
+        Ptr<RoceFabric> fabric = helper.Install(topo);
+        Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+        net->SetAttribute("EcmpSeed", UintegerValue(seed));
+        net->Build(topo);
+        uint32_t compared = 0;
+        for (uint32_t s = 0; s < topo.GetNHosts(); ++s)
+        {
+            for (uint32_t d = 0; d < topo.GetNHosts(); ++d)
+            {
+                for (uint16_t port = 0xC000; s != d && port < 0xC000 + 8; ++port)
+                {
+                    ASSERT_EQ(net->GetPath(s, d, port), fabric->GetPath(s, d, port))
+                        << "seed " << seed << " hosts " << s << "->" << d << " port " << port;
+                    ++compared;
+                }
+            }
+        }
+        EXPECT_EQ(compared, 16u * 15u * 8u);
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(FlowValidationTest, IdleRingWithinTwoPercent)
+{
+    // A 4-rank ring over both leaves and the spine, alone.
+    ScenarioSpec spec = TwoLeaves(1);
+    spec.jobs.push_back(Job(0, {0, 2, 1, 3}, 4000000, MicroSeconds(100), 3));
+    spec.jobs.back().gpusPerHost = 1;
+    const RunOutcome packet = RunAt(spec, "packet", "fair");
+    const RunOutcome flow = RunAt(spec, "flow", "fair");
+    ASSERT_EQ(flow.jobs.size(), 1u);
+    ASSERT_TRUE(flow.jobs[0].done);
+    EXPECT_LT(Diff(flow.jobs[0].meanIteration, packet.jobs[0].meanIteration), 0.02)
+        << "flow " << flow.jobs[0].meanIteration.GetMicroSeconds() << " us, packet "
+        << packet.jobs[0].meanIteration.GetMicroSeconds() << " us";
+    EXPECT_LT(Diff(flow.jobs[0].meanCommunication, packet.jobs[0].meanCommunication), 0.02);
+}
+
+TEST_F(FlowValidationTest, TwoRingsSharingTheSpineWithinTenPercentAndRankedAlike)
+{
+    // Job 0 on hosts {0, 2}, job 1 on {1, 3}: both cross the spine in the
+    // same directions; compute a little longer than communication.
+    ScenarioSpec spec = TwoLeaves(1);
+    for (uint32_t j = 0; j < 2; ++j)
+    {
+        spec.jobs.push_back(Job(j, {j, j + 2}, 2000000, MicroSeconds(200), 6));
+        spec.jobs.back().gpusPerHost = 1;
+    }
+    std::map<std::string, double> iteration[2];
+    for (const char* policy : {"fair", "cassini"})
+    {
+        const RunOutcome packet = RunAt(spec, "packet", policy);
+        const RunOutcome flow = RunAt(spec, "flow", policy);
+        for (uint32_t j = 0; j < 2; ++j)
+        {
+            ASSERT_TRUE(flow.jobs[j].done);
+            EXPECT_LT(Diff(flow.jobs[j].meanIteration, packet.jobs[j].meanIteration), 0.10)
+                << policy << " job " << j << ": flow "
+                << flow.jobs[j].meanIteration.GetMicroSeconds() << " us, packet "
+                << packet.jobs[j].meanIteration.GetMicroSeconds() << " us";
+        }
+        iteration[0][policy] = packet.MeanIterationTime().GetSeconds();
+        iteration[1][policy] = flow.MeanIterationTime().GetSeconds();
+    }
+    // Same order of the two policies at both levels.
+    EXPECT_EQ(iteration[0]["cassini"] < iteration[0]["fair"],
+              iteration[1]["cassini"] < iteration[1]["fair"]);
+}
+
+TEST_F(FlowValidationTest, WritesTheSameTablesWithTheBackendInTheRun)
+{
+    ScenarioSpec spec = TwoLeaves(1);
+    spec.jobs.push_back(Job(0, {0, 2}, 1000000, MicroSeconds(50), 2));
+    spec.jobs.back().gpusPerHost = 1;
+    spec.output.db = (m_dir / "flow.db").string();
+    spec.backend = "flow";
+    ScenarioRunner(spec, "flow-validation-test").Run("fair");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    auto count = [db](const std::string& sql) {
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        int64_t n = -1;
+        if (sqlite3_step(st) == SQLITE_ROW)
+        {
+            n = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+        return n;
+    };
+    EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status='complete' AND "
+                    "json_extract(params_json,'$.backend')='flow'"),
+              1);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM jobs"), 1);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM iterations"), 2);
+    // Every message delivered, after it was posted, and acknowledged after that.
+    const int64_t flows = count("SELECT COUNT(*) FROM flows");
+    EXPECT_GT(flows, 0);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM flows WHERE end_ns > start_ns AND ack_ns > end_ns"),
+              flows);
+    EXPECT_GT(count("SELECT SUM(tx_bytes_ab + tx_bytes_ba) FROM links"), 4 * 1000000);
+    sqlite3_close(db);
+}
+
+} // namespace
+
+namespace
+{
+
+TEST(FlowBackendScenarioTest, BackendIsReadAndAnUnknownOneIsRefusedAtItsLine)
+{
+    const std::string head = R"({
+  "topology": { "kind": "star", "star": { "hosts": 2 } },
+  "jobs": [ { "model": "gpt2-124m", "workers": 2 } ],
+)";
+    EXPECT_EQ(ReadScenarioText(head + "  \"backend\": \"flow\"\n}\n", "s.json").backend, "flow");
+    EXPECT_EQ(ReadScenarioText(head + "  \"seed\": 1\n}\n", "s.json").backend, "packet");
+    try
+    {
+        ReadScenarioText(head + "  \"backend\": \"fluid\"\n}\n", "s.json");
+        FAIL() << "an unknown backend was accepted";
+    }
+    catch (const std::runtime_error& e)
+    {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("s.json:4"), std::string::npos) << what;
+        EXPECT_NE(what.find("backend"), std::string::npos) << what;
+        EXPECT_NE(what.find("\"packet\" or \"flow\""), std::string::npos) << what;
+    }
+}
+
+} // namespace

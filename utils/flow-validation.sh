@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Run the flow backend's validation scenarios at both levels into one
+# database and print the comparison table (doc/flow-backend.md).
+#
+#   utils/flow-validation.sh [OUT_DIR]      (default: flow-validation)
+#
+# Needs the release build of multi-tenant-fat-tree and paper-figures
+# (BUILD_DIR, default build-release).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-flow-validation}"
+build="${BUILD_DIR:-build-release}"
+mkdir -p "$out"
+db="$out/validation.db"
+rm -f "$db" "$db-wal" "$db-shm"
+policies="${POLICIES:-cassini,crux,mltcp,harmonics}"
+for backend in packet flow; do
+  for scenario in examples/scenarios/flow-validation/*.json; do
+    echo "=== $(basename "$scenario" .json), $backend level"
+    "$build/multi-tenant-fat-tree" --scenario="$scenario" --backend="$backend" --db="$db" \
+      --compare="$policies"
+  done
+  echo "=== paper figures 1 and 4, $backend level"
+  "$build/paper-figures" --figure=1,4 --backend="$backend" --db="$db" --progress=0
+done
+utils/flow-validation.py "$db" --out "$out/table.md"

@@ -79,6 +79,7 @@ main(int argc, char* argv[])
         }
         Ptr<RoceFabric> fabric = helper.Install(topology);
         RoceFlowMonitor monitor(fabric);
+        run->StreamFlows(monitor);
         if (!pcap.empty())
         {
             fabric->EnablePcap(pcap, 0);
@@ -114,6 +115,7 @@ main(int argc, char* argv[])
         Simulator::Stop(fabricFlags.stop);
         Simulator::Run();
         monitor.Combine();
+        run->EndIfInterrupted(monitor);
         if (DistributedRank() == 0)
         {
             monitor.PrintSummary(std::cout);

@@ -151,7 +151,6 @@ Figure4(const FigureFlags& f)
     {
         RunnerFor(spec, f)->Run(policy, &std::cout);
     }
-    Config::SetDefault("ns3::LinkSampler::Interval", TimeValue(Time(0)));
 }
 
 } // namespace

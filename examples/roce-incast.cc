@@ -81,6 +81,7 @@ main(int argc, char* argv[])
                                               params.dump(),
                                               fabricFlags.db);
         RoceFlowMonitor monitor(fabric);
+        run->StreamFlows(monitor);
         if (!pcap.empty())
         {
             fabric->EnablePcap(pcap, 0);
@@ -94,6 +95,7 @@ main(int argc, char* argv[])
 
         Simulator::Stop(fabricFlags.stop);
         Simulator::Run();
+        run->EndIfInterrupted(monitor);
 
         const double bound =
             senders * RoceWire::MessageWireBytes(bytes, mtu) * 8.0 / rate.GetBitRate();

@@ -111,7 +111,8 @@ MillisecondsSince(std::chrono::steady_clock::time_point begin)
 
 } // namespace
 
-void Measure(uint32_t minRacks,
+void Measure(std::unique_ptr<SimulationRun>& run,
+             uint32_t minRacks,
              uint32_t maxRacks,
              double timeLimit,
              uint32_t horizon,
@@ -135,7 +136,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "Seed of the job sets", seed);
     cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
     cmd.Parse(argc, argv);
-    return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& /* run */) {
+    return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(minRacks >= 2, "minRacks", std::to_string(minRacks), "must be >= 2");
         RequireFlag(maxRacks >= minRacks,
                     "maxRacks",
@@ -143,34 +144,26 @@ main(int argc, char* argv[])
                     "must be >= minRacks (" + std::to_string(minRacks) + ")");
         RequireFlag(timeLimit > 0, "timeLimit", std::to_string(timeLimit), "must be positive");
         RequireFlag(horizon >= 8, "horizon", std::to_string(horizon), "must be >= 8");
-        Measure(minRacks, maxRacks, timeLimit, horizon, seed, dbPath);
+        Measure(run, minRacks, maxRacks, timeLimit, horizon, seed, dbPath);
     });
 }
 
 void
-Measure(uint32_t minRacks,
+Measure(std::unique_ptr<SimulationRun>& run,
+        uint32_t minRacks,
         uint32_t maxRacks,
         double timeLimit,
         uint32_t horizon,
         uint32_t seed,
         const std::string& dbPath)
 {
-    Ptr<ResultsDatabase> db;
-    int64_t runId = -1;
-    const auto wallStart = std::chrono::steady_clock::now();
-    if (!dbPath.empty())
-    {
-        db = CreateObject<ResultsDatabase>();
-        db->Open(dbPath);
-        runId = db->BeginRun("figure2",
-                             "symphony,harmonics",
-                             seed,
-                             "{\"timeLimit_s\":" + std::to_string(timeLimit) +
-                                 ",\"horizon\":" + std::to_string(horizon) + "}");
-        db->Exec("CREATE TABLE IF NOT EXISTS scheduling_bench(run_id INTEGER NOT NULL "
-                 "REFERENCES runs(run_id), racks INTEGER, jobs INTEGER, gpus INTEGER, planner "
-                 "TEXT, wall_ms REAL, objective REAL, proven INTEGER)");
-    }
+    // Inside the run wrapper: a failure or a signal marks the run, never leaves it 'running'.
+    run = std::make_unique<SimulationRun>("figure2",
+                                          "symphony,harmonics",
+                                          seed,
+                                          "{\"timeLimit_s\":" + std::to_string(timeLimit) +
+                                              ",\"horizon\":" + std::to_string(horizon) + "}",
+                                          dbPath);
 
     struct Row
     {
@@ -191,6 +184,10 @@ Measure(uint32_t minRacks,
               << std::fixed;
     for (uint32_t racks = minRacks; racks <= maxRacks; racks *= 2)
     {
+        if (InterruptSignal() != 0)
+        {
+            throw RunInterruptedError(InterruptSignal());
+        }
         const Instance in = MakeInstance(racks, horizon, seed);
         auto begin = std::chrono::steady_clock::now();
         const Plan central = SolvePlan(in.plan, cbc, options);
@@ -216,30 +213,21 @@ Measure(uint32_t minRacks,
         rows.push_back(
             {racks, jobs, in.gpus, "harmonics", harmonicsMs, h.plan.objective, h.plan.proven});
     }
-    if (db)
-    {
-        // The rows and the run's completion in one transaction: all or nothing.
-        db->Transaction([&]() {
-            auto row = db->Prepare("INSERT INTO scheduling_bench VALUES (?,?,?,?,?,?,?,?)");
-            for (const Row& r : rows)
-            {
-                row.Reset();
-                row.BindInt64(1, runId)
-                    .BindInt64(2, r.racks)
-                    .BindInt64(3, r.jobs)
-                    .BindInt64(4, r.gpus)
-                    .BindText(5, r.planner)
-                    .BindDouble(6, r.wallMs)
-                    .BindDouble(7, r.objective)
-                    .BindInt64(8, r.proven ? 1 : 0);
-                row.Step();
-            }
-            db->FinishRun(
-                runId,
-                0,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count(),
-                0,
-                0);
-        });
-    }
+    // The rows and the run's completion in one transaction: all or nothing.
+    run->FinishWithoutFabric([&](ResultsDatabase& db, int64_t runId) {
+        for (const Row& r : rows)
+        {
+            db.AddRow(runId,
+                      "INSERT INTO scheduling_bench (run_id, racks, jobs, gpus, planner, wall_ms,"
+                      " objective, proven) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                      {runId,
+                       static_cast<int64_t>(r.racks),
+                       static_cast<int64_t>(r.jobs),
+                       static_cast<int64_t>(r.gpus),
+                       r.planner,
+                       r.wallMs,
+                       r.objective,
+                       static_cast<int64_t>(r.proven ? 1 : 0)});
+        }
+    });
 }

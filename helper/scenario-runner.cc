@@ -300,7 +300,8 @@ ScenarioRunner::Simulate(const std::string& typeName,
                          const std::string& runTag)
 {
     const ScenarioHelper& scenario = m_scenario;
-    scenario.ApplyGlobals();
+    // Restored when this run ends: the next run starts from the same defaults.
+    const ScopedConfigDefaults defaults = scenario.ApplyGlobals();
     if (DistributedRank() != 0)
     {
         out = nullptr; // rank 0 reports the whole run
@@ -383,6 +384,11 @@ ScenarioRunner::Simulate(const std::string& typeName,
         cluster->TraceConnectWithoutContext("JobFailed", MakeCallback(&StopAtJobFailure));
         schedulerHelper.Install(policy, cluster);
         RoceFlowMonitor monitor(fabric);
+        run.StreamFlows(monitor, m_spec.output.flowRows);
+        if (run.GetDatabase() && DistributedSize() == 1)
+        {
+            StreamTrainingResults(run.GetDatabase(), run.GetRunId(), cluster);
+        }
         Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
         if (sampler->IsEnabled() && DistributedSize() > 1)
         {
@@ -412,6 +418,12 @@ ScenarioRunner::Simulate(const std::string& typeName,
         Simulator::Run();
         progress.reset();
         monitor.Combine();
+        auto writeRows = [&](ResultsDatabase& db, int64_t id) {
+            WriteTrainingResults(db, id, *cluster);
+            WriteSchedulerResults(db, id, *policy);
+            sampler->Write(db, id);
+        };
+        run.EndIfInterrupted(monitor, m_spec.output.flowRows, writeRows);
         std::vector<JobOutcome> done;
         for (const auto& e : cluster->GetJobs())
         {
@@ -423,11 +435,6 @@ ScenarioRunner::Simulate(const std::string& typeName,
             monitor.PrintSummary(*out);
         }
         outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());
-        auto writeRows = [&](ResultsDatabase& db, int64_t id) {
-            WriteTrainingResults(db, id, *cluster);
-            WriteSchedulerResults(db, id, *policy);
-            sampler->Write(db, id);
-        };
         if (cluster->GetFailedJobs() > 0)
         {
             // Every job's rows up to the failure, then the run marked failed.

@@ -329,6 +329,21 @@ class SweepTest(unittest.TestCase):
         notes = dict(main.execute("SELECT run_id, max(note) FROM jobs GROUP BY run_id"))
         self.assertEqual(notes, {run_of["fair"]: None, run_of["crux"]: "new"})
         main.close()
+        # A direct run into the merged file afterwards (its inserts name their
+        # columns, so the added one is left NULL) completes with all its rows.
+        args = [f"--{name}={value}" for name, value in dict(SMALL, seed=6).items()]
+        direct = subprocess.run([str(self.binary), "--db=main.db"] + args, cwd=self.dir,
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(direct.returncode, 0, direct.stderr)
+        main = sqlite3.connect(self.dir / "main.db")
+        run, status = main.execute(
+            "SELECT run_id, status FROM runs ORDER BY run_id DESC LIMIT 1").fetchone()
+        self.assertEqual(status, "complete")
+        self.assertEqual(main.execute("SELECT count(*), count(note) FROM jobs WHERE run_id = ?",
+                                      (run,)).fetchone(), (2, 0))
+        self.assertGreater(main.execute("SELECT count(*) FROM iterations WHERE run_id = ?",
+                                        (run,)).fetchone()[0], 0)
+        main.close()
 
     def test_failed_points_leave_nothing_and_are_retried(self):
         grid = self.write_grid({"example": EXAMPLE, "fixed": SMALL,

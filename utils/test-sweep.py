@@ -345,6 +345,32 @@ class SweepTest(unittest.TestCase):
                                         (run,)).fetchone()[0], 0)
         main.close()
 
+    def test_killed_run_in_the_main_database_is_listed_abandoned_and_not_counted(self):
+        grid = self.write_grid({"example": EXAMPLE, "fixed": dict(SMALL, seed=9),
+                                "grid": {"scheduler": ["fair"]}})
+        self.assert_rc(self.sweep(grid, "--jobs", "1"), 0)
+        # A run started by hand into the main database and killed midway.
+        args = [f"--{name}={value}" for name, value in
+                dict(SMALL, seed=10, iterations=1000000).items()]
+        child = subprocess.Popen([str(self.binary), "--db=main.db"] + args, cwd=self.dir,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        main = sqlite3.connect(self.dir / "main.db")
+        deadline = time.monotonic() + 120  # against a hang only
+        while not main.execute("SELECT count(*) FROM runs WHERE seed = 10").fetchone()[0]:
+            self.assertLess(time.monotonic(), deadline)
+            self.assertIsNone(child.poll())
+            time.sleep(0.02)
+        child.kill()
+        child.wait()
+        self.assertEqual(main.execute("SELECT status, pid FROM runs WHERE seed = 10").fetchone(),
+                         ("running", child.pid))
+        main.close()
+        listing = self.sweep(grid, "--list")
+        self.assert_rc(listing, 0)
+        header = listing.stdout.splitlines()[0]
+        self.assertIn("(1 merged, 0 finished, 0 pending)", header)
+        self.assertTrue(header.endswith("; 1 abandoned run"), header)
+
     def test_failed_points_leave_nothing_and_are_retried(self):
         grid = self.write_grid({"example": EXAMPLE, "fixed": SMALL,
                                 "grid": {"scheduler": ["crux", "bogus"], "seed": [7, 8]}})

@@ -38,7 +38,7 @@ main(int argc, char* argv[])
                  "Instead of the fat-tree, use the Lingjun production topology read from this "
                  "topo.csv (Alibaba GPU cluster dataset 2023)",
                  lingjun);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "fat-tree-permutation");
 
     return RunMpiExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");

@@ -53,7 +53,7 @@ main(int argc, char* argv[])
     cmd.AddValue("stopTime",
                  "Simulated time limit; overrides SIMULATOR_STOP_TIME (default 3.01s)",
                  stopTime);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "hpcc-compat");
 
     return RunExampleMain("hpcc-compat", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(!options.configFile.empty() ||

@@ -174,7 +174,7 @@ main(int argc, char* argv[])
     cmd.AddValue("progress",
                  "Seconds of wall-clock time between progress lines on stderr (0: none)",
                  f.progress);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "paper-figures");
 
     return RunExampleMain("paper-figures", [&](std::unique_ptr<SimulationRun>& /* run */) {
         RequireFlag(f.scale >= 0, "scale", std::to_string(f.scale), "must not be negative");

@@ -33,7 +33,7 @@ main(int argc, char* argv[])
     fabricFlags.AddTo(cmd);
     cmd.AddValue("bufferBytes", "Shared buffer of the switch, bytes", bufferBytes);
     cmd.AddValue("pcap", "Write a pcap trace of the receiver's port with this prefix", pcap);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "roce-incast");
 
     return RunExampleMain("roce-incast", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(senders >= 1 && senders <= 4096,

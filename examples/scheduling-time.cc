@@ -135,7 +135,7 @@ main(int argc, char* argv[])
     cmd.AddValue("horizon", "Slots in the plan", horizon);
     cmd.AddValue("seed", "Seed of the job sets", seed);
     cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "scheduling-time");
     return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(minRacks >= 2, "minRacks", std::to_string(minRacks), "must be >= 2");
         RequireFlag(maxRacks >= minRacks,

@@ -109,6 +109,29 @@ TEST_F(ExamplesSettingsTest, AttributeAloneTakesThePlaceOfTheFabricKeysDefault)
     EXPECT_GT(QueryInt(Path("per-packet.db"), bytes), QueryInt(Path("plain.db"), bytes));
 }
 
+TEST_F(ExamplesSettingsTest, AttributeFlagThatAnAttributeRejectsNamesTheFlag)
+{
+    struct Case
+    {
+        std::string flag;
+        std::string part;
+    };
+
+    for (const Case& c :
+         {Case{"--ns3::RdmaNic::RetryCount=99", "invalid value '99'"},
+          Case{"--ns3::MltcpScheduler::Slope=1.5x", "invalid value '1.5x'"},
+          Case{"--ns3::RdmaNic::NoSuchAttribute=1", "has no attribute 'NoSuchAttribute'"},
+          Case{"--ns3::NoSuchType::X=1", "names no attribute"}})
+    {
+        const Outcome o = Example("multi-tenant-fat-tree", {c.flag, "--scale=0.001"});
+        EXPECT_EQ(o.exitCode, 2) << c.flag << "\n" << o.Describe();
+        const std::string flag = c.flag.substr(0, c.flag.find('='));
+        EXPECT_NE(o.err.find("multi-tenant-fat-tree: error: " + flag + ": "), std::string::npos)
+            << o.Describe();
+        EXPECT_NE(o.err.find(c.part), std::string::npos) << o.Describe();
+    }
+}
+
 /// The result rows of every run of \p example in \p db, wall-clock columns left out.
 std::vector<Row>
 ResultRows(const fs::path& db, const std::string& example)
@@ -144,7 +167,7 @@ TEST_F(ExamplesSettingsTest, Figure4AfterFigure3GivesTheRowsOfFigure4Alone)
 {
     // Figure 3 sets the epoch planners' TimeLimit and EpochLength for its
     // runs; figure 4's Harmonics run must not inherit them.
-    const std::vector<std::string> small = {"--scale=0.002", "--iterations=2", "--progress=0"};
+    const std::vector<std::string> small = {"--scale=0.001", "--iterations=1", "--progress=0"};
     std::vector<std::string> alone = small;
     alone.insert(alone.end(), {"--figure=4", "--db=alone.db"});
     std::vector<std::string> after = small;

@@ -187,21 +187,6 @@ TEST_F(HpccCompatTest, StrictRefusesUnmodelledKeysByName)
     }
 }
 
-TEST_F(HpccCompatTest, ConfigValueAnAttributeRejectsFailsNamingFileLineAndKey)
-{
-    Put("topo.txt", kTopology);
-    Put("flows.txt", kFlows);
-    // A payload the NIC does not take (at most 9000 bytes): ns-3 would abort.
-    Put("config.txt",
-        "TOPOLOGY_FILE topo.txt\nFLOW_FILE flows.txt\nCC_MODE 1\nPACKET_PAYLOAD_SIZE 100000\n");
-    const Outcome o = Run({"--config=config.txt"});
-    EXPECT_EQ(o.exitCode, 2) << o.Describe();
-    EXPECT_NE(o.err.find("hpcc-compat: error: config.txt:4: PACKET_PAYLOAD_SIZE: invalid value "
-                         "'100000' for ns3::RdmaNic::PayloadPerPacket"),
-              std::string::npos)
-        << o.Describe();
-}
-
 TEST_F(HpccCompatTest, MalformedInputsFailNamingFileAndLine)
 {
     struct Case

@@ -73,14 +73,21 @@ TEST_F(ExamplesSettingsTest, SchedulerParameterThatIsNoNumberNamesFileLineAndFie
                         "invalid value '1.5x'");
 }
 
-TEST_F(ExamplesSettingsTest, AttributeValueOutOfRangeNamesFileLineAndField)
+TEST_F(ExamplesSettingsTest, AttributeValueTheAttributeRejectsNamesFileLineAndField)
 {
-    const fs::path s =
+    // Out of range, and a number followed by text (which ns-3 itself aborts on).
+    const fs::path range =
         Scenario("retry.json", "  \"attributes\": {\"ns3::RdmaNic::RetryCount\": \"99\"}");
-    ExpectScenarioError(s,
-                        s.string() + ":" + std::to_string(LineOf(s, "RetryCount")) +
+    ExpectScenarioError(range,
+                        range.string() + ":" + std::to_string(LineOf(range, "RetryCount")) +
                             ": attributes.ns3::RdmaNic::RetryCount",
-                        "invalid value '99'");
+                        "invalid value '99' for ns3::RdmaNic::RetryCount (accepts uint32_t 0:7)");
+    const fs::path text = Scenario("slope-default.json",
+                                   "  \"attributes\": {\"ns3::MltcpScheduler::Slope\": \"1.5x\"}");
+    ExpectScenarioError(text,
+                        text.string() + ":" + std::to_string(LineOf(text, "Slope")) +
+                            ": attributes.ns3::MltcpScheduler::Slope",
+                        "invalid value '1.5x'");
 }
 
 TEST_F(ExamplesSettingsTest, FabricKeyAndAttributeForTheSameSettingAreAConflict)

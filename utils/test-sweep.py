@@ -56,7 +56,7 @@ def point_key(flags):
 def wall_clock(table, column):
     """Columns that measure the host, not the simulation: they differ between runs.
     (Scheduler decisions also carry host times inside their JSON detail.)"""
-    return ("wall" in column or column in ("started_at", "finished_at", "host")
+    return ("wall" in column or column in ("started_at", "finished_at", "host", "pid")
             or (table == "scheduler_timing" and column.endswith("_us")))
 
 

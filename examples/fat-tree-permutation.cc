@@ -119,7 +119,7 @@ main(int argc, char* argv[])
                  "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
                  "flows on the same topology and routes)",
                  backend);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "fat-tree-permutation");
 
     return RunMpiExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
@@ -170,6 +170,7 @@ main(int argc, char* argv[])
         }
         Ptr<RoceFabric> fabric = helper.Install(topology);
         RoceFlowMonitor monitor(fabric);
+        run->StreamFlows(monitor);
         if (!pcap.empty())
         {
             fabric->EnablePcap(pcap, 0);
@@ -195,6 +196,7 @@ main(int argc, char* argv[])
         Simulator::Stop(fabricFlags.stop);
         Simulator::Run();
         monitor.Combine();
+        run->EndIfInterrupted(monitor);
         if (DistributedRank() == 0)
         {
             monitor.PrintSummary(std::cout);

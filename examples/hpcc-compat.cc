@@ -53,7 +53,7 @@ main(int argc, char* argv[])
     cmd.AddValue("stopTime",
                  "Simulated time limit; overrides SIMULATOR_STOP_TIME (default 3.01s)",
                  stopTime);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "hpcc-compat");
 
     return RunExampleMain("hpcc-compat", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(!options.configFile.empty() ||
@@ -110,6 +110,7 @@ main(int argc, char* argv[])
         run = std::make_unique<SimulationRun>("hpcc-compat", "none", seed, params.dump(), db);
 
         RoceFlowMonitor monitor(fabric);
+        run->StreamFlows(monitor);
         HpccFctWriter fct(scenario.GetFctOutputFile(), fabric, scenario.PostFlows(fabric));
         HpccPfcWriter pfc(scenario.GetPfcOutputFile(), fabric, scenario);
 
@@ -120,6 +121,7 @@ main(int argc, char* argv[])
                   << " flows; stop at " << stop.GetSeconds() << " s\n";
         Simulator::Stop(stop);
         Simulator::Run();
+        run->EndIfInterrupted(monitor);
         fct.Close();
         pfc.Close();
 

@@ -155,7 +155,7 @@ main(int argc, char* argv[])
             {"stopTime", stopTime}};
     };
     const auto before = flagValues();
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "multi-tenant-fat-tree");
     const auto after = flagValues();
 
     return RunMpiExampleMain("multi-tenant-fat-tree", [&](std::unique_ptr<SimulationRun>&) {

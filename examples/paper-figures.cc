@@ -160,7 +160,6 @@ Figure4(const FigureFlags& f)
     {
         RunnerFor(spec, f)->Run(policy, &std::cout);
     }
-    Config::SetDefault("ns3::LinkSampler::Interval", TimeValue(Time(0)));
 }
 
 } // namespace
@@ -188,7 +187,7 @@ main(int argc, char* argv[])
                  "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
                  "flows on the same topology and routes)",
                  f.backend);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "paper-figures");
 
     return RunExampleMain("paper-figures", [&](std::unique_ptr<SimulationRun>& /* run */) {
         RequireFlag(f.scale >= 0, "scale", std::to_string(f.scale), "must not be negative");

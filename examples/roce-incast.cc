@@ -33,7 +33,7 @@ main(int argc, char* argv[])
     fabricFlags.AddTo(cmd);
     cmd.AddValue("bufferBytes", "Shared buffer of the switch, bytes", bufferBytes);
     cmd.AddValue("pcap", "Write a pcap trace of the receiver's port with this prefix", pcap);
-    cmd.Parse(argc, argv);
+    ParseExampleCommandLine(cmd, argc, argv, "roce-incast");
 
     return RunExampleMain("roce-incast", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(senders >= 1 && senders <= 4096,
@@ -81,6 +81,7 @@ main(int argc, char* argv[])
                                               params.dump(),
                                               fabricFlags.db);
         RoceFlowMonitor monitor(fabric);
+        run->StreamFlows(monitor);
         if (!pcap.empty())
         {
             fabric->EnablePcap(pcap, 0);
@@ -94,6 +95,7 @@ main(int argc, char* argv[])
 
         Simulator::Stop(fabricFlags.stop);
         Simulator::Run();
+        run->EndIfInterrupted(monitor);
 
         const double bound =
             senders * RoceWire::MessageWireBytes(bytes, mtu) * 8.0 / rate.GetBitRate();

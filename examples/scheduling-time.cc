@@ -190,7 +190,8 @@ MillisecondsSince(std::chrono::steady_clock::time_point begin)
 
 } // namespace
 
-void Measure(uint32_t minRacks,
+void Measure(std::unique_ptr<SimulationRun>& run,
+             uint32_t minRacks,
              uint32_t maxRacks,
              double timeLimit,
              uint32_t horizon,
@@ -216,8 +217,8 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "Seed of the first job set", seed);
     cmd.AddValue("seeds", "Job sets per size (seeds seed, seed+1, ...)", seeds);
     cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
-    cmd.Parse(argc, argv);
-    return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& /* run */) {
+    ParseExampleCommandLine(cmd, argc, argv, "scheduling-time");
+    return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(minRacks >= 2, "minRacks", std::to_string(minRacks), "must be >= 2");
         RequireFlag(maxRacks >= minRacks,
                     "maxRacks",
@@ -226,7 +227,7 @@ main(int argc, char* argv[])
         RequireFlag(timeLimit > 0, "timeLimit", std::to_string(timeLimit), "must be positive");
         RequireFlag(horizon >= 8, "horizon", std::to_string(horizon), "must be >= 8");
         RequireFlag(seeds >= 1, "seeds", std::to_string(seeds), "must be >= 1");
-        Measure(minRacks, maxRacks, timeLimit, horizon, seed, seeds, dbPath);
+        Measure(run, minRacks, maxRacks, timeLimit, horizon, seed, seeds, dbPath);
     });
 }
 
@@ -281,7 +282,8 @@ Median(std::vector<double> v)
 } // namespace
 
 void
-Measure(uint32_t minRacks,
+Measure(std::unique_ptr<SimulationRun>& run,
+        uint32_t minRacks,
         uint32_t maxRacks,
         double timeLimit,
         uint32_t horizon,
@@ -289,37 +291,14 @@ Measure(uint32_t minRacks,
         uint32_t seeds,
         const std::string& dbPath)
 {
-    Ptr<ResultsDatabase> db;
-    int64_t runId = -1;
-    const auto wallStart = std::chrono::steady_clock::now();
-    if (!dbPath.empty())
-    {
-        db = CreateObject<ResultsDatabase>();
-        db->Open(dbPath);
-        db->Exec("CREATE TABLE IF NOT EXISTS scheduling_bench(run_id INTEGER NOT NULL "
-                 "REFERENCES runs(run_id), racks INTEGER, jobs INTEGER, gpus INTEGER, planner "
-                 "TEXT, wall_ms REAL, objective REAL, proven INTEGER, seed INTEGER, hit_limit "
-                 "INTEGER, parts INTEGER)");
-        // A table from before seeds and limits were recorded cannot take these rows.
-        bool hasSeed = false;
-        auto cols = db->Prepare("SELECT name FROM pragma_table_info('scheduling_bench')");
-        while (cols.Step())
-        {
-            hasSeed = hasSeed || cols.GetText(0) == "hit_limit";
-        }
-        if (!hasSeed)
-        {
-            throw std::runtime_error(dbPath +
-                                     ": table scheduling_bench has no hit_limit column (written "
-                                     "by an older scheduling-time); use a new file");
-        }
-        runId = db->BeginRun("figure2",
-                             "symphony,symphony-split,harmonics",
-                             seed,
-                             "{\"timeLimit_s\":" + std::to_string(timeLimit) +
-                                 ",\"horizon\":" + std::to_string(horizon) +
-                                 ",\"seeds\":" + std::to_string(seeds) + "}");
-    }
+    // Inside the run wrapper: a failure or a signal marks the run, never leaves it 'running'.
+    run = std::make_unique<SimulationRun>("figure2",
+                                          "symphony,symphony-split,harmonics",
+                                          seed,
+                                          "{\"timeLimit_s\":" + std::to_string(timeLimit) +
+                                              ",\"horizon\":" + std::to_string(horizon) +
+                                              ",\"seeds\":" + std::to_string(seeds) + "}",
+                                          dbPath);
 
     std::vector<Row> rows;
     MilpSolveOptions options;
@@ -333,6 +312,10 @@ Measure(uint32_t minRacks,
               << std::fixed;
     for (uint32_t racks = minRacks; racks <= maxRacks; racks *= 2)
     {
+        if (InterruptSignal() != 0)
+        {
+            throw RunInterruptedError(InterruptSignal());
+        }
         std::vector<double> symphony, split, harmonics, speedup, splitSpeedup, gap;
         uint32_t hits = 0;
         uint32_t parts = 0;
@@ -443,35 +426,25 @@ Measure(uint32_t minRacks,
                   << medianOrNa(speedup, 2) << "  " << medianOrNa(splitSpeedup, 2) << "  "
                   << medianOrNa(gap, 2) << std::endl;
     }
-    if (db)
-    {
-        // The rows and the run's completion in one transaction: all or nothing.
-        db->Transaction([&]() {
-            auto row = db->Prepare("INSERT INTO scheduling_bench(run_id, racks, jobs, gpus, "
-                                   "planner, wall_ms, objective, proven, seed, hit_limit, parts) "
-                                   "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-            for (const Row& r : rows)
-            {
-                row.Reset();
-                row.BindInt64(1, runId)
-                    .BindInt64(2, r.racks)
-                    .BindInt64(3, r.jobs)
-                    .BindInt64(4, r.gpus)
-                    .BindText(5, r.planner)
-                    .BindDouble(6, r.wallMs)
-                    .BindDouble(7, r.objective)
-                    .BindInt64(8, r.proven ? 1 : 0)
-                    .BindInt64(9, r.seed)
-                    .BindInt64(10, r.hitLimit ? 1 : 0)
-                    .BindInt64(11, r.parts);
-                row.Step();
-            }
-            db->FinishRun(
-                runId,
-                0,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count(),
-                0,
-                0);
-        });
-    }
+    // The rows and the run's completion in one transaction: all or nothing.
+    run->FinishWithoutFabric([&](ResultsDatabase& db, int64_t runId) {
+        for (const Row& r : rows)
+        {
+            db.AddRow(runId,
+                      "INSERT INTO scheduling_bench (run_id, racks, jobs, gpus, planner, wall_ms,"
+                      " objective, proven, seed, hit_limit, parts) VALUES (?1, ?2, ?3, ?4, ?5,"
+                      " ?6, ?7, ?8, ?9, ?10, ?11)",
+                      {runId,
+                       static_cast<int64_t>(r.racks),
+                       static_cast<int64_t>(r.jobs),
+                       static_cast<int64_t>(r.gpus),
+                       r.planner,
+                       r.wallMs,
+                       r.objective,
+                       static_cast<int64_t>(r.proven ? 1 : 0),
+                       static_cast<int64_t>(r.seed),
+                       static_cast<int64_t>(r.hitLimit ? 1 : 0),
+                       static_cast<int64_t>(r.parts)});
+        }
+    });
 }

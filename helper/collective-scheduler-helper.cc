@@ -3,6 +3,7 @@
  */
 #include "collective-scheduler-helper.h"
 
+#include "checked-attributes.h"
 #include "distributed-simulation.h"
 #include "scheduler-job-builder.h"
 
@@ -279,11 +280,12 @@ CollectiveSchedulerHelper::SetAttribute(const std::string& name, const std::stri
         throw std::invalid_argument("scheduler " + m_factory.GetTypeId().GetName() +
                                     " has no attribute '" + name + "'");
     }
-    Ptr<AttributeValue> v = info.checker->CreateValidValue(StringValue(value));
+    Ptr<AttributeValue> v = ParseAttributeValue(info.checker, value);
     if (!v)
     {
         throw std::invalid_argument("scheduler attribute " + name + ": invalid value '" + value +
-                                    "'");
+                                    "' (accepts " + info.checker->GetUnderlyingTypeInformation() +
+                                    ")");
     }
     m_factory.Set(name, *v);
 }

@@ -3,8 +3,12 @@
  */
 #include "flag-checks.h"
 
+#include "checked-attributes.h"
+
 #include "ns3/roce-header.h"
 
+#include <cstdlib>
+#include <iostream>
 #include <limits>
 #include <regex>
 #include <sstream>
@@ -66,6 +70,34 @@ RequireCountFlag(const std::string& flag, int64_t value, int64_t min)
                 std::to_string(value),
                 "must be an integer from " + std::to_string(min) + " to " +
                     std::to_string(std::numeric_limits<uint32_t>::max()));
+}
+
+void
+ParseExampleCommandLine(CommandLine& cmd, int argc, char* argv[], const std::string& example)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        const std::string::size_type eq = arg.find('=');
+        if (arg.rfind("--ns3::", 0) != 0 || eq == std::string::npos)
+        {
+            continue; // ns-3 reads the rest (a flag alone is a boolean)
+        }
+        const std::string path = arg.substr(2, eq - 2);
+        const std::string value = arg.substr(eq + 1);
+        try
+        {
+            // Set and restored at once: only the check is wanted here.
+            ScopedConfigDefaults probe;
+            probe.Set(path, value, "--" + path);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            std::cerr << example << ": error: " << e.what() << std::endl;
+            std::exit(2);
+        }
+    }
+    cmd.Parse(argc, argv);
 }
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #ifndef FLAG_CHECKS_H
 #define FLAG_CHECKS_H
 
+#include "ns3/command-line.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
@@ -66,6 +67,17 @@ ApplyFlag(const std::string& flag, const std::string& value, F f)
         throw FlagError(flag, value, e.what());
     }
 }
+
+/**
+ * \ingroup collective-scheduling
+ * Parse the example's command line. Attribute flags
+ * (--ns3::Type::Attribute=value) are first checked as Config::SetDefault
+ * would take them: a value the attribute rejects, or a type or attribute
+ * that does not exist, prints "<example>: error: --ns3::Type::Attribute:
+ * ..." and exits with status 2, where ns-3 would end the process (134) or
+ * print its help (1).
+ */
+void ParseExampleCommandLine(CommandLine& cmd, int argc, char* argv[], const std::string& example);
 
 } // namespace ns3
 

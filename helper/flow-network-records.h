@@ -24,7 +24,7 @@ class FlowNetworkRecords : public RunRecords
   public:
     explicit FlowNetworkRecords(Ptr<FlowNetwork> network);
 
-    std::vector<FlowRecord> GetFlowRecords(int64_t runId) const override;
+    std::vector<FlowRecord> GetFlowRecords(int64_t runId, bool withStreamed = true) const override;
     std::vector<LinkRecord> GetLinkRecords(int64_t runId) const override;
     Time GetLastActivity() const override;
 

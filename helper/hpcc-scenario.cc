@@ -3,6 +3,8 @@
  */
 #include "hpcc-scenario.h"
 
+#include "checked-attributes.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/csv-fields.h"
@@ -306,18 +308,52 @@ void
 HpccScenario::Configure(RoceFabricHelper& helper) const
 {
     const HpccConfig& c = m_mapping.config;
+    // A value the attribute rejects is an error at its key's line.
+    auto checked = [this](TypeId tid,
+                          const std::string& attribute,
+                          const AttributeValue& value,
+                          const std::string& key) {
+        std::string where = m_configFile.path + ": " + key;
+        for (const HpccConfigEntry& e : m_configFile.entries)
+        {
+            if (e.key == key)
+            {
+                where = m_configFile.path + ":" + std::to_string(e.line) + ": " + key;
+            }
+        }
+        try
+        {
+            return CheckedAttributeValue(tid, attribute, value, where);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::runtime_error(e.what());
+        }
+    };
     const uint32_t payload = GetPayloadBytes();
-    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(payload));
+    helper.SetNicAttribute("PayloadPerPacket",
+                           *checked(RdmaNic::GetTypeId(),
+                                    "PayloadPerPacket",
+                                    UintegerValue(payload),
+                                    "PACKET_PAYLOAD_SIZE"));
     // Bytes in the file; the NIC acknowledges every N packets. Without the
     // key, an ACK per packet, and always the simulators' fixed 4 ms timeout
     // with unlimited retries, not the NIC's defaults.
     const uint32_t ackPackets =
         c.l2AckInterval ? std::max<uint32_t>(1, (*c.l2AckInterval + payload - 1) / payload) : 1;
-    helper.SetNicAttribute("AckInterval", UintegerValue(ackPackets));
+    helper.SetNicAttribute("AckInterval",
+                           *checked(RdmaNic::GetTypeId(),
+                                    "AckInterval",
+                                    UintegerValue(ackPackets),
+                                    "L2_ACK_INTERVAL"));
     helper.SetNicAttribute("RetransmitTimeout", TimeValue(MilliSeconds(4)));
     if (c.bufferBytes)
     {
-        helper.SetMmuAttribute("BufferSize", UintegerValue(*c.bufferBytes));
+        helper.SetMmuAttribute("BufferSize",
+                               *checked(SwitchMmu::GetTypeId(),
+                                        "BufferSize",
+                                        UintegerValue(*c.bufferBytes),
+                                        "BUFFER_SIZE"));
     }
     // The simulators' MMU: every queue is lossless, and BufferSize less one
     // reserve and one headroom of 3 x rate x delay per port is the shared

@@ -86,32 +86,22 @@ LinkSampler::OnTransmit(uint32_t link, uint8_t direction, Ptr<const Packet> p)
 void
 LinkSampler::Write(ResultsDatabase& db, int64_t runId) const
 {
-    db.Exec("CREATE TABLE IF NOT EXISTS link_samples("
-            " run_id INTEGER NOT NULL REFERENCES runs(run_id), link_id INTEGER NOT NULL,"
-            " direction INTEGER NOT NULL, job_id INTEGER, t_ns INTEGER NOT NULL,"
-            " tx_bytes INTEGER NOT NULL);"
-            "CREATE INDEX IF NOT EXISTS link_samples_run ON link_samples(run_id, link_id);");
     if (!IsEnabled())
     {
         return;
     }
-    auto row = db.Prepare("INSERT INTO link_samples VALUES (?,?,?,?,?,?)");
     for (const auto& [key, bytes] : m_bytes)
     {
         const auto& [link, direction, job, bin] = key;
-        row.Reset();
-        row.BindInt64(1, runId).BindInt64(2, link).BindInt64(3, direction);
-        if (job >= 0)
-        {
-            row.BindInt64(4, job);
-        }
-        else
-        {
-            row.BindNull(4);
-        }
-        row.BindInt64(5, (m_interval * bin).GetNanoSeconds())
-            .BindInt64(6, static_cast<int64_t>(bytes));
-        row.Step();
+        db.AddRow(runId,
+                  "INSERT INTO link_samples (run_id, link_id, direction, job_id, t_ns, tx_bytes)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                  {runId,
+                   static_cast<int64_t>(link),
+                   static_cast<int64_t>(direction),
+                   job >= 0 ? SqlValue(static_cast<int64_t>(job)) : SqlValue(),
+                   (m_interval * bin).GetNanoSeconds(),
+                   static_cast<int64_t>(bytes)});
     }
 }
 

@@ -3,6 +3,7 @@
  */
 #include "roce-fabric-helper.h"
 
+#include "checked-attributes.h"
 #include "distributed-simulation.h"
 
 #include "ns3/abort.h"
@@ -36,42 +37,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RoceFabricHelper");
 NS_OBJECT_ENSURE_REGISTERED(RoceFabric);
-
-namespace
-{
-
-/**
- * Whether ns-3 would end the process reading \p value as a value of type
- * \p valueType: its integer and double values abort, instead of failing,
- * when text follows the number.
- */
-bool
-AbortsOnRead(const std::string& valueType, const std::string& value)
-{
-    std::istringstream in(value);
-    if (valueType == "ns3::DoubleValue")
-    {
-        double v;
-        in >> v;
-    }
-    else if (valueType == "ns3::UintegerValue")
-    {
-        uint64_t v;
-        in >> v;
-    }
-    else if (valueType == "ns3::IntegerValue")
-    {
-        int64_t v;
-        in >> v;
-    }
-    else
-    {
-        return false;
-    }
-    return !in.eof();
-}
-
-} // namespace
 
 void
 RoceUsePicoseconds()
@@ -476,7 +441,13 @@ RoceFabricHelper::RoceFabricHelper()
 void
 RoceFabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_deviceFactory.Set(name, value);
+    // Checked (ns-3 would end the process on a bad value); callers that know
+    // where a value came from check it first and name that place.
+    m_deviceFactory.Set(name,
+                        *CheckedAttributeValue(m_deviceFactory.GetTypeId(),
+                                               name,
+                                               value,
+                                               "RoceFabricHelper::SetDeviceAttribute"));
 }
 
 void
@@ -486,7 +457,11 @@ RoceFabricHelper::SetNicAttribute(const std::string& name, const AttributeValue&
     {
         m_ccFactory = ObjectFactory(); // the later choice wins, with default attribute values
     }
-    m_nicFactory.Set(name, value);
+    m_nicFactory.Set(name,
+                     *CheckedAttributeValue(m_nicFactory.GetTypeId(),
+                                            name,
+                                            value,
+                                            "RoceFabricHelper::SetNicAttribute"));
 }
 
 void
@@ -595,11 +570,7 @@ RoceFabricHelper::ParseCongestionControl(const std::string& spec)
         {
             throw error(tid.GetName() + " has no attribute '" + name + "'");
         }
-        Ptr<AttributeValue> v;
-        if (!AbortsOnRead(info.checker->GetValueTypeName(), value))
-        {
-            v = info.checker->CreateValidValue(StringValue(value));
-        }
+        Ptr<AttributeValue> v = ParseAttributeValue(info.checker, value);
         if (!v)
         {
             throw error("invalid value '" + value + "' for attribute " + name);
@@ -612,13 +583,21 @@ RoceFabricHelper::ParseCongestionControl(const std::string& spec)
 void
 RoceFabricHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_switchFactory.Set(name, value);
+    m_switchFactory.Set(name,
+                        *CheckedAttributeValue(m_switchFactory.GetTypeId(),
+                                               name,
+                                               value,
+                                               "RoceFabricHelper::SetSwitchAttribute"));
 }
 
 void
 RoceFabricHelper::SetMmuAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_mmuFactory.Set(name, value);
+    m_mmuFactory.Set(name,
+                     *CheckedAttributeValue(m_mmuFactory.GetTypeId(),
+                                            name,
+                                            value,
+                                            "RoceFabricHelper::SetMmuAttribute"));
 }
 
 namespace

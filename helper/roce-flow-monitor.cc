@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -46,6 +47,22 @@ RoceFlowMonitor::OnComplete(const RdmaMessageInfo& info, Time when, uint64_t ret
     Flow& f = m_flows[info.flowId];
     f.acked = when;
     f.retransmittedBytes = retransmitted;
+    if (m_sink && !f.delivered.IsNegative())
+    {
+        f.streamed = true;
+        m_sink(ToRecord(m_sinkRunId, info.flowId, f));
+    }
+}
+
+void
+RoceFlowMonitor::SetCompletedFlowSink(int64_t runId, std::function<void(const FlowRecord&)> sink)
+{
+    if (DistributedSize() > 1)
+    {
+        throw std::logic_error("RoceFlowMonitor: a completed-flow sink needs a single process");
+    }
+    m_sinkRunId = runId;
+    m_sink = std::move(sink);
 }
 
 std::size_t
@@ -257,30 +274,39 @@ RoceFlowMonitor::GetEcnMarked() const
     return n;
 }
 
+FlowRecord
+RoceFlowMonitor::ToRecord(int64_t runId, uint64_t id, const Flow& f)
+{
+    FlowRecord r;
+    r.runId = runId;
+    r.flowId = id;
+    r.jobId = f.info.jobId;
+    r.srcNode = f.info.srcNode;
+    r.dstNode = f.info.dstNode;
+    r.bytes = f.info.bytes;
+    r.startNs = f.info.start.GetNanoSeconds();
+    r.endNs = f.delivered.IsNegative() ? -1 : f.delivered.GetNanoSeconds();
+    r.ackNs = f.acked.IsNegative() ? -1 : f.acked.GetNanoSeconds();
+    r.retransmittedBytes = f.retransmittedBytes;
+    r.priority = f.info.priority;
+    r.srcPort = f.info.srcPort;
+    r.iteration = f.info.iteration;
+    r.collective = f.info.collective;
+    r.step = f.info.step;
+    return r;
+}
+
 std::vector<FlowRecord>
-RoceFlowMonitor::GetFlowRecords(int64_t runId) const
+RoceFlowMonitor::GetFlowRecords(int64_t runId, bool withStreamed) const
 {
     std::vector<FlowRecord> rows;
     rows.reserve(m_flows.size());
     for (const auto& [id, f] : m_flows)
     {
-        FlowRecord r;
-        r.runId = runId;
-        r.flowId = id;
-        r.jobId = f.info.jobId;
-        r.srcNode = f.info.srcNode;
-        r.dstNode = f.info.dstNode;
-        r.bytes = f.info.bytes;
-        r.startNs = f.info.start.GetNanoSeconds();
-        r.endNs = f.delivered.IsNegative() ? -1 : f.delivered.GetNanoSeconds();
-        r.ackNs = f.acked.IsNegative() ? -1 : f.acked.GetNanoSeconds();
-        r.retransmittedBytes = f.retransmittedBytes;
-        r.priority = f.info.priority;
-        r.srcPort = f.info.srcPort;
-        r.iteration = f.info.iteration;
-        r.collective = f.info.collective;
-        r.step = f.info.step;
-        rows.push_back(r);
+        if (withStreamed || !f.streamed)
+        {
+            rows.push_back(ToRecord(runId, id, f));
+        }
     }
     return rows;
 }

@@ -10,6 +10,7 @@
 #include "ns3/results-database.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <vector>
@@ -32,6 +33,7 @@ class RoceFlowMonitor : public RunRecords
         Time delivered{-1}; ///< last byte arrived at the receiver; negative if not yet
         Time acked{-1};     ///< sender saw the final ACK; negative if not yet
         uint64_t retransmittedBytes{0};
+        bool streamed{false}; ///< handed to the completed-flow sink
     };
 
     /// Connects to every NIC of \p fabric; must outlive the simulation run.
@@ -61,8 +63,18 @@ class RoceFlowMonitor : public RunRecords
     /// Latest delivery or final ACK of any flow.
     Time GetLastActivity() const override;
 
-    /// Rows of the flows and links tables for run \p runId.
-    std::vector<FlowRecord> GetFlowRecords(int64_t runId) const override;
+    /**
+     * Hand each flow's row (for run \p runId) to \p sink as the flow
+     * completes (delivered and acknowledged), so that results can be written
+     * during the run. Single-process runs only (a distributed run's flows
+     * are known only after Combine).
+     */
+    void SetCompletedFlowSink(int64_t runId, std::function<void(const FlowRecord&)> sink);
+
+    /// Rows of the flows table for run \p runId; without those handed to the sink unless \p
+    /// withStreamed.
+    std::vector<FlowRecord> GetFlowRecords(int64_t runId, bool withStreamed = true) const override;
+    /// Rows of the links table for run \p runId.
     std::vector<LinkRecord> GetLinkRecords(int64_t runId) const override;
 
     /**
@@ -84,6 +96,8 @@ class RoceFlowMonitor : public RunRecords
     void OnStart(const RdmaMessageInfo& info);
     void OnDelivered(const RdmaMessageInfo& info, Time when);
     void OnComplete(const RdmaMessageInfo& info, Time when, uint64_t retransmitted);
+    /// The flows-table row of flow \p id.
+    static FlowRecord ToRecord(int64_t runId, uint64_t id, const Flow& f);
 
     Ptr<RoceFabric> m_fabric;
     std::map<uint64_t, Flow> m_flows;
@@ -93,6 +107,8 @@ class RoceFlowMonitor : public RunRecords
     std::array<ClassCounters, RoceNetDevice::kClasses> m_classCounters{};
     uint64_t m_cnpsSent{0};
     uint64_t m_timeouts{0};
+    std::function<void(const FlowRecord&)> m_sink; ///< completed flows, as they complete
+    int64_t m_sinkRunId{-1};                       ///< run of the sink's rows
 };
 
 } // namespace ns3

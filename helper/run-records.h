@@ -24,8 +24,10 @@ class RunRecords
 {
   public:
     virtual ~RunRecords() = default;
-    /// Rows of the flows table for run \p runId.
-    virtual std::vector<FlowRecord> GetFlowRecords(int64_t runId) const = 0;
+    /// Rows of the flows table for run \p runId; without the rows already
+    /// streamed during the run (if the level streams them) unless \p withStreamed.
+    virtual std::vector<FlowRecord> GetFlowRecords(int64_t runId,
+                                                   bool withStreamed = true) const = 0;
     /// Rows of the links table for run \p runId.
     virtual std::vector<LinkRecord> GetLinkRecords(int64_t runId) const = 0;
     /// Latest delivery or final ACK of any flow.

@@ -3,6 +3,8 @@
  */
 #include "scenario-helper.h"
 
+#include "checked-attributes.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/job-trace-reader.h"
@@ -23,19 +25,23 @@ ScenarioHelper::ScenarioHelper(const ScenarioSpec& spec)
 {
 }
 
-void
+ScopedConfigDefaults
 ScenarioHelper::ApplyGlobals() const
 {
+    ScopedConfigDefaults defaults;
     for (const auto& [name, value] : m_spec.attributes)
     {
-        if (!Config::SetDefaultFailSafe(name, StringValue(value)))
+        try
         {
-            throw std::runtime_error(m_spec.Where("attributes." + name) +
-                                     ": no such attribute, or the value '" + value +
-                                     "' is invalid for it");
+            defaults.Set(name, value, m_spec.Where("attributes." + name));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::runtime_error(e.what());
         }
     }
     RngSeedManager::SetSeed(static_cast<uint32_t>(m_spec.seed));
+    return defaults;
 }
 
 FabricTopology
@@ -92,13 +98,60 @@ ScenarioHelper::MakeFabricHelper() const
     {
         throw std::runtime_error(m_spec.Where("fabric.cc") + ": " + e.what());
     }
-    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(f.mtu));
-    helper.SetNicAttribute("AckInterval", UintegerValue(f.ackInterval));
-    helper.SetNicAttribute("RetransmitTimeout", TimeValue(NanoSeconds(f.rtoNs)));
-    helper.SetNicAttribute("AckTimeoutExponent", UintegerValue(f.ackTimeoutExponent));
-    helper.SetNicAttribute("RetryCount", UintegerValue(f.retryCount));
-    helper.SetSwitchAttribute("PfcEnabled", BooleanValue(f.pfc));
-    helper.SetMmuAttribute("BufferSize", UintegerValue(f.bufferBytes));
+    // Each fabric key sets one attribute. The scenario's "attributes" may set
+    // the same attribute's default instead (e.g. a payload that is no path
+    // MTU); then the key's own default steps aside, and giving both is an error.
+    auto set = [&](const char* key,
+                   const std::string& attribute,
+                   const AttributeValue& value,
+                   void (RoceFabricHelper::*setter)(const std::string&, const AttributeValue&)) {
+        const std::string field = std::string("fabric.") + key;
+        const std::string::size_type split = attribute.rfind("::");
+        for (const auto& [name, text] : m_spec.attributes)
+        {
+            if (name != attribute)
+            {
+                continue;
+            }
+            if (m_spec.lines.count(field) != 0)
+            {
+                throw std::runtime_error(m_spec.Where(field) + " and " +
+                                         m_spec.Where("attributes." + name) +
+                                         " set the same attribute: give only one");
+            }
+            return;
+        }
+        TypeId tid = TypeId::LookupByName(attribute.substr(0, split));
+        try
+        {
+            (helper.*setter)(attribute.substr(split + 2),
+                             *CheckedAttributeValue(tid,
+                                                    attribute.substr(split + 2),
+                                                    value,
+                                                    m_spec.Where(field)));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::runtime_error(e.what());
+        }
+    };
+    const auto nic = &RoceFabricHelper::SetNicAttribute;
+    set("mtu", "ns3::RdmaNic::PayloadPerPacket", UintegerValue(f.mtu), nic);
+    set("ackInterval", "ns3::RdmaNic::AckInterval", UintegerValue(f.ackInterval), nic);
+    set("rto", "ns3::RdmaNic::RetransmitTimeout", TimeValue(NanoSeconds(f.rtoNs)), nic);
+    set("ackTimeoutExponent",
+        "ns3::RdmaNic::AckTimeoutExponent",
+        UintegerValue(f.ackTimeoutExponent),
+        nic);
+    set("retryCount", "ns3::RdmaNic::RetryCount", UintegerValue(f.retryCount), nic);
+    set("pfc",
+        "ns3::RoceSwitch::PfcEnabled",
+        BooleanValue(f.pfc),
+        &RoceFabricHelper::SetSwitchAttribute);
+    set("bufferBytes",
+        "ns3::SwitchMmu::BufferSize",
+        UintegerValue(f.bufferBytes),
+        &RoceFabricHelper::SetMmuAttribute);
     helper.SetEcmpSeed(static_cast<uint32_t>(m_spec.seed));
     return helper;
 }

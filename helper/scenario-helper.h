@@ -4,6 +4,7 @@
 #ifndef SCENARIO_HELPER_H
 #define SCENARIO_HELPER_H
 
+#include "checked-attributes.h"
 #include "roce-fabric-helper.h"
 #include "training-cluster.h"
 
@@ -27,11 +28,20 @@ class ScenarioHelper
   public:
     explicit ScenarioHelper(const ScenarioSpec& spec);
 
-    /// Config::SetDefault for every "attributes" entry, and the run's seed.
-    void ApplyGlobals() const;
+    /**
+     * Set the default of every "attributes" entry (checked: an error names
+     * the file, line and field), and the run's seed.
+     * \return the defaults set, restored when it is destroyed: keep it for the run
+     */
+    ScopedConfigDefaults ApplyGlobals() const;
     /// The topology the spec names.
     FabricTopology BuildTopology() const;
-    /// A fabric helper configured with the spec's fabric parameters.
+    /**
+     * A fabric helper configured with the spec's fabric parameters, each
+     * checked against its attribute. A fabric key and an "attributes" entry
+     * for the same attribute are an error; an entry alone takes the place
+     * of the key's default.
+     */
     RoceFabricHelper MakeFabricHelper() const;
     /**
      * The flow-level model of \p topology with the spec's fabric parameters

@@ -301,7 +301,8 @@ ScenarioRunner::Simulate(const std::string& typeName,
                          const std::string& runTag)
 {
     const ScenarioHelper& scenario = m_scenario;
-    scenario.ApplyGlobals();
+    // Restored when this run ends: the next run starts from the same defaults.
+    const ScopedConfigDefaults defaults = scenario.ApplyGlobals();
     if (DistributedRank() != 0)
     {
         out = nullptr; // rank 0 reports the whole run
@@ -419,6 +420,10 @@ ScenarioRunner::Simulate(const std::string& typeName,
         schedulerHelper.Install(policy, cluster);
         std::unique_ptr<RoceFlowMonitor> packetMonitor;
         std::unique_ptr<FlowNetworkRecords> flowRecords;
+        if (run.GetDatabase() && DistributedSize() == 1)
+        {
+            StreamTrainingResults(run.GetDatabase(), run.GetRunId(), cluster);
+        }
         Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
         if (flowLevel)
         {
@@ -432,6 +437,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
         else
         {
             packetMonitor = std::make_unique<RoceFlowMonitor>(fabric);
+            run.StreamFlows(*packetMonitor, m_spec.output.flowRows);
             if (sampler->IsEnabled() && DistributedSize() > 1)
             {
                 throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) is not "
@@ -469,6 +475,12 @@ ScenarioRunner::Simulate(const std::string& typeName,
         {
             packetMonitor->Combine();
         }
+        auto writeRows = [&](ResultsDatabase& db, int64_t id) {
+            WriteTrainingResults(db, id, *cluster);
+            WriteSchedulerResults(db, id, *policy);
+            sampler->Write(db, id);
+        };
+        run.EndIfInterrupted(monitor, m_spec.output.flowRows, writeRows);
         std::vector<JobOutcome> done;
         for (const auto& e : cluster->GetJobs())
         {
@@ -490,11 +502,6 @@ ScenarioRunner::Simulate(const std::string& typeName,
             }
         }
         outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());
-        auto writeRows = [&](ResultsDatabase& db, int64_t id) {
-            WriteTrainingResults(db, id, *cluster);
-            WriteSchedulerResults(db, id, *policy);
-            sampler->Write(db, id);
-        };
         if (cluster->GetFailedJobs() > 0)
         {
             // Every job's rows up to the failure, then the run marked failed.

@@ -26,12 +26,80 @@ SimulationRun::SimulationRun(const std::string& example,
       m_eventsAtStart(Simulator::GetEventCount()),
       m_wallStart(std::chrono::steady_clock::now())
 {
+    InstallInterruptHandlers();
+    if (InterruptSignal() != 0)
+    {
+        throw RunInterruptedError(InterruptSignal());
+    }
+    m_interruptible = std::make_unique<InterruptibleSimulation>();
     // In a distributed run rank 0 writes the database (see Finish).
     if (!dbPath.empty() && DistributedRank() == 0)
     {
         m_db = CreateObject<ResultsDatabase>();
         m_db->Open(dbPath);
         m_runId = m_db->BeginRun(example, scheduler, seed, paramsJson);
+    }
+}
+
+SimulationRun::~SimulationRun() = default;
+
+void
+SimulationRun::StreamFlows(RoceFlowMonitor& monitor, bool flowRows)
+{
+    if (!m_db || !flowRows || DistributedSize() > 1)
+    {
+        return;
+    }
+    Ptr<ResultsDatabase> db = m_db;
+    monitor.SetCompletedFlowSink(m_runId, [db](const FlowRecord& f) {
+        if (db->IsOpen())
+        {
+            db->AddFlow(f);
+        }
+    });
+}
+
+void
+SimulationRun::EndIfInterrupted(const RunRecords& monitor,
+                                bool flowRows,
+                                const std::function<void(ResultsDatabase&, int64_t)>& extra)
+{
+    const int signal = InterruptSignal();
+    if (signal == 0)
+    {
+        return;
+    }
+    if (m_db && !m_ended)
+    {
+        m_db->Transaction([&]() {
+            WriteRows(monitor, flowRows, extra);
+            m_db->InterruptRun(m_runId, RunInterruptedError(signal).what());
+        });
+        m_ended = true;
+    }
+    throw RunInterruptedError(signal);
+}
+
+void
+SimulationRun::FinishWithoutFabric(const std::function<void(ResultsDatabase&, int64_t)>& extra)
+{
+    if (InterruptSignal() != 0)
+    {
+        throw RunInterruptedError(InterruptSignal());
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
+    if (m_db)
+    {
+        m_db->Transaction([&]() {
+            if (extra)
+            {
+                extra(*m_db, m_runId);
+            }
+            m_db->FinishRun(m_runId, 0, wall, 0, 0);
+        });
+        m_ended = true;
+        std::cout << "results:          run " << m_runId << " in " << m_db->GetPath() << "\n";
     }
 }
 
@@ -54,6 +122,7 @@ SimulationRun::Finish(const RunRecords& monitor,
                       bool flowRows,
                       const std::function<void(ResultsDatabase&, int64_t)>& extra)
 {
+    EndIfInterrupted(monitor, flowRows, extra);
     // Totals over all ranks of a distributed run (each counts its own nodes'
     // events and the frames it sent); its wall time is the slowest rank's.
     const double wall = AllReduce(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -101,7 +170,7 @@ SimulationRun::WriteRows(const RunRecords& monitor,
     }
     if (flowRows)
     {
-        for (const FlowRecord& f : monitor.GetFlowRecords(m_runId))
+        for (const FlowRecord& f : monitor.GetFlowRecords(m_runId, false))
         {
             m_db->AddFlow(f);
         }
@@ -124,7 +193,14 @@ SimulationRun::Fail(const std::string& message,
     }
     m_db->Transaction([&]() {
         WriteRows(monitor, flowRows, extra);
-        m_db->FailRun(m_runId, message);
+        if (InterruptSignal() != 0)
+        {
+            m_db->InterruptRun(m_runId, RunInterruptedError(InterruptSignal()).what());
+        }
+        else
+        {
+            m_db->FailRun(m_runId, message);
+        }
     });
     m_ended = true;
 }
@@ -134,7 +210,14 @@ SimulationRun::Fail(const std::string& message)
 {
     if (m_db && !m_ended)
     {
-        m_db->FailRun(m_runId, message);
+        if (InterruptSignal() != 0)
+        {
+            m_db->InterruptRun(m_runId, RunInterruptedError(InterruptSignal()).what());
+        }
+        else
+        {
+            m_db->FailRun(m_runId, message);
+        }
         m_ended = true;
     }
 }
@@ -159,7 +242,18 @@ RunExampleMain(const std::string& name,
     catch (const std::exception& e)
     {
         code = dynamic_cast<const IncompleteRunError*>(&e) ? 1 : 2;
-        std::cerr << name << ": error: " << e.what() << std::endl;
+        if (InterruptSignal() != 0)
+        {
+            // Whatever the signal made fail, the run was stopped on request.
+            code = 128 + InterruptSignal();
+            const std::string cause = RunInterruptedError(InterruptSignal()).what();
+            std::cerr << name << ": error: " << cause
+                      << (cause == e.what() ? "" : " (" + std::string(e.what()) + ")") << std::endl;
+        }
+        else
+        {
+            std::cerr << name << ": error: " << e.what() << std::endl;
+        }
         if (run)
         {
             try

@@ -6,6 +6,7 @@
 
 #include "roce-flow-monitor.h"
 #include "run-records.h"
+#include "run-interruption.h"
 
 #include "ns3/results-database.h"
 
@@ -21,9 +22,14 @@ namespace ns3
 /**
  * \ingroup collective-scheduling
  * \brief Book-keeping of one example run: a 'running' row in the results
- * database from the start, the flows and links at the end with the run
+ * database from the start, rows streamed as the run goes (StreamFlows, and
+ * the caller's through the database), the rest at the end with the run
  * marked 'complete' in the same transaction (or 'failed'), and the speed
  * figures (events, packet-hops, wall time, peak memory).
+ *
+ * A SIGINT or SIGTERM stops the simulation (InstallInterruptHandlers); the
+ * example then calls EndIfInterrupted, which writes what the run has and
+ * marks it 'interrupted'. Finish and Fail do the same once a signal came.
  */
 class SimulationRun
 {
@@ -37,6 +43,32 @@ class SimulationRun
                   uint64_t seed,
                   const std::string& paramsJson,
                   const std::string& dbPath);
+
+    ~SimulationRun();
+    SimulationRun(const SimulationRun&) = delete;
+    SimulationRun& operator=(const SimulationRun&) = delete;
+
+    /**
+     * Write each flow of \p monitor as it completes (if there is a database,
+     * \p flowRows, and the run is in one process); Finish and Fail then
+     * write only the others.
+     */
+    void StreamFlows(RoceFlowMonitor& monitor, bool flowRows = true);
+
+    /**
+     * If a SIGINT or SIGTERM came: write the rows of \p monitor and \p extra
+     * as Fail does, mark the run 'interrupted' and throw RunInterruptedError.
+     * Call it right after Simulator::Run().
+     */
+    void EndIfInterrupted(const RunRecords& monitor,
+                          bool flowRows = true,
+                          const std::function<void(ResultsDatabase&, int64_t)>& extra = nullptr);
+
+    /**
+     * Write the rows of \p extra and mark a run without a fabric (no flows,
+     * links or simulated time) complete, in one transaction.
+     */
+    void FinishWithoutFabric(const std::function<void(ResultsDatabase&, int64_t)>& extra);
 
     /**
      * Record the results of \p monitor (flow rows only if \p flowRows), mark
@@ -63,7 +95,7 @@ class SimulationRun
               const RunRecords& monitor,
               bool flowRows,
               const std::function<void(ResultsDatabase&, int64_t)>& extra);
-    /// Mark the run failed with \p message, unless it has already ended (finished or failed).
+    /// Mark the run failed (or interrupted, after a signal) with \p message, unless it has ended.
     void Fail(const std::string& message);
 
     int64_t GetRunId() const
@@ -94,6 +126,7 @@ class SimulationRun
     uint64_t m_linkBytesAtStart{0};
     uint64_t m_eventsAtStart{0};
     std::chrono::steady_clock::time_point m_wallStart;
+    std::unique_ptr<InterruptibleSimulation> m_interruptible; ///< a signal stops this run
 };
 
 /**
@@ -111,8 +144,9 @@ class IncompleteRunError : public std::runtime_error
  * The body of an example's main(). Runs \p body with an empty run slot that
  * the body fills once its flags are valid. Any exception is reported as
  * "<name>: error: <what>" on stderr and marks the run failed if one was
- * begun; the exit code is 1 for IncompleteRunError, 2 for anything else
- * (bad flags, bad input files), 0 on success. Destroys the simulator.
+ * begun; the exit code is 1 for IncompleteRunError, 128 + the signal number
+ * after a SIGINT or SIGTERM (the run is marked interrupted), 2 for anything
+ * else (bad flags, bad input files), 0 on success. Destroys the simulator.
  * With \p distributed, the example may be launched on several MPI ranks
  * (EnableDistributedSimulation); otherwise that is refused.
  */

@@ -3,72 +3,130 @@
  */
 #include "training-results.h"
 
+#include <memory>
 #include <nlohmann/json.hpp>
 
 namespace ns3
 {
 
+namespace
+{
+
+// A job's row is written when the run starts and completed at its end.
+const char* const kUpsertJob =
+    "INSERT INTO jobs (run_id, job_id, model, workers, gpus_per_host, placement_json, arrival_ns,"
+    " start_ns, end_ns, iterations, weight) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+    " ON CONFLICT (run_id, job_id) DO UPDATE SET model = excluded.model,"
+    " workers = excluded.workers, gpus_per_host = excluded.gpus_per_host,"
+    " placement_json = excluded.placement_json, arrival_ns = excluded.arrival_ns,"
+    " start_ns = excluded.start_ns, end_ns = excluded.end_ns,"
+    " iterations = excluded.iterations, weight = excluded.weight";
+
+// An iteration's row is final when it is first written.
+const char* const kInsertIteration =
+    "INSERT INTO iterations (run_id, job_id, iter, compute_start_ns, comm_ready_ns,"
+    " comm_start_ns, comm_end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+    " ON CONFLICT (run_id, job_id, iter) DO NOTHING";
+
+void
+AddJobRow(ResultsDatabase& db, int64_t runId, const TrainingCluster::JobEntry& e)
+{
+    const JobSpec& s = e.spec;
+    const nlohmann::json placement = {{"policy", s.placement}, {"hosts", e.placement.workerHost}};
+    db.AddRow(
+        runId,
+        kUpsertJob,
+        {runId,
+         static_cast<int64_t>(s.id),
+         s.model,
+         static_cast<int64_t>(s.workers),
+         static_cast<int64_t>(s.gpusPerHost),
+         placement.dump(),
+         static_cast<int64_t>(s.arrivalNs),
+         e.job ? SqlValue(e.job->GetStartTime().GetNanoSeconds()) : SqlValue(),
+         e.job && e.job->IsDone() ? SqlValue(e.job->GetEndTime().GetNanoSeconds()) : SqlValue(),
+         static_cast<int64_t>(s.iterations),
+         s.weight > 0 ? s.weight : static_cast<double>(s.workers)});
+}
+
+void
+AddIterationRow(ResultsDatabase& db,
+                int64_t runId,
+                uint32_t job,
+                const TrainingJob::IterationRecord& r)
+{
+    db.AddRow(runId,
+              kInsertIteration,
+              {runId,
+               static_cast<int64_t>(job),
+               static_cast<int64_t>(r.iteration),
+               r.computeStart.GetNanoSeconds(),
+               r.commReady.GetNanoSeconds(),
+               r.commStart.GetNanoSeconds(),
+               r.commEnd.GetNanoSeconds()});
+}
+
+/// Streams one run's iteration rows as the cluster's jobs start and iterate.
+struct IterationStream
+{
+    Ptr<ResultsDatabase> db;
+    int64_t runId;
+    TrainingCluster* cluster; ///< owns the callback that holds this stream
+
+    static void Started(std::shared_ptr<IterationStream> self, uint32_t job)
+    {
+        for (const auto& e : self->cluster->GetJobs())
+        {
+            if (e->spec.id == job && e->job)
+            {
+                e->job->TraceConnectWithoutContext(
+                    "IterationDone",
+                    MakeBoundCallback(&IterationStream::Iteration, self));
+            }
+        }
+    }
+
+    static void Iteration(std::shared_ptr<IterationStream> self,
+                          uint32_t job,
+                          const TrainingJob::IterationRecord& r)
+    {
+        if (self->db->IsOpen())
+        {
+            AddIterationRow(*self->db, self->runId, job, r);
+        }
+    }
+};
+
+} // namespace
+
 void
 WriteTrainingResults(ResultsDatabase& db, int64_t runId, const TrainingCluster& cluster)
 {
-    db.Exec("CREATE TABLE IF NOT EXISTS jobs("
-            " run_id INTEGER NOT NULL REFERENCES runs(run_id), job_id INTEGER NOT NULL,"
-            " model TEXT, workers INTEGER, gpus_per_host INTEGER, placement_json TEXT,"
-            " arrival_ns INTEGER, start_ns INTEGER, end_ns INTEGER, iterations INTEGER,"
-            " weight REAL, PRIMARY KEY (run_id, job_id));"
-            "CREATE TABLE IF NOT EXISTS iterations("
-            " run_id INTEGER NOT NULL REFERENCES runs(run_id), job_id INTEGER NOT NULL,"
-            " iter INTEGER NOT NULL, compute_start_ns INTEGER, comm_ready_ns INTEGER,"
-            " comm_start_ns INTEGER, comm_end_ns INTEGER, PRIMARY KEY (run_id, job_id, iter));");
-    auto jobRow = db.Prepare("INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-    auto iterRow = db.Prepare("INSERT INTO iterations VALUES (?,?,?,?,?,?,?)");
     for (const auto& e : cluster.GetJobs())
     {
-        const JobSpec& s = e->spec;
-        nlohmann::json placement = {{"policy", s.placement}, {"hosts", e->placement.workerHost}};
-        jobRow.Reset();
-        jobRow.BindInt64(1, runId)
-            .BindInt64(2, s.id)
-            .BindText(3, s.model)
-            .BindInt64(4, s.workers)
-            .BindInt64(5, s.gpusPerHost)
-            .BindText(6, placement.dump())
-            .BindInt64(7, s.arrivalNs);
-        if (e->job)
-        {
-            jobRow.BindInt64(8, e->job->GetStartTime().GetNanoSeconds());
-        }
-        else
-        {
-            jobRow.BindNull(8);
-        }
-        if (e->job && e->job->IsDone())
-        {
-            jobRow.BindInt64(9, e->job->GetEndTime().GetNanoSeconds());
-        }
-        else
-        {
-            jobRow.BindNull(9);
-        }
-        jobRow.BindInt64(10, s.iterations).BindDouble(11, s.weight > 0 ? s.weight : s.workers);
-        jobRow.Step();
+        AddJobRow(db, runId, *e);
         if (!e->job)
         {
             continue;
         }
         for (const TrainingJob::IterationRecord& r : e->job->GetIterations())
         {
-            iterRow.Reset();
-            iterRow.BindInt64(1, runId)
-                .BindInt64(2, s.id)
-                .BindInt64(3, r.iteration)
-                .BindInt64(4, r.computeStart.GetNanoSeconds())
-                .BindInt64(5, r.commReady.GetNanoSeconds())
-                .BindInt64(6, r.commStart.GetNanoSeconds())
-                .BindInt64(7, r.commEnd.GetNanoSeconds());
-            iterRow.Step();
+            AddIterationRow(db, runId, e->spec.id, r);
         }
     }
+}
+
+void
+StreamTrainingResults(Ptr<ResultsDatabase> db, int64_t runId, Ptr<TrainingCluster> cluster)
+{
+    for (const auto& e : cluster->GetJobs())
+    {
+        AddJobRow(*db, runId, *e);
+    }
+    auto stream =
+        std::make_shared<IterationStream>(IterationStream{db, runId, PeekPointer(cluster)});
+    cluster->TraceConnectWithoutContext("JobStarted",
+                                        MakeBoundCallback(&IterationStream::Started, stream));
 }
 
 } // namespace ns3

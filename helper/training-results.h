@@ -13,8 +13,8 @@ namespace ns3
 
 /**
  * \ingroup collective-scheduling
- * Create the jobs and iterations tables if missing and write the rows of
- * \p cluster for run \p runId:
+ * Write the rows of \p cluster for run \p runId (upserts: rows streamed
+ * earlier by StreamTrainingResults are completed, not repeated):
  * - jobs(run_id, job_id, model, workers, gpus_per_host, placement_json,
  *   arrival_ns, start_ns, end_ns, iterations, weight): start and end are
  *   NULL for a job that never started or never finished; weight defaults to
@@ -24,6 +24,15 @@ namespace ns3
  *   (waiting counts), transfer time comm_end - comm_start.
  */
 void WriteTrainingResults(ResultsDatabase& db, int64_t runId, const TrainingCluster& cluster);
+
+/**
+ * \ingroup collective-scheduling
+ * Buffer a jobs row for each job of \p cluster now (start and end NULL) and,
+ * as the run goes, an iterations row for each iteration that ends, so that
+ * a run killed midway keeps them. Call after the jobs are added and before
+ * the simulation runs; \p db must outlive it.
+ */
+void StreamTrainingResults(Ptr<ResultsDatabase> db, int64_t runId, Ptr<TrainingCluster> cluster);
 
 } // namespace ns3
 

@@ -206,4 +206,17 @@ TEST(TraceText, SourceNameInMessages)
     }
 }
 
+TEST_F(TraceFiles, FileCutInsideItsLastValueIsRejectedNamingTheLine)
+{
+    // "1" of "10": read alone it is a valid row, so the missing newline is the sign.
+    ExpectError("arrival,model,workers,iterations\n0,gpt2-124m,4,10\n0,gpt2-124m,4,1",
+                3,
+                "iterations",
+                "cut inside its last value");
+    ExpectError("arrival,model,workers,iterations\n0,gpt2-124m,4,10\n0,gpt2-1", 3, "model", "cut");
+    // The same rows ending with a newline are whole.
+    EXPECT_EQ(Read("arrival,model,workers,iterations\n0,gpt2-124m,4,10\n0,gpt2-124m,4,1\n").size(),
+              2u);
+}
+
 } // namespace

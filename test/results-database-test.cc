@@ -4,9 +4,11 @@
  * Tests of ResultsDatabase. Every check reads the file back through a
  * separate SQLite connection, so it sees only what was committed to disk.
  */
+#include "ns3/nstime.h"
 #include "ns3/results-database.h"
 #include "ns3/uinteger.h"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -25,6 +28,13 @@ using namespace ns3;
 
 namespace
 {
+
+/// Buffer the jobs row that flows and iterations of job \p job refer to.
+void
+AddJob(ResultsDatabase& db, int64_t runId, int64_t job)
+{
+    db.AddRow(runId, "INSERT INTO jobs (run_id, job_id) VALUES (?1, ?2)", {runId, job});
+}
 
 /// An independent read-only connection to the file under test.
 class Reader
@@ -107,7 +117,7 @@ MakeFlow(int64_t runId, uint64_t flowId, uint64_t bytes)
     FlowRecord f;
     f.runId = runId;
     f.flowId = flowId;
-    f.jobId = 1;
+    f.jobId = -1; // flows.job_id references jobs: a job's flows need its row
     f.srcNode = 2;
     f.dstNode = 3;
     f.bytes = bytes;
@@ -321,6 +331,7 @@ TEST_F(ResultsDatabaseTest, FlowAndLinkFieldsRoundTrip)
     auto db = OpenDb();
     const int64_t id = db->BeginRun("x", "fair", 1, "{}");
     FlowRecord f;
+    AddJob(*db, id, 4);
     f.runId = id;
     f.flowId = 11;
     f.jobId = 4;
@@ -371,6 +382,7 @@ TEST_F(ResultsDatabaseTest, MinusOneIsStoredAsNull)
     FlowRecord background = MakeFlow(id, 1, 10);
     background.jobId = -1;
     FlowRecord undelivered = MakeFlow(id, 2, 10);
+    AddJob(*db, id, 0);
     undelivered.jobId = 0;
     undelivered.endNs = -1;
     undelivered.ackNs = -1;
@@ -512,11 +524,11 @@ TEST_F(ResultsDatabaseTest, FinishRunCommitsRowsAndStatusTogether)
 TEST_F(ResultsDatabaseTest, LaterTablesUsePrepareAndTransaction)
 {
     auto db = OpenDb();
-    db->Exec("CREATE TABLE IF NOT EXISTS jobs (run_id INTEGER NOT NULL, job_id INTEGER NOT NULL,"
+    db->Exec("CREATE TABLE IF NOT EXISTS shares (run_id INTEGER NOT NULL, job_id INTEGER NOT NULL,"
              " model TEXT NOT NULL, share REAL)");
     const int64_t id = db->BeginRun("x", "fair", 1, "{}");
     auto insert =
-        db->Prepare("INSERT INTO jobs (run_id, job_id, model, share) VALUES (?, ?, ?, ?)");
+        db->Prepare("INSERT INTO shares (run_id, job_id, model, share) VALUES (?, ?, ?, ?)");
     for (int64_t job = 0; job < 3; ++job)
     {
         insert.BindInt64(1, id).BindInt64(2, job).BindText(3, "gpt-" + std::to_string(job));
@@ -531,7 +543,7 @@ TEST_F(ResultsDatabaseTest, LaterTablesUsePrepareAndTransaction)
         EXPECT_FALSE(insert.Step());
         insert.Reset();
     }
-    auto select = db->Prepare("SELECT job_id, model, share FROM jobs ORDER BY job_id");
+    auto select = db->Prepare("SELECT job_id, model, share FROM shares ORDER BY job_id");
     ASSERT_EQ(select.ColumnCount(), 3);
     std::vector<std::string> rows;
     while (select.Step())
@@ -547,22 +559,22 @@ TEST_F(ResultsDatabaseTest, LaterTablesUsePrepareAndTransaction)
     // A throwing body undoes its rows, the run's completion and the flows with it.
     db->AddFlow(MakeFlow(id, 1, 10));
     EXPECT_THROW(db->Transaction([&]() {
-        db->Exec("INSERT INTO jobs VALUES (" + std::to_string(id) + ", 9, 'late', NULL)");
+        db->Exec("INSERT INTO shares VALUES (" + std::to_string(id) + ", 9, 'late', NULL)");
         db->FinishRun(id, 1, 1.0, 1, 1);
         throw std::runtime_error("job table check failed");
     }),
                  std::runtime_error);
     Reader r(m_path);
-    EXPECT_EQ(r.Int("SELECT count(*) FROM jobs"), 3);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM shares"), 3);
     EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 0);
     EXPECT_EQ(r.Text(RunSql(id, "status")), "running");
 
     // The same run can still be completed atomically with a later table's rows.
     db->Transaction([&]() {
-        db->Exec("INSERT INTO jobs VALUES (" + std::to_string(id) + ", 9, 'late', NULL)");
+        db->Exec("INSERT INTO shares VALUES (" + std::to_string(id) + ", 9, 'late', NULL)");
         db->FinishRun(id, 1, 1.0, 1, 1);
     });
-    EXPECT_EQ(r.Int("SELECT count(*) FROM jobs"), 4);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM shares"), 4);
     EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 1);
     EXPECT_EQ(r.Text(RunSql(id, "status")), "complete");
 }
@@ -640,6 +652,300 @@ TEST_F(ResultsDatabaseTest, SeveralProcessesShareOneFile)
         EXPECT_EQ(r.Int("SELECT sum(bytes) FROM flows WHERE run_id = " + run),
                   static_cast<int64_t>(flows * (p + 1)));
     }
+}
+
+// Version 1 of the schema, as files written before schema versions hold it:
+// runs, flows and links created on open, jobs and iterations by the training
+// writer, no schema_version, no pid or host, no 'interrupted'.
+const char* const kVersion1Schema = R"sql(
+CREATE TABLE runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, example TEXT NOT NULL,
+    scheduler TEXT NOT NULL, seed INTEGER NOT NULL, params_json TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')),
+    started_at TEXT NOT NULL, finished_at TEXT, sim_end_ns INTEGER, wall_s REAL,
+    events INTEGER, packet_hops INTEGER, error TEXT);
+CREATE TABLE flows (run_id INTEGER NOT NULL REFERENCES runs (run_id), flow_id INTEGER NOT NULL,
+    job_id INTEGER, src_node INTEGER NOT NULL, dst_node INTEGER NOT NULL, bytes INTEGER NOT NULL,
+    start_ns INTEGER NOT NULL, end_ns INTEGER, ack_ns INTEGER,
+    retransmitted_bytes INTEGER NOT NULL, priority INTEGER NOT NULL, src_port INTEGER NOT NULL,
+    iteration INTEGER, collective INTEGER, step INTEGER);
+CREATE INDEX flows_run_id ON flows (run_id, flow_id);
+CREATE TABLE links (run_id INTEGER NOT NULL REFERENCES runs (run_id), link_id INTEGER NOT NULL,
+    node_a INTEGER NOT NULL, node_b INTEGER NOT NULL, rate_bps INTEGER NOT NULL,
+    delay_ns INTEGER NOT NULL, tx_bytes_ab INTEGER NOT NULL, tx_bytes_ba INTEGER NOT NULL,
+    drops INTEGER NOT NULL, pfc_pauses_sent INTEGER NOT NULL, ecn_marked INTEGER NOT NULL,
+    max_queue_bytes INTEGER NOT NULL);
+CREATE INDEX links_run_id ON links (run_id, link_id);
+CREATE TABLE jobs( run_id INTEGER NOT NULL REFERENCES runs(run_id), job_id INTEGER NOT NULL,
+    model TEXT, workers INTEGER, gpus_per_host INTEGER, placement_json TEXT, arrival_ns INTEGER,
+    start_ns INTEGER, end_ns INTEGER, iterations INTEGER, weight REAL,
+    PRIMARY KEY (run_id, job_id));
+CREATE TABLE iterations( run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    job_id INTEGER NOT NULL, iter INTEGER NOT NULL, compute_start_ns INTEGER,
+    comm_ready_ns INTEGER, comm_start_ns INTEGER, comm_end_ns INTEGER,
+    PRIMARY KEY (run_id, job_id, iter));
+INSERT INTO runs VALUES (1, 'old', 'fair', 7, '{}', 'complete', '2025-01-01', '2025-01-01',
+    100, 0.5, 10, 20, NULL);
+INSERT INTO runs VALUES (2, 'old', 'crux', 8, '{}', 'failed', '2025-01-01', NULL,
+    NULL, NULL, NULL, NULL, 'boom');
+INSERT INTO jobs VALUES (1, 0, 'gpt2', 4, 1, '{}', 0, 0, 90, 2, 4.0);
+INSERT INTO iterations VALUES (1, 0, 0, 0, 10, 10, 40), (1, 0, 1, 40, 50, 50, 90);
+INSERT INTO flows VALUES (1, 0, 0, 1, 2, 1000, 10, 20, 30, 0, 3, 49152, 0, 0, 0),
+    (2, 0, 5, 1, 2, 1000, 10, NULL, NULL, 0, 3, 49152, NULL, NULL, NULL);
+INSERT INTO links VALUES (1, 0, 1, 2, 100000000000, 1000, 5, 6, 0, 0, 0, 0);
+ALTER TABLE runs ADD COLUMN sweep_note TEXT;
+UPDATE runs SET sweep_note = 'kept' WHERE run_id = 1;
+)sql";
+
+void
+WriteVersion1File(const std::string& path)
+{
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* error = nullptr;
+    const int rc = sqlite3_exec(db, kVersion1Schema, nullptr, nullptr, &error);
+    const std::string message = error ? error : "";
+    sqlite3_free(error);
+    sqlite3_close(db);
+    ASSERT_EQ(rc, SQLITE_OK) << message;
+}
+
+TEST_F(ResultsDatabaseTest, CreatesEveryTableAndTheSchemaVersionOnOpen)
+{
+    OpenDb();
+    Reader r(m_path);
+    for (const std::string table : {"runs",
+                                    "flows",
+                                    "links",
+                                    "jobs",
+                                    "iterations",
+                                    "scheduler_decisions",
+                                    "gates",
+                                    "scheduler_runs",
+                                    "scheduler_timing",
+                                    "link_samples",
+                                    "scheduling_bench",
+                                    "schema_version"})
+    {
+        EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
+                        table + "'"),
+                  1)
+            << table;
+    }
+    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), ResultsDatabase::GetSchemaVersion());
+    EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
+    // Iterations and a job's flows reference its jobs row.
+    for (const std::string table : {"iterations", "flows"})
+    {
+        EXPECT_EQ(r.Int("SELECT count(*) FROM pragma_foreign_key_list('" + table +
+                        "') WHERE \"table\" = 'jobs' AND \"from\" = 'job_id'"),
+                  1)
+            << table;
+    }
+}
+
+TEST_F(ResultsDatabaseTest, JobRowsAreRequiredByIterationsAndFlows)
+{
+    auto db = OpenDb(0);
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    db->AddRow(id,
+               "INSERT INTO iterations (run_id, job_id, iter) VALUES (?1, ?2, ?3)",
+               {id, int64_t{3}, int64_t{0}});
+    EXPECT_THROW(db->Flush(), std::runtime_error);
+    FlowRecord f = MakeFlow(id, 1, 10);
+    f.jobId = 3;
+    db->AddFlow(f);
+    EXPECT_THROW(db->Flush(), std::runtime_error);
+}
+
+TEST_F(ResultsDatabaseTest, BeginRunRecordsProcessAndHost)
+{
+    auto db = OpenDb();
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    Reader r(m_path);
+    EXPECT_EQ(r.Int(RunSql(id, "pid")), static_cast<int64_t>(getpid()));
+    char host[256] = {};
+    ASSERT_EQ(gethostname(host, sizeof(host) - 1), 0);
+    EXPECT_EQ(r.Text(RunSql(id, "host")), std::string(host));
+}
+
+TEST_F(ResultsDatabaseTest, InterruptRunWritesPendingRowsAndMarksInterrupted)
+{
+    auto db = OpenDb(0);
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    db->AddFlow(MakeFlow(id, 1, 10));
+    db->InterruptRun(id, "interrupted by SIGTERM");
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "interrupted");
+    EXPECT_EQ(r.Text(RunSql(id, "error")), "interrupted by SIGTERM");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 1);
+    EXPECT_THROW(db->FinishRun(id, 1, 1.0, 1, 1), std::runtime_error);
+}
+
+TEST_F(ResultsDatabaseTest, RowsWaitingLongerThanTheIntervalAreWrittenAtTheNextRow)
+{
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->SetAttribute("FlushThreshold", UintegerValue(0)); // no bound by rows
+    db->SetAttribute("FlushInterval", TimeValue(MilliSeconds(1)));
+    db->Open(m_path);
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    Reader r(m_path);
+    db->AddFlow(MakeFlow(id, 1, 10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    db->AddFlow(MakeFlow(id, 2, 10));
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 2);
+    EXPECT_EQ(db->GetPendingRows(), 0U);
+    // Without a time bound the same rows wait for Flush.
+    db->SetAttribute("FlushInterval", TimeValue(Seconds(0)));
+    db->AddFlow(MakeFlow(id, 3, 10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    db->AddFlow(MakeFlow(id, 4, 10));
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 2);
+}
+
+TEST_F(ResultsDatabaseTest, FailureIsRecordedEvenWhenPendingRowsCannotBeWritten)
+{
+    auto db = OpenDb(0);
+    const int64_t id = db->BeginRun("x", "fair", 1, "{}");
+    db->AddFlow(MakeFlow(id, 1, 10));
+    db->Flush();
+    db->Exec("CREATE TEMP TRIGGER reject BEFORE INSERT ON links"
+             " BEGIN SELECT RAISE(ABORT, 'disk full'); END;");
+    LinkRecord link;
+    link.runId = id;
+    EXPECT_THROW(db->Transaction([&]() {
+        db->AddLink(link);
+        db->FinishRun(id, 1, 1.0, 1, 1);
+    }),
+                 std::runtime_error);
+    // The rows of the failed transaction went with it; the run is not complete.
+    EXPECT_EQ(db->GetPendingRows(), 0U);
+    db->AddLink(link); // a row that still cannot be written
+    db->FailRun(id, "the last write failed");
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "failed");
+    EXPECT_NE(r.Text(RunSql(id, "error"))->find("disk full"), std::string::npos);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 1);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links"), 0);
+}
+
+TEST_F(ResultsDatabaseTest, MigratesAVersion1FileKeepingEveryRow)
+{
+    WriteVersion1File(m_path);
+    auto db = OpenDb();
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), ResultsDatabase::GetSchemaVersion());
+    // Every row and value, and a column added to the file since, are kept.
+    EXPECT_EQ(r.Text("SELECT group_concat(run_id || ':' || status || ':' || coalesce(error, '')"
+                     " || ':' || coalesce(sweep_note, ''), ',') FROM runs"),
+              "1:complete::kept,2:failed:boom:");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM iterations"), 2);
+    EXPECT_EQ(r.Int("SELECT sum(comm_end_ns) FROM iterations"), 130);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 2);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links"), 1);
+    // The failed run's flow named job 5, which had no row: it got one of its ids alone.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM jobs WHERE run_id = 2 AND job_id = 5 AND model IS NULL"),
+              1);
+    EXPECT_EQ(r.Text("SELECT model FROM jobs WHERE run_id = 1 AND job_id = 0"), "gpt2");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM pragma_foreign_key_list('iterations')"
+                    " WHERE \"table\" = 'jobs' AND \"from\" = 'job_id'"),
+              1);
+    // The indexes came back with the rebuilt tables.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+                    " AND name = 'flows_run_id'"),
+              1);
+    // The new schema works: a run with pid, new ids, and the 'interrupted' status.
+    const int64_t id = db->BeginRun("new", "fair", 1, "{}");
+    EXPECT_EQ(id, 3);
+    EXPECT_EQ(r.Int(RunSql(id, "pid")), static_cast<int64_t>(getpid()));
+    db->InterruptRun(id, "interrupted by SIGINT");
+    EXPECT_EQ(r.Text(RunSql(id, "status")), "interrupted");
+    db->Dispose();
+    // Opening again changes nothing.
+    auto again = OpenDb();
+    EXPECT_EQ(r.Int("SELECT count(*) FROM runs"), 3);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
+}
+
+TEST_F(ResultsDatabaseTest, RefusesAFileOfANewerSchema)
+{
+    {
+        auto db = OpenDb();
+        db->Exec("UPDATE schema_version SET version = 99");
+        db->Dispose();
+    }
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    try
+    {
+        db->Open(m_path);
+        FAIL() << "opened a file of schema version 99";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(m_path), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(ResultsDatabaseTest, ProcessesOpeningOneVersion1FileMigrateItOnceAndLoseNoRow)
+{
+    WriteVersion1File(m_path);
+    const int processes = 4;
+    const uint64_t flows = 2000;
+    std::vector<pid_t> children;
+    for (int p = 0; p < processes; ++p)
+    {
+        const pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0)
+        {
+            int status = 0;
+            try
+            {
+                auto db = OpenDb(100);
+                const int64_t id = db->BeginRun("x", "fair", 100 + p, "{}");
+                AddJob(*db, id, 0);
+                for (uint64_t i = 0; i < flows; ++i)
+                {
+                    FlowRecord f = MakeFlow(id, i, p + 1);
+                    f.jobId = 0;
+                    db->AddFlow(f);
+                }
+                db->FinishRun(id, 1, 1.0, 1, 1);
+                db->Dispose();
+            }
+            catch (const std::exception& e)
+            {
+                fprintf(stderr, "child %d: %s\n", p, e.what());
+                status = 1;
+            }
+            _exit(status);
+        }
+        children.push_back(pid);
+    }
+    for (pid_t pid : children)
+    {
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
+    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), ResultsDatabase::GetSchemaVersion());
+    EXPECT_EQ(r.Int("SELECT count(*) FROM runs WHERE seed >= 100 AND status = 'complete'"),
+              processes);
+    for (int p = 0; p < processes; ++p)
+    {
+        const std::string run =
+            "(SELECT run_id FROM runs WHERE seed = " + std::to_string(100 + p) + ")";
+        EXPECT_EQ(r.Int("SELECT count(*) FROM flows WHERE run_id = " + run),
+                  static_cast<int64_t>(flows));
+        EXPECT_EQ(r.Int("SELECT sum(bytes) FROM flows WHERE run_id = " + run),
+                  static_cast<int64_t>(flows * (p + 1)));
+    }
+    // The version 1 rows are still there, once.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM runs WHERE example = 'old'"), 2);
+    EXPECT_EQ(r.Text("PRAGMA integrity_check"), "ok");
 }
 
 } // namespace

@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 import os
+import socket
 import shutil
 import sqlite3
 import sys
@@ -110,18 +111,41 @@ class ResultsDb:
         return self.query("SELECT COUNT(*) FROM runs")[0][0]
 
 
+def process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def run_state(status, pid, host):
+    """A run's status as stored, except that a 'running' run whose process is gone
+    (same host, no such pid) is 'abandoned': it was killed and will never finish."""
+    if (status == "running" and pid is not None and host == socket.gethostname()
+            and not process_alive(int(pid))):
+        return "abandoned"
+    return status
+
+
 def check_complete(db, examples):
-    """Refuse if any run of `examples` is not complete."""
+    """Refuse if any run of `examples` is not complete (abandoned ones named so)."""
     marks = ",".join("?" * len(examples))
-    has_error = "error" in db.columns("runs")
+    run_columns = db.columns("runs")
+    extra = ", ".join(c if c in run_columns else "NULL" for c in ("error", "pid", "host"))
     rows = db.query(
-        f"SELECT run_id, example, scheduler, status, {'error' if has_error else 'NULL'}"
+        f"SELECT run_id, example, scheduler, status, {extra}"
         f" FROM runs WHERE example IN ({marks}) AND status IS NOT 'complete' ORDER BY run_id",
         examples)
     if rows:
         lines = []
-        for run_id, example, scheduler, status, error in rows:
-            line = f"  run {run_id} (example {example}, scheduler {scheduler}): status {status!r}"
+        for run_id, example, scheduler, status, error, pid, host in rows:
+            state = run_state(status, pid, host)
+            line = f"  run {run_id} (example {example}, scheduler {scheduler}): status {state!r}"
+            if state == "abandoned":
+                line += f" (process {pid} on {host} is gone)"
             if error:
                 line += f", error: {error}"
             lines.append(line)

@@ -52,6 +52,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
@@ -302,6 +303,16 @@ def run_columns(connection, schema, table):
     return names
 
 
+def schema_version(connection, schema, tables):
+    """The results schema version of a database: schema_version's, 1 for a file of the
+    first version (runs but no schema_version), 0 for a file without runs."""
+    if "schema_version" in tables:
+        row = connection.execute(f"SELECT max(version) FROM {schema}.schema_version").fetchone()
+        if row and row[0] is not None:
+            return row[0]
+    return 1 if "runs" in tables else 0
+
+
 def merge_file(db, path, point):
     """Copy a finished point file into the main database in one transaction.
 
@@ -335,6 +346,13 @@ def merge_attached(connection, path, point):
     if keys != {point.key}:
         raise SweepError(f"{path}: holds point {sorted(keys)}, expected {point.key}")
     main_tables = names("main", "table")
+    main_version = schema_version(connection, "main", main_tables)
+    part_version = schema_version(connection, "pt", part_tables)
+    if main_version not in (0, part_version):
+        # Merging across versions would leave the main file claiming a schema it lacks.
+        raise SweepError(f"{path}: results schema version {part_version}, but the main database "
+                         f"has version {main_version}; open the main database once with an "
+                         "example of the same build (Open migrates it) or merge into a new one")
     if SWEEP_TABLE in main_tables and connection.execute(
             f"SELECT 1 FROM main.{SWEEP_TABLE} WHERE point_key = ?", (point.key,)).fetchone():
         return 0
@@ -361,8 +379,8 @@ def merge_attached(connection, path, point):
     run_cols = [c for c in columns(connection, "pt", "runs") if c != "run_id"]
     col_list = ", ".join(quoted(c) for c in run_cols)
     old_ids = [row[0] for row in connection.execute("SELECT run_id FROM pt.runs ORDER BY run_id")]
-    incomplete = connection.execute(
-        "SELECT run_id, status FROM pt.runs WHERE status IS NOT 'complete'").fetchall()
+    incomplete = [(run_id, state) for run_id, state in run_states(connection, "pt")
+                  if state != "complete"]
     if incomplete or not old_ids:
         raise SweepError(f"{path}: runs not complete: {incomplete or 'no runs'}")
     for old in old_ids:
@@ -450,6 +468,24 @@ def process_alive(pid):
     return True
 
 
+def run_state(status, pid, host):
+    """A run's status as stored, except that a 'running' run whose process is gone
+    (same host, no such pid) is 'abandoned': it was killed and will never finish."""
+    if (status == "running" and pid is not None and host == socket.gethostname()
+            and not process_alive(int(pid))):
+        return "abandoned"
+    return status
+
+
+def run_states(connection, schema="main"):
+    """(run_id, state) of every run of a results database, by run_state."""
+    have = set(columns(connection, schema, "runs"))
+    extra = ", ".join(c if c in have else "NULL" for c in ("pid", "host"))
+    return [(run_id, run_state(status, pid, host)) for run_id, status, pid, host in
+            connection.execute(f"SELECT run_id, status, {extra} FROM {schema}.runs"
+                               " ORDER BY run_id")]
+
+
 def remove_file(path):
     try:
         os.unlink(path)
@@ -488,7 +524,7 @@ def finish_point(layout, point, part, returncode, wall_s):
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
             if "runs" not in tables:
                 return "exit status 0 but no runs table was written"
-            runs = connection.execute("SELECT run_id, status FROM runs ORDER BY run_id").fetchall()
+            runs = run_states(connection)
             if not runs:
                 return "exit status 0 but no run was written"
             bad = [f"run {run_id} is '{status}'" for run_id, status in runs
@@ -839,11 +875,28 @@ def state_of(layout, point, merged):
     return "pending"
 
 
+def unfinished_runs_text(db):
+    """'; N abandoned runs, ...' for the main database's runs that are not complete
+    (none of them counts as a merged point)."""
+    if not Path(db).exists():
+        return ""
+    connection = connect(db, readonly=True)
+    try:
+        if not connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone():
+            return ""
+        counts = Counter(state for _, state in run_states(connection) if state != "complete")
+    finally:
+        connection.close()
+    return "".join(f"; {n} {state} run{'s' if n != 1 else ''}"
+                   for state, n in sorted(counts.items()))
+
+
 def list_points(layout, points, grid_path):
     merged = merged_keys(layout.db)
     states = [state_of(layout, p, merged) for p in points]
     counts = ", ".join(f"{states.count(s)} {s}" for s in ("merged", "finished", "pending"))
-    print(f"# {points_text(len(points))} in {grid_path} ({counts}); database {layout.db}")
+    print(f"# {points_text(len(points))} in {grid_path} ({counts}); database {layout.db}"
+          + unfinished_runs_text(layout.db))
     for point, state in zip(points, states):
         print(f"{point.index}\t{state}\t{point.hash}\t{point.describe()}")
     return 0

@@ -9,6 +9,7 @@ the synthetic inputs, not from anything the script prints.
 
 import os
 import sqlite3
+import socket
 import subprocess
 import sys
 import tempfile
@@ -214,6 +215,13 @@ def full_database(path, drop=()):
     return ids
 
 
+def dead_pid():
+    """The pid of a process that has exited and been reaped."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
 def set_status(path, run_id, status, column="status"):
     conn = sqlite3.connect(path)
     conn.execute(f"UPDATE runs SET {column} = ? WHERE run_id = ?", (status, run_id))
@@ -409,6 +417,26 @@ class PlotFiguresTest(unittest.TestCase):
                 result = self.plot()
                 self.assert_refused(result, f"run {bad} ", f"'{status}'")
                 self.assertFalse(self.out.exists())
+
+    def test_running_run_whose_process_is_gone_is_reported_abandoned(self):
+        ids = full_database(self.db)
+        gone = dead_pid()
+        conn = sqlite3.connect(self.db)
+        conn.execute("ALTER TABLE runs ADD COLUMN pid INTEGER")
+        conn.execute("ALTER TABLE runs ADD COLUMN host TEXT")
+        abandoned, live = ids[1]["cassini"][0], ids[1]["fair"][0]
+        conn.execute("UPDATE runs SET status = 'running', pid = ?, host = ? WHERE run_id = ?",
+                     (gone, socket.gethostname(), abandoned))
+        conn.execute("UPDATE runs SET status = 'running', pid = ?, host = ? WHERE run_id = ?",
+                     (os.getpid(), socket.gethostname(), live))
+        conn.commit()
+        conn.close()
+        result = self.plot()
+        self.assert_refused(result, f"run {abandoned} ", "'abandoned'",
+                            f"process {gone} on {socket.gethostname()} is gone")
+        self.assertIn(f"run {live} (example figure1, scheduler fair): status 'running'",
+                      result.stderr)
+        self.assertFalse(self.out.exists())
 
     def test_refusal_leaves_an_existing_output_directory_untouched(self):
         ids = full_database(self.db)

@@ -56,7 +56,7 @@ def point_key(flags):
 def wall_clock(table, column):
     """Columns that measure the host, not the simulation: they differ between runs.
     (Scheduler decisions also carry host times inside their JSON detail.)"""
-    return ("wall" in column or column in ("started_at", "finished_at", "host")
+    return ("wall" in column or column in ("started_at", "finished_at", "host", "pid")
             or (table == "scheduler_timing" and column.endswith("_us")))
 
 
@@ -329,6 +329,47 @@ class SweepTest(unittest.TestCase):
         notes = dict(main.execute("SELECT run_id, max(note) FROM jobs GROUP BY run_id"))
         self.assertEqual(notes, {run_of["fair"]: None, run_of["crux"]: "new"})
         main.close()
+        # A direct run into the merged file afterwards (its inserts name their
+        # columns, so the added one is left NULL) completes with all its rows.
+        args = [f"--{name}={value}" for name, value in dict(SMALL, seed=6).items()]
+        direct = subprocess.run([str(self.binary), "--db=main.db"] + args, cwd=self.dir,
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(direct.returncode, 0, direct.stderr)
+        main = sqlite3.connect(self.dir / "main.db")
+        run, status = main.execute(
+            "SELECT run_id, status FROM runs ORDER BY run_id DESC LIMIT 1").fetchone()
+        self.assertEqual(status, "complete")
+        self.assertEqual(main.execute("SELECT count(*), count(note) FROM jobs WHERE run_id = ?",
+                                      (run,)).fetchone(), (2, 0))
+        self.assertGreater(main.execute("SELECT count(*) FROM iterations WHERE run_id = ?",
+                                        (run,)).fetchone()[0], 0)
+        main.close()
+
+    def test_killed_run_in_the_main_database_is_listed_abandoned_and_not_counted(self):
+        grid = self.write_grid({"example": EXAMPLE, "fixed": dict(SMALL, seed=9),
+                                "grid": {"scheduler": ["fair"]}})
+        self.assert_rc(self.sweep(grid, "--jobs", "1"), 0)
+        # A run started by hand into the main database and killed midway.
+        args = [f"--{name}={value}" for name, value in
+                dict(SMALL, seed=10, iterations=1000000).items()]
+        child = subprocess.Popen([str(self.binary), "--db=main.db"] + args, cwd=self.dir,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        main = sqlite3.connect(self.dir / "main.db")
+        deadline = time.monotonic() + 120  # against a hang only
+        while not main.execute("SELECT count(*) FROM runs WHERE seed = 10").fetchone()[0]:
+            self.assertLess(time.monotonic(), deadline)
+            self.assertIsNone(child.poll())
+            time.sleep(0.02)
+        child.kill()
+        child.wait()
+        self.assertEqual(main.execute("SELECT status, pid FROM runs WHERE seed = 10").fetchone(),
+                         ("running", child.pid))
+        main.close()
+        listing = self.sweep(grid, "--list")
+        self.assert_rc(listing, 0)
+        header = listing.stdout.splitlines()[0]
+        self.assertIn("(1 merged, 0 finished, 0 pending)", header)
+        self.assertTrue(header.endswith("; 1 abandoned run"), header)
 
     def test_failed_points_leave_nothing_and_are_retried(self):
         grid = self.write_grid({"example": EXAMPLE, "fixed": SMALL,

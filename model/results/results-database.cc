@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 #include <stdexcept>
 #include <thread>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -25,23 +26,37 @@ NS_OBJECT_ENSURE_REGISTERED(ResultsDatabase);
 namespace
 {
 
-// Statements end with ';' so the whole string runs through one sqlite3_exec.
-const char* const kSchema = R"sql(
+// The schema of this build. Statements end with ';' so the whole string runs
+// through one sqlite3_exec. Every table is created when a file is opened, so
+// a run's rows can be streamed from its start and no writer depends on
+// another having created a table. Version history (doc/results-schema.md):
+//   1  runs, flows, links created on open; the other tables by their writers;
+//      no schema_version table.
+//   2  every table on open; schema_version; runs.pid and runs.host; status
+//      'interrupted'; iterations and flows.job_id reference jobs.
+constexpr int64_t kSchemaVersion = 2;
+
+const char* const kRunsTable = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
     run_id INTEGER PRIMARY KEY AUTOINCREMENT,
     example TEXT NOT NULL,
     scheduler TEXT NOT NULL,
     seed INTEGER NOT NULL,
     params_json TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')),
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed', 'interrupted')),
     started_at TEXT NOT NULL,
     finished_at TEXT,
     sim_end_ns INTEGER,
     wall_s REAL,
     events INTEGER,
     packet_hops INTEGER,
-    error TEXT
+    error TEXT,
+    pid INTEGER,
+    host TEXT
 );
+)sql";
+
+const char* const kFlowsTable = R"sql(
 CREATE TABLE IF NOT EXISTS flows (
     run_id INTEGER NOT NULL REFERENCES runs (run_id),
     flow_id INTEGER NOT NULL,
@@ -57,8 +72,29 @@ CREATE TABLE IF NOT EXISTS flows (
     src_port INTEGER NOT NULL,
     iteration INTEGER,
     collective INTEGER,
-    step INTEGER
+    step INTEGER,
+    FOREIGN KEY (run_id, job_id) REFERENCES jobs (run_id, job_id)
 );
+)sql";
+
+const char* const kIterationsTable = R"sql(
+CREATE TABLE IF NOT EXISTS iterations (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    job_id INTEGER NOT NULL,
+    iter INTEGER NOT NULL,
+    compute_start_ns INTEGER,
+    comm_ready_ns INTEGER,
+    comm_start_ns INTEGER,
+    comm_end_ns INTEGER,
+    PRIMARY KEY (run_id, job_id, iter),
+    FOREIGN KEY (run_id, job_id) REFERENCES jobs (run_id, job_id)
+);
+)sql";
+
+// The tables whose definitions did not change since version 1 (jobs and the
+// later ones were then created by their writers with these definitions).
+const char* const kOtherTables = R"sql(
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS flows_run_id ON flows (run_id, flow_id);
 CREATE TABLE IF NOT EXISTS links (
     run_id INTEGER NOT NULL REFERENCES runs (run_id),
@@ -75,7 +111,85 @@ CREATE TABLE IF NOT EXISTS links (
     max_queue_bytes INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS links_run_id ON links (run_id, link_id);
+CREATE TABLE IF NOT EXISTS jobs (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    job_id INTEGER NOT NULL,
+    model TEXT,
+    workers INTEGER,
+    gpus_per_host INTEGER,
+    placement_json TEXT,
+    arrival_ns INTEGER,
+    start_ns INTEGER,
+    end_ns INTEGER,
+    iterations INTEGER,
+    weight REAL,
+    PRIMARY KEY (run_id, job_id)
+);
+CREATE TABLE IF NOT EXISTS scheduler_decisions (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    t_ns INTEGER NOT NULL,
+    scheduler TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    job_id INTEGER,
+    detail_json TEXT NOT NULL,
+    wall_us REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS scheduler_decisions_run ON scheduler_decisions (run_id);
+CREATE TABLE IF NOT EXISTS gates (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    t_ns INTEGER NOT NULL,
+    job_id INTEGER NOT NULL,
+    open INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS gates_run ON gates (run_id, job_id);
+CREATE TABLE IF NOT EXISTS scheduler_runs (
+    run_id INTEGER PRIMARY KEY REFERENCES runs (run_id),
+    scheduler TEXT NOT NULL,
+    params_json TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    total_wall_us REAL NOT NULL,
+    max_wall_us REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS scheduler_timing (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    part TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    total_us REAL NOT NULL,
+    mean_us REAL NOT NULL,
+    max_us REAL NOT NULL,
+    PRIMARY KEY (run_id, part)
+);
+CREATE TABLE IF NOT EXISTS link_samples (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    link_id INTEGER NOT NULL,
+    direction INTEGER NOT NULL,
+    job_id INTEGER,
+    t_ns INTEGER NOT NULL,
+    tx_bytes INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS link_samples_run ON link_samples (run_id, link_id);
+CREATE TABLE IF NOT EXISTS scheduling_bench (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    racks INTEGER,
+    jobs INTEGER,
+    gpus INTEGER,
+    planner TEXT,
+    wall_ms REAL,
+    objective REAL,
+    proven INTEGER
+);
 )sql";
+
+/// Tables whose definition changed in version 2, rebuilt by the migration from 1.
+struct RebuiltTable
+{
+    const char* name;
+    const char* sql;
+};
+
+const RebuiltTable kRebuiltInVersion2[] = {{"runs", kRunsTable},
+                                           {"iterations", kIterationsTable},
+                                           {"flows", kFlowsTable}};
 
 const char* const kInsertFlow =
     "INSERT INTO flows (run_id, flow_id, job_id, src_node, dst_node, bytes, start_ns, end_ns,"
@@ -118,17 +232,22 @@ CheckOptional(int64_t value, const std::string& row, const char* field)
     }
 }
 
-void
-BindOptional(ResultsDatabase::Statement& stmt, int index, int64_t value)
+SqlValue
+Optional(int64_t value)
 {
-    if (value == -1)
+    return value == -1 ? SqlValue() : SqlValue(value);
+}
+
+/// The host name, for telling a live run from one whose process is gone.
+std::string
+HostName()
+{
+    char name[256] = {};
+    if (gethostname(name, sizeof(name) - 1) != 0)
     {
-        stmt.BindNull(index);
+        return "";
     }
-    else
-    {
-        stmt.BindInt64(index, value);
-    }
+    return name;
 }
 
 } // namespace
@@ -292,16 +411,28 @@ ResultsDatabase::GetTypeId()
                           MakeTimeAccessor(&ResultsDatabase::m_busyTimeout),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("FlushThreshold",
-                          "Buffered flow and link rows that trigger a write (0: only on Flush)",
+                          "Buffered rows that trigger a write (0: no bound by rows)",
                           UintegerValue(10000),
                           MakeUintegerAccessor(&ResultsDatabase::m_flushThreshold),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("FlushInterval",
+                          "Wall-clock time after which a buffered row is written when the next "
+                          "row is added (0: no bound by time)",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&ResultsDatabase::m_flushInterval),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("UseWal",
                           "Open the file in write-ahead-log mode (readers never block writers)",
                           BooleanValue(true),
                           MakeBooleanAccessor(&ResultsDatabase::m_useWal),
                           MakeBooleanChecker());
     return tid;
+}
+
+int64_t
+ResultsDatabase::GetSchemaVersion()
+{
+    return kSchemaVersion;
 }
 
 ResultsDatabase::ResultsDatabase()
@@ -352,18 +483,154 @@ ResultsDatabase::Open(const std::string& path)
             // Safe with WAL: a crash of the process loses no committed transaction.
             Exec("PRAGMA synchronous = NORMAL");
         }
+        CreateOrMigrateSchema();
         Exec("PRAGMA foreign_keys = ON");
-        Transaction([this]() { Exec(kSchema); });
-        m_insertFlow = Prepare(kInsertFlow);
-        m_insertLink = Prepare(kInsertLink);
+        m_lastWrite = std::chrono::steady_clock::now();
     }
     catch (...)
     {
-        m_insertFlow = Statement();
-        m_insertLink = Statement();
+        m_statements.clear();
+        m_statementIds.clear();
         sqlite3_close_v2(m_db);
         m_db = nullptr;
         throw;
+    }
+}
+
+int64_t
+ResultsDatabase::ReadSchemaVersion()
+{
+    Statement tables = Prepare("SELECT name FROM sqlite_master WHERE type = 'table'"
+                               " AND name IN ('schema_version', 'runs')");
+    bool versioned = false;
+    bool runs = false;
+    while (tables.Step())
+    {
+        versioned = versioned || tables.GetText(0) == "schema_version";
+        runs = runs || tables.GetText(0) == "runs";
+    }
+    if (versioned)
+    {
+        Statement version = Prepare("SELECT max(version) FROM schema_version");
+        if (version.Step() && !version.IsNull(0))
+        {
+            return version.GetInt64(0);
+        }
+        return runs ? 1 : 0;
+    }
+    // Version 1 had no schema_version table; a file without runs is new.
+    return runs ? 1 : 0;
+}
+
+void
+ResultsDatabase::CreateOrMigrateSchema()
+{
+    // A first look outside any transaction; decided again under the write lock,
+    // since another process may be creating or migrating the same file.
+    if (ReadSchemaVersion() == kSchemaVersion)
+    {
+        return;
+    }
+    // Rebuilding a referenced table needs foreign keys off, which SQLite
+    // accepts only outside a transaction; they are checked before the commit.
+    Exec("PRAGMA foreign_keys = OFF");
+    Transaction([this]() {
+        const int64_t version = ReadSchemaVersion();
+        if (version > kSchemaVersion)
+        {
+            throw std::runtime_error(Where(m_path) + "schema version " + std::to_string(version) +
+                                     " is newer than this build's (" +
+                                     std::to_string(kSchemaVersion) + "); use a newer build");
+        }
+        if (version == kSchemaVersion)
+        {
+            return;
+        }
+        if (version == 1)
+        {
+            MigrateFromVersion1();
+        }
+        Exec(kRunsTable);
+        Exec(kFlowsTable);
+        Exec(kIterationsTable);
+        Exec(kOtherTables);
+        Exec("DELETE FROM schema_version");
+        Exec("INSERT INTO schema_version (version) VALUES (" + std::to_string(kSchemaVersion) +
+             ")");
+        Statement check = Prepare("PRAGMA foreign_key_check");
+        if (check.Step())
+        {
+            throw std::runtime_error(
+                Where(m_path) + "migration from schema " + std::to_string(version) + ": table " +
+                check.GetText(0) + " has rows that reference missing rows of " + check.GetText(2));
+        }
+    });
+}
+
+std::vector<std::pair<std::string, std::string>>
+ResultsDatabase::TableColumns(const std::string& table)
+{
+    Statement info = Prepare("SELECT name, type FROM pragma_table_info(?1)");
+    info.BindText(1, table);
+    std::vector<std::pair<std::string, std::string>> columns;
+    while (info.Step())
+    {
+        columns.emplace_back(info.GetText(0), info.GetText(1));
+    }
+    return columns;
+}
+
+void
+ResultsDatabase::MigrateFromVersion1()
+{
+    NS_LOG_FUNCTION(this);
+    // Version 1 let flows and iterations name a job without a jobs row (the
+    // jobs table appeared with the first training run): give each such job a
+    // row of its ids alone, so that the new foreign keys hold and nothing is lost.
+    Exec(std::string(kRunsTable) + kOtherTables);
+    for (const char* table : {"iterations", "flows"})
+    {
+        if (TableColumns(table).empty())
+        {
+            continue;
+        }
+        Exec(std::string("INSERT OR IGNORE INTO jobs (run_id, job_id) SELECT DISTINCT run_id, "
+                         "job_id FROM ") +
+             table + " WHERE job_id IS NOT NULL");
+    }
+    // SQLite cannot change a constraint in place: build the new table, copy
+    // the rows by column name (keeping columns added since, e.g. by a merge),
+    // and put it in the old one's place. Indexes go with the old table.
+    for (const RebuiltTable& t : kRebuiltInVersion2)
+    {
+        const auto old = TableColumns(t.name);
+        if (old.empty())
+        {
+            continue;
+        }
+        const std::string name = t.name;
+        const std::string staging = name + "_v2";
+        std::string sql = t.sql;
+        sql.replace(sql.find(name), name.size(), staging);
+        Exec(sql);
+        std::set<std::string> present;
+        for (const auto& [column, type] : TableColumns(staging))
+        {
+            present.insert(column);
+        }
+        std::string columns;
+        for (const auto& [column, type] : old)
+        {
+            const std::string quotedName = "\"" + column + "\"";
+            if (present.count(column) == 0)
+            {
+                Exec("ALTER TABLE " + staging + " ADD COLUMN " + quotedName + " " + type);
+            }
+            columns += (columns.empty() ? "" : ", ") + quotedName;
+        }
+        Exec("INSERT INTO " + staging + " (" + columns + ") SELECT " + columns + " FROM " + name);
+        Exec("DROP TABLE " + name);
+        Exec("ALTER TABLE " + staging + " RENAME TO " + name);
     }
 }
 
@@ -439,15 +706,13 @@ ResultsDatabase::Close()
     {
         error = std::current_exception();
     }
-    m_insertFlow = Statement();
-    m_insertLink = Statement();
+    m_statements.clear();
+    m_statementIds.clear();
     // _v2: statements handed out by Prepare() may still be alive; the file closes after them.
     sqlite3_close_v2(m_db);
     m_db = nullptr;
-    m_flows.clear();
-    m_links.clear();
-    m_flowsWritten = 0;
-    m_linksWritten = 0;
+    m_pending.clear();
+    m_pendingWritten = 0;
     m_openRuns.clear();
     if (error)
     {
@@ -467,8 +732,8 @@ ResultsDatabase::CloseNoThrow()
         NS_LOG_WARN("closing " << m_path << ": " << e.what());
         if (m_db != nullptr) // Close() refused inside a transaction; closing rolls it back
         {
-            m_insertFlow = Statement();
-            m_insertLink = Statement();
+            m_statements.clear();
+            m_statementIds.clear();
             sqlite3_close_v2(m_db);
             m_db = nullptr;
         }
@@ -536,6 +801,29 @@ ResultsDatabase::GetLastInsertRowId() const
 }
 
 void
+ResultsDatabase::BeginImmediate()
+{
+    // The busy handler waits for a lock held by another writer, but some
+    // states answer SQLITE_BUSY at once (e.g. another process recovering the
+    // write-ahead log): retry those until the busy timeout.
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(m_busyTimeout.GetMilliSeconds());
+    while (true)
+    {
+        const int rc = sqlite3_exec(m_db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+        if (rc == SQLITE_OK)
+        {
+            return;
+        }
+        if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
+        {
+            throw std::runtime_error(Where(m_path) + "BEGIN IMMEDIATE: " + sqlite3_errmsg(m_db));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+void
 ResultsDatabase::Transaction(const std::function<void()>& body)
 {
     RequireOpen();
@@ -546,12 +834,19 @@ ResultsDatabase::Transaction(const std::function<void()>& body)
         throw std::runtime_error(
             Where(m_path) + "a transaction begun with Exec() is still open; use Transaction()");
     }
-    const size_t flowsWritten = m_flowsWritten;
-    const size_t linksWritten = m_linksWritten;
+    const size_t written = m_pendingWritten;
+    const size_t queued = m_pending.size();
     const std::set<int64_t> openRuns = m_openRuns;
     // IMMEDIATE takes the write lock up front, so a busy file is waited for
     // (busy timeout) rather than failing when a read turns into a write.
-    Exec(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT results_tx");
+    if (outermost)
+    {
+        BeginImmediate();
+    }
+    else
+    {
+        Exec("SAVEPOINT results_tx");
+    }
     ++m_txDepth;
     try
     {
@@ -567,18 +862,19 @@ ResultsDatabase::Transaction(const std::function<void()>& body)
                      nullptr,
                      nullptr,
                      nullptr);
-        m_flowsWritten = flowsWritten;
-        m_linksWritten = linksWritten;
+        // Rows queued before stay pending; those queued inside belonged to
+        // the body and go with it.
+        m_pendingWritten = std::min(written, queued);
+        m_pending.resize(std::min(m_pending.size(), queued));
         m_openRuns = openRuns;
         throw;
     }
     --m_txDepth;
     if (outermost)
     {
-        m_flows.erase(m_flows.begin(), m_flows.begin() + m_flowsWritten);
-        m_links.erase(m_links.begin(), m_links.begin() + m_linksWritten);
-        m_flowsWritten = 0;
-        m_linksWritten = 0;
+        m_pending.erase(m_pending.begin(), m_pending.begin() + m_pendingWritten);
+        m_pendingWritten = 0;
+        m_lastWrite = std::chrono::steady_clock::now();
     }
 }
 
@@ -592,12 +888,14 @@ ResultsDatabase::BeginRun(const std::string& example,
     RequireOpen();
     Statement insert =
         Prepare(std::string("INSERT INTO runs (example, scheduler, seed, params_json, status,"
-                            " started_at) VALUES (?1, ?2, ?3, ?4, 'running', ") +
-                kNow + ")");
+                            " started_at, pid, host) VALUES (?1, ?2, ?3, ?4, 'running', ") +
+                kNow + ", ?5, ?6)");
     insert.BindText(1, example)
         .BindText(2, scheduler)
         .BindInt64(3, ToInt64(seed, "run of " + example, "seed"))
-        .BindText(4, paramsJson);
+        .BindText(4, paramsJson)
+        .BindInt64(5, static_cast<int64_t>(getpid()))
+        .BindText(6, HostName());
     insert.Step();
     const int64_t runId = sqlite3_last_insert_rowid(m_db);
     m_openRuns.insert(runId);
@@ -624,8 +922,22 @@ ResultsDatabase::AddFlow(const FlowRecord& flow)
                                  std::to_string(flow.endNs) + " / ack_ns " +
                                  std::to_string(flow.ackNs));
     }
-    m_flows.push_back(flow);
-    MaybeFlush();
+    Queue(kInsertFlow,
+          {flow.runId,
+           static_cast<int64_t>(flow.flowId),
+           Optional(flow.jobId),
+           static_cast<int64_t>(flow.srcNode),
+           static_cast<int64_t>(flow.dstNode),
+           static_cast<int64_t>(flow.bytes),
+           flow.startNs,
+           Optional(flow.endNs),
+           Optional(flow.ackNs),
+           static_cast<int64_t>(flow.retransmittedBytes),
+           static_cast<int64_t>(flow.priority),
+           static_cast<int64_t>(flow.srcPort),
+           Optional(flow.iteration),
+           Optional(flow.collective),
+           Optional(flow.step)});
 }
 
 void
@@ -646,21 +958,61 @@ ResultsDatabase::AddLink(const LinkRecord& link)
         throw std::runtime_error("ResultsDatabase: " + row + ": delay_ns " +
                                  std::to_string(link.delayNs) + " is negative");
     }
-    m_links.push_back(link);
+    Queue(kInsertLink,
+          {link.runId,
+           static_cast<int64_t>(link.linkId),
+           static_cast<int64_t>(link.nodeA),
+           static_cast<int64_t>(link.nodeB),
+           static_cast<int64_t>(link.rateBps),
+           link.delayNs,
+           static_cast<int64_t>(link.txBytesAb),
+           static_cast<int64_t>(link.txBytesBa),
+           static_cast<int64_t>(link.drops),
+           static_cast<int64_t>(link.pfcPausesSent),
+           static_cast<int64_t>(link.ecnMarked),
+           static_cast<int64_t>(link.maxQueueBytes)});
+}
+
+void
+ResultsDatabase::AddRow(int64_t runId, const std::string& sql, std::vector<SqlValue> values)
+{
+    RequireOpenRun(runId, "AddRow");
+    Queue(sql, std::move(values));
+}
+
+void
+ResultsDatabase::Queue(const std::string& sql, std::vector<SqlValue> values)
+{
+    auto it = m_statementIds.find(sql);
+    if (it == m_statementIds.end())
+    {
+        // Prepared once per file: an error in the statement shows at the first row.
+        m_statements.push_back(Prepare(sql));
+        it = m_statementIds.emplace(sql, m_statements.size() - 1).first;
+    }
+    m_pending.push_back({it->second, std::move(values)});
     MaybeFlush();
 }
 
 size_t
 ResultsDatabase::GetPendingRows() const
 {
-    return m_flows.size() + m_links.size();
+    return m_pending.size();
 }
 
 void
 ResultsDatabase::MaybeFlush()
 {
-    const size_t unwritten = (m_flows.size() - m_flowsWritten) + (m_links.size() - m_linksWritten);
-    if (m_flushThreshold > 0 && unwritten >= m_flushThreshold)
+    const size_t unwritten = m_pending.size() - m_pendingWritten;
+    if (unwritten == 0)
+    {
+        return;
+    }
+    const bool byRows = m_flushThreshold > 0 && unwritten >= m_flushThreshold;
+    const bool byTime = m_flushInterval.IsStrictlyPositive() &&
+                        std::chrono::steady_clock::now() - m_lastWrite >=
+                            std::chrono::nanoseconds(m_flushInterval.GetNanoSeconds());
+    if (byRows || byTime)
     {
         Flush();
     }
@@ -671,7 +1023,7 @@ ResultsDatabase::Flush()
 {
     NS_LOG_FUNCTION(this);
     RequireOpen();
-    if (m_flowsWritten == m_flows.size() && m_linksWritten == m_links.size())
+    if (m_pendingWritten == m_pending.size())
     {
         return;
     }
@@ -681,46 +1033,33 @@ ResultsDatabase::Flush()
 void
 ResultsDatabase::WritePending()
 {
-    // Values were range-checked by AddFlow/AddLink.
-    for (; m_flowsWritten < m_flows.size(); ++m_flowsWritten)
+    for (; m_pendingWritten < m_pending.size(); ++m_pendingWritten)
     {
-        const FlowRecord& f = m_flows[m_flowsWritten];
-        Statement& s = m_insertFlow;
-        s.BindInt64(1, f.runId)
-            .BindInt64(2, static_cast<int64_t>(f.flowId))
-            .BindInt64(4, f.srcNode)
-            .BindInt64(5, f.dstNode)
-            .BindInt64(6, static_cast<int64_t>(f.bytes))
-            .BindInt64(7, f.startNs)
-            .BindInt64(10, static_cast<int64_t>(f.retransmittedBytes))
-            .BindInt64(11, f.priority)
-            .BindInt64(12, f.srcPort);
-        BindOptional(s, 3, f.jobId);
-        BindOptional(s, 8, f.endNs);
-        BindOptional(s, 9, f.ackNs);
-        BindOptional(s, 13, f.iteration);
-        BindOptional(s, 14, f.collective);
-        BindOptional(s, 15, f.step);
+        const PendingRow& row = m_pending[m_pendingWritten];
+        Statement& s = m_statements[row.statement];
+        for (size_t i = 0; i < row.values.size(); ++i)
+        {
+            const int index = static_cast<int>(i + 1);
+            const SqlValue& v = row.values[i];
+            if (const auto* n = std::get_if<int64_t>(&v))
+            {
+                s.BindInt64(index, *n);
+            }
+            else if (const auto* d = std::get_if<double>(&v))
+            {
+                s.BindDouble(index, *d);
+            }
+            else if (const auto* t = std::get_if<std::string>(&v))
+            {
+                s.BindText(index, *t);
+            }
+            else
+            {
+                s.BindNull(index);
+            }
+        }
         s.Step();
         s.Reset();
-    }
-    for (; m_linksWritten < m_links.size(); ++m_linksWritten)
-    {
-        const LinkRecord& l = m_links[m_linksWritten];
-        m_insertLink.BindInt64(1, l.runId)
-            .BindInt64(2, l.linkId)
-            .BindInt64(3, l.nodeA)
-            .BindInt64(4, l.nodeB)
-            .BindInt64(5, static_cast<int64_t>(l.rateBps))
-            .BindInt64(6, l.delayNs)
-            .BindInt64(7, static_cast<int64_t>(l.txBytesAb))
-            .BindInt64(8, static_cast<int64_t>(l.txBytesBa))
-            .BindInt64(9, static_cast<int64_t>(l.drops))
-            .BindInt64(10, static_cast<int64_t>(l.pfcPausesSent))
-            .BindInt64(11, static_cast<int64_t>(l.ecnMarked))
-            .BindInt64(12, static_cast<int64_t>(l.maxQueueBytes));
-        m_insertLink.Step();
-        m_insertLink.Reset();
     }
 }
 
@@ -764,17 +1103,45 @@ void
 ResultsDatabase::FailRun(int64_t runId, const std::string& message)
 {
     NS_LOG_FUNCTION(this << runId << message);
-    RequireOpenRun(runId, "FailRun");
+    EndRun(runId, "failed", message, "FailRun");
+}
+
+void
+ResultsDatabase::InterruptRun(int64_t runId, const std::string& message)
+{
+    NS_LOG_FUNCTION(this << runId << message);
+    EndRun(runId, "interrupted", message, "InterruptRun");
+}
+
+void
+ResultsDatabase::EndRun(int64_t runId,
+                        const std::string& status,
+                        const std::string& message,
+                        const char* what)
+{
+    RequireOpenRun(runId, what);
+    std::string error = message;
     Transaction([&]() {
-        WritePending();
-        Statement update = Prepare(std::string("UPDATE runs SET status = 'failed', "
-                                               "finished_at = ") +
+        // The status must be recorded even if the pending rows cannot be
+        // (the error that ended the run may be theirs): they are dropped, and
+        // the message says so.
+        try
+        {
+            Transaction([this]() { WritePending(); });
+        }
+        catch (const std::exception& e)
+        {
+            error += " (and " + std::to_string(m_pending.size() - m_pendingWritten) +
+                     " pending rows could not be written: " + e.what() + ")";
+            m_pending.erase(m_pending.begin() + m_pendingWritten, m_pending.end());
+        }
+        Statement update = Prepare(std::string("UPDATE runs SET status = ?3, finished_at = ") +
                                    kNow + ", error = ?2 WHERE run_id = ?1 AND status = 'running'");
-        update.BindInt64(1, runId).BindText(2, message);
+        update.BindInt64(1, runId).BindText(2, error).BindText(3, status);
         update.Step();
         if (sqlite3_changes(m_db) != 1)
         {
-            throw std::runtime_error(Where(m_path) + "FailRun: run " + std::to_string(runId) +
+            throw std::runtime_error(Where(m_path) + what + ": run " + std::to_string(runId) +
                                      " is no longer 'running' in the file");
         }
         m_openRuns.erase(runId);

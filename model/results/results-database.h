@@ -7,10 +7,14 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
 #include <vector>
 
 struct sqlite3;
@@ -18,6 +22,9 @@ struct sqlite3_stmt;
 
 namespace ns3
 {
+
+/// A value of a buffered row (ResultsDatabase::AddRow): NULL, integer, real or text.
+using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
 
 /**
  * \ingroup collective-scheduling
@@ -74,20 +81,25 @@ struct LinkRecord
  * \brief Records runs and their results in an SQLite file.
  *
  * One file holds many runs, possibly written by several processes at once
- * (write-ahead logging and a busy timeout let them take turns). A run is
- * inserted as 'running' by BeginRun() and becomes 'complete' only in the
- * transaction that writes its last rows (FinishRun()), so a run that crashed
- * or was never finished stays 'running' and is never mistaken for a
- * complete one.
+ * (write-ahead logging, a busy timeout and retries let them take turns).
+ * Open() creates every table of the current schema, or migrates an older
+ * file forward (doc/results-schema.md lists the versions). A run is inserted
+ * as 'running' with its process id and host by BeginRun(); FinishRun() marks
+ * it 'complete' in the transaction that writes its last rows, FailRun()
+ * 'failed' and InterruptRun() 'interrupted'. A run whose process died stays
+ * 'running' (the tools that read the file call it abandoned), with the rows
+ * written so far, and is never mistaken for a complete one.
  *
- * Flow and link rows are buffered and written in one transaction with
- * prepared statements, when FlushThreshold rows are pending, on Flush(),
- * FinishRun(), FailRun() and Close(). Rows stay buffered until the
- * transaction that wrote them commits, so a rolled-back write loses nothing.
+ * Rows (AddFlow, AddLink, AddRow) are buffered and written in order, in one
+ * transaction with prepared statements, when FlushThreshold rows are pending,
+ * when one has waited FlushInterval (wall clock) as the next is added, and on
+ * Flush(), FinishRun(), FailRun(), InterruptRun() and Close(). Rows stay
+ * buffered until the transaction that wrote them commits, so a rolled-back
+ * write loses nothing. Statements name their columns, so a file with more
+ * columns than this build knows (added by a merge) still takes its rows.
  *
- * Later tables (jobs, iterations, scheduler decisions) need no change here:
- * create them with Exec() and fill them with Prepare(); wrap the writes and
- * FinishRun() in Transaction() to make them atomic with the run's status.
+ * Wrap writes and FinishRun() in Transaction() to make them atomic with the
+ * run's status.
  *
  * Every error throws std::runtime_error naming the file and SQLite's message.
  */
@@ -147,11 +159,15 @@ class ResultsDatabase : public Object
 
     static TypeId GetTypeId();
 
+    /// \return the schema version this build creates and migrates to
+    static int64_t GetSchemaVersion();
+
     ResultsDatabase();
     ~ResultsDatabase() override;
 
     /**
-     * Open or create the database file and create the schema if missing.
+     * Open or create the database file, create every table missing and
+     * migrate a file of an earlier schema version to the current one.
      * \param path file name; its directory must exist
      */
     void Open(const std::string& path);
@@ -187,6 +203,14 @@ class ResultsDatabase : public Object
     /// Buffer a link row; its run must be begun here and not finished.
     void AddLink(const LinkRecord& link);
 
+    /**
+     * Buffer a row for \p sql, a statement that names its columns (an INSERT
+     * or an upsert), with \p values bound to ?1, ?2, ... Written with the
+     * flow and link rows, in the order added.
+     * \param runId the run the row belongs to; begun here and not finished
+     */
+    void AddRow(int64_t runId, const std::string& sql, std::vector<SqlValue> values);
+
     /// Write all pending rows in one transaction.
     void Flush();
 
@@ -214,6 +238,14 @@ class ResultsDatabase : public Object
      */
     void FailRun(int64_t runId, const std::string& message);
 
+    /**
+     * Write all pending rows and mark the run 'interrupted' (a signal stopped
+     * it) with a message, in one transaction.
+     * \param runId run from BeginRun()
+     * \param message what stopped it
+     */
+    void InterruptRun(int64_t runId, const std::string& message);
+
     /// Execute one or more SQL statements that return no rows.
     void Exec(const std::string& sql);
 
@@ -234,11 +266,21 @@ class ResultsDatabase : public Object
     void DoDispose() override;
 
   private:
+    /// A buffered row: which cached statement, and its values.
+    struct PendingRow
+    {
+        size_t statement;
+        std::vector<SqlValue> values;
+    };
+
     /// Throw unless a file is open.
     void RequireOpen() const;
 
     /// Throw unless runId was begun here and is not yet finished.
     void RequireOpenRun(int64_t runId, const char* what) const;
+
+    /// Buffer a row for \p sql (prepared once and cached).
+    void Queue(const std::string& sql, std::vector<SqlValue> values);
 
     /// Insert the pending rows not yet written in the current transaction.
     void WritePending();
@@ -246,7 +288,28 @@ class ResultsDatabase : public Object
     /// Switch the open file to write-ahead logging, waiting out other processes.
     void SetWalMode();
 
-    /// Write pending rows if FlushThreshold of them are waiting.
+    /// BEGIN IMMEDIATE, retried while the file answers busy, up to the busy timeout.
+    void BeginImmediate();
+
+    /// \return the file's schema version: 0 for a new file, 1 for one without schema_version
+    int64_t ReadSchemaVersion();
+
+    /// Create the current schema, or migrate an earlier one, under the write lock.
+    void CreateOrMigrateSchema();
+
+    /// Rebuild the tables whose definitions changed in version 2, keeping every row.
+    void MigrateFromVersion1();
+
+    /// \return name and declared type of each column of \p table (none if no such table)
+    std::vector<std::pair<std::string, std::string>> TableColumns(const std::string& table);
+
+    /// Write pending rows and set the run's final status and message.
+    void EndRun(int64_t runId,
+                const std::string& status,
+                const std::string& message,
+                const char* what);
+
+    /// Write pending rows if FlushThreshold of them are waiting or the oldest waited FlushInterval.
     void MaybeFlush();
 
     /// Close without throwing (destructor, DoDispose).
@@ -254,19 +317,18 @@ class ResultsDatabase : public Object
 
     Time m_busyTimeout;        ///< wait for a locked file before failing
     uint32_t m_flushThreshold; ///< pending rows that trigger a write
+    Time m_flushInterval;      ///< wall time after which pending rows are written
     bool m_useWal;             ///< write-ahead logging
 
-    sqlite3* m_db{nullptr}; ///< connection, owned
-    std::string m_path;     ///< file name given to Open()
-    Statement m_insertFlow; ///< cached INSERT INTO flows
-    Statement m_insertLink; ///< cached INSERT INTO links
-
-    std::vector<FlowRecord> m_flows; ///< buffered flow rows
-    std::vector<LinkRecord> m_links; ///< buffered link rows
-    size_t m_flowsWritten{0};        ///< leading m_flows rows written in the open transaction
-    size_t m_linksWritten{0};        ///< leading m_links rows written in the open transaction
-    std::set<int64_t> m_openRuns;    ///< runs begun here and not yet finished or failed
-    int m_txDepth{0};                ///< nesting depth of Transaction()
+    sqlite3* m_db{nullptr};                                 ///< connection, owned
+    std::string m_path;                                     ///< file name given to Open()
+    std::vector<Statement> m_statements;                    ///< cached row statements
+    std::unordered_map<std::string, size_t> m_statementIds; ///< SQL text -> m_statements index
+    std::vector<PendingRow> m_pending;                      ///< buffered rows, in order
+    size_t m_pendingWritten{0};   ///< leading m_pending rows written in the open transaction
+    std::set<int64_t> m_openRuns; ///< runs begun here and not yet finished or failed
+    int m_txDepth{0};             ///< nesting depth of Transaction()
+    std::chrono::steady_clock::time_point m_lastWrite; ///< last commit of buffered rows
 };
 
 } // namespace ns3

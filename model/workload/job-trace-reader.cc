@@ -228,6 +228,18 @@ ReadJobTraceText(const std::string& text,
             continue;
         }
 
+        if (in.eof())
+        {
+            // A whole row ends with a newline; without one, a value may have
+            // been cut ("10" of "100"), and it would read as a valid row.
+            ThrowInputError(sourceName,
+                            lineNo,
+                            fields.size() <= layout.size() && !fields.empty()
+                                ? std::get<0>(columns[layout[fields.size() - 1]])
+                                : "row",
+                            "the last row has no newline: the file may be cut inside its last "
+                            "value (end the row with a newline if it is whole)");
+        }
         if (fields.size() != layout.size())
         {
             ThrowInputError(sourceName,

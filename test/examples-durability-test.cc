@@ -1,0 +1,189 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * What a results database keeps when an example's process is killed,
+ * stopped by a signal, or fails at its last write: each test runs the real
+ * multi-tenant-fat-tree example as a child process and reads its file back.
+ */
+#include "examples-test-util.h"
+
+#include "ns3/results-database.h"
+
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace ns3
+{
+namespace test
+{
+namespace
+{
+
+class ExamplesDurabilityTest : public ExamplesTest
+{
+  protected:
+    /// Start \p program with \p args in the test's directory, output to files; \return its pid.
+    pid_t Spawn(const std::string& program, const std::vector<std::string>& args)
+    {
+        const std::string binary = kBinaryDir + "/" + program;
+        std::vector<std::string> argv = {binary};
+        argv.insert(argv.end(), args.begin(), args.end());
+        const pid_t pid = fork();
+        if (pid == 0)
+        {
+            if (chdir(m_dir.c_str()) != 0)
+            {
+                _exit(127);
+            }
+            const int out = open("child.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int err = open("child.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            dup2(out, 1);
+            dup2(err, 2);
+            std::vector<char*> raw;
+            for (std::string& a : argv)
+            {
+                raw.push_back(a.data());
+            }
+            raw.push_back(nullptr);
+            execv(binary.c_str(), raw.data());
+            _exit(127);
+        }
+        return pid;
+    }
+
+    /**
+     * Wait until \p sql on the child's database gives at least \p atLeast,
+     * while the child runs. \return the value seen; -1 if the child ended
+     * first (then \p status holds its wait status) or nothing came in two
+     * minutes (a limit against hangs only).
+     */
+    int64_t WaitForRows(pid_t pid,
+                        const fs::path& db,
+                        const std::string& sql,
+                        int64_t atLeast,
+                        int& status)
+    {
+        const auto limit = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+        while (std::chrono::steady_clock::now() < limit)
+        {
+            if (waitpid(pid, &status, WNOHANG) == pid)
+            {
+                return -1;
+            }
+            try
+            {
+                if (fs::exists(db))
+                {
+                    const int64_t n = QueryInt(db, sql);
+                    if (n >= atLeast)
+                    {
+                        return n;
+                    }
+                }
+            }
+            catch (const std::exception&)
+            {
+                // The file may not have its tables yet.
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return -1;
+    }
+
+    /// A run that lasts until it is stopped: many iterations of small jobs.
+    std::vector<std::string> LongRun(const fs::path& db) const
+    {
+        return {"--db=" + db.string(), "--scale=0.001", "--iterations=1000000", "--seed=3"};
+    }
+
+    std::string ChildError() const
+    {
+        return ReadText(m_dir / "child.err");
+    }
+};
+
+TEST_F(ExamplesDurabilityTest, KilledRunKeepsTheRowsWrittenSoFarAndIsNotComplete)
+{
+    const fs::path db = Path("killed.db");
+    const pid_t pid = Spawn("multi-tenant-fat-tree", LongRun(db));
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    const int64_t seen = WaitForRows(pid, db, "SELECT count(*) FROM iterations", 3, status);
+    ASSERT_GE(seen, 3) << "the run ended or wrote no iterations: " << ChildError();
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+    const std::string run = "(SELECT max(run_id) FROM runs)";
+    EXPECT_EQ(*Query(db, "SELECT status FROM runs WHERE run_id = " + run)[0][0], "running");
+    EXPECT_EQ(QueryInt(db, "SELECT pid FROM runs WHERE run_id = " + run), pid);
+    // Nothing committed was lost, and what is there is whole: both jobs'
+    // rows, iterations of started jobs, and flows that completed.
+    EXPECT_GE(QueryInt(db, "SELECT count(*) FROM iterations"), seen);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs WHERE run_id = " + run), 2);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs WHERE end_ns IS NOT NULL"), 0);
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM flows"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM flows WHERE end_ns IS NULL OR ack_ns IS NULL"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    EXPECT_EQ(*Query(db, "PRAGMA integrity_check")[0][0], "ok");
+}
+
+TEST_F(ExamplesDurabilityTest, SigtermWritesWhatTheRunHasAndMarksItInterrupted)
+{
+    const fs::path db = Path("terminated.db");
+    const pid_t pid = Spawn("multi-tenant-fat-tree", LongRun(db));
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    const int64_t seen = WaitForRows(pid, db, "SELECT count(*) FROM iterations", 3, status);
+    ASSERT_GE(seen, 3) << "the run ended or wrote no iterations: " << ChildError();
+    ASSERT_EQ(kill(pid, SIGTERM), 0);
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << ChildError();
+    EXPECT_NE(ChildError().find("interrupted by SIGTERM"), std::string::npos) << ChildError();
+
+    const std::string run = "(SELECT max(run_id) FROM runs)";
+    EXPECT_EQ(*Query(db, "SELECT status FROM runs WHERE run_id = " + run)[0][0], "interrupted");
+    EXPECT_EQ(*Query(db, "SELECT error FROM runs WHERE run_id = " + run)[0][0],
+              "interrupted by SIGTERM");
+    // The rows of the end of a run, up to the stop: links, the scheduler's
+    // summary, every iteration and the flows that had completed.
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM links WHERE run_id = " + run), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduler_runs WHERE run_id = " + run), 1);
+    EXPECT_GE(QueryInt(db, "SELECT count(*) FROM iterations"), seen);
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM flows"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs WHERE end_ns IS NOT NULL"), 0);
+}
+
+TEST_F(ExamplesDurabilityTest, RunWhoseLastWriteFailsIsFailedNotComplete)
+{
+    const fs::path db = Path("failing.db");
+    {
+        // The file as any run leaves it, and its last write made to fail as a full disk would.
+        Ptr<ResultsDatabase> results = CreateObject<ResultsDatabase>();
+        results->Open(db.string());
+        results->Exec("CREATE TRIGGER full_disk BEFORE INSERT ON links"
+                      " BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+        results->Dispose();
+    }
+    const Outcome o = Example("multi-tenant-fat-tree",
+                              {"--db=" + db.string(), "--scale=0.001", "--iterations=3"});
+    EXPECT_EQ(o.exitCode, 2) << o.Describe();
+    EXPECT_NE(o.err.find("disk full"), std::string::npos) << o.Describe();
+    ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM runs"), 1);
+    EXPECT_EQ(*Query(db, "SELECT status FROM runs")[0][0], "failed");
+    EXPECT_NE(Query(db, "SELECT error FROM runs")[0][0]->find("disk full"), std::string::npos);
+    // Nothing of the failed last transaction, everything written before it.
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM links"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduler_runs"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs"), 2);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM iterations"), 6);
+}
+
+} // namespace
+} // namespace test
+} // namespace ns3

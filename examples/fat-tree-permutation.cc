@@ -28,6 +28,7 @@ main(int argc, char* argv[])
     FabricFlags fabricFlags;
     std::string pcap;
     std::string lingjun;
+    std::string faults;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("k", "Fat-tree radix (even, >= 2): k^3/4 hosts", k);
@@ -38,12 +39,20 @@ main(int argc, char* argv[])
                  "Instead of the fat-tree, use the Lingjun production topology read from this "
                  "topo.csv (Alibaba GPU cluster dataset 2023)",
                  lingjun);
+    cmd.AddValue("faults",
+                 "Links, switches or hosts to take down: KIND:ID@DOWN[-UP],... with KIND "
+                 "link (link id), switch (node id) or host (host index), e.g. "
+                 "link:12@10us-50us,switch:20@20us (ns3::FabricFaults::DetectionDelay: time "
+                 "to route around)",
+                 faults);
     cmd.Parse(argc, argv);
 
     return RunMpiExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
         RequireFlag(k <= 64, "k", std::to_string(k), "at most 64");
         RequireFlag(bytes > 0, "bytes", std::to_string(bytes), "must be positive");
+        std::vector<FabricFault> faultList;
+        ApplyFlag("faults", faults, [&]() { faultList = ParseFaultList(faults, "faults"); });
         RoceFabricHelper helper;
         fabricFlags.Apply(helper);
         const DataRate rate = fabricFlags.rate;
@@ -53,6 +62,7 @@ main(int argc, char* argv[])
         params["k"] = k;
         params["bytes"] = bytes;
         params["lingjun"] = lingjun;
+        params["faults"] = faults;
         const std::string name =
             lingjun.empty() ? "fat-tree-permutation-k" + std::to_string(k) : "lingjun-permutation";
         run = std::make_unique<SimulationRun>(name,
@@ -79,6 +89,8 @@ main(int argc, char* argv[])
         }
         Ptr<RoceFabric> fabric = helper.Install(topology);
         RoceFlowMonitor monitor(fabric);
+        Ptr<FabricFaults> injector = CreateObject<FabricFaults>();
+        ApplyFlag("faults", faults, [&]() { injector->Install(fabric, faultList); });
         if (!pcap.empty())
         {
             fabric->EnablePcap(pcap, 0);
@@ -117,13 +129,18 @@ main(int argc, char* argv[])
         if (DistributedRank() == 0)
         {
             monitor.PrintSummary(std::cout);
+            injector->PrintSummary(std::cout);
         }
+        auto writeFaults = [&](ResultsDatabase& db, int64_t id) { injector->Write(db, id); };
         if (monitor.GetCompletedFlows() != n)
         {
-            throw IncompleteRunError(
+            // Flows that failed (retry count exceeded) or were still running.
+            const std::string message =
                 std::to_string(n - monitor.GetCompletedFlows()) +
-                " flows did not complete before --stopTime=" + fabricFlags.stopTime);
+                " flows did not complete before --stopTime=" + fabricFlags.stopTime;
+            run->Fail(message, monitor, true, writeFaults);
+            throw IncompleteRunError(message);
         }
-        run->Finish(monitor);
+        run->Finish(monitor, true, writeFaults);
     });
 }

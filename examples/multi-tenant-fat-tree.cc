@@ -57,6 +57,7 @@ main(int argc, char* argv[])
     std::string stopTime = "100s";
     std::string scheduler;
     std::string compare;
+    std::string faults;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario",
@@ -92,6 +93,12 @@ main(int argc, char* argv[])
     cmd.AddValue("flowRows", "Write one row per RDMA message to the flows table", flowRows);
     cmd.AddValue("trace", "CSV job trace (arrival,model,workers,iterations,...)", trace);
     cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    cmd.AddValue("faults",
+                 "Links, switches or hosts to take down: KIND:ID@DOWN[-UP],... with KIND "
+                 "link (link id), switch (node id) or host (host index), e.g. "
+                 "link:12@1ms-3ms,host:2@5ms (ns3::FabricFaults::DetectionDelay: time to "
+                 "route around)",
+                 faults);
     cmd.AddValue("scheduler",
                  "Collective scheduler (fair, isolated, cassini, crux, mltcp, or a TypeId "
                  "name); default fair, or the scenario's",
@@ -126,7 +133,8 @@ main(int argc, char* argv[])
             {"seed", std::to_string(seed)},
             {"flowRows", std::to_string(flowRows)},
             {"trace", trace},
-            {"stopTime", stopTime}};
+            {"stopTime", stopTime},
+            {"faults", faults}};
     };
     const auto before = flagValues();
     cmd.Parse(argc, argv);
@@ -207,6 +215,7 @@ main(int argc, char* argv[])
             }
             spec.output.db = db;
             spec.output.flowRows = flowRows;
+            ApplyFlag("faults", faults, [&]() { spec.faults = ParseFaultList(faults, "faults"); });
         }
         if (!scheduler.empty())
         {

@@ -5,6 +5,7 @@
 #define ROCE_FLOW_MONITOR_H
 
 #include "roce-fabric-helper.h"
+#include "roce-loss-counter.h"
 
 #include "ns3/results-database.h"
 
@@ -28,9 +29,11 @@ class RoceFlowMonitor
     struct Flow
     {
         RdmaMessageInfo info;
-        Time delivered{-1}; ///< last byte arrived at the receiver; negative if not yet
-        Time acked{-1};     ///< sender saw the final ACK; negative if not yet
-        uint64_t retransmittedBytes{0};
+        Time delivered{-1};             ///< last byte arrived at the receiver; negative if not yet
+        Time acked{-1};                 ///< sender saw the final ACK; negative if not yet
+        uint64_t retransmittedBytes{0}; ///< payload sent again, complete or not
+        /// Frame bytes of its data frames lost, by RoceLossCause.
+        std::array<uint64_t, kRoceLossCauses> lostBytes{};
     };
 
     /// Connects to every NIC of \p fabric; must outlive the simulation run.
@@ -55,6 +58,10 @@ class RoceFlowMonitor
     uint64_t GetCnpsSent() const;
     uint64_t GetEcnMarked() const;
     uint64_t GetTimeouts() const;
+    /// Frame bytes lost over the whole fabric, by RoceLossCause.
+    std::array<uint64_t, kRoceLossCauses> GetLostBytes() const;
+    /// Payload bytes sent more than once, over every flow.
+    uint64_t GetRetransmittedBytes() const;
     /// Latest delivery time of any flow.
     Time GetLastDelivery() const;
     /// Latest delivery or final ACK of any flow.
@@ -80,11 +87,15 @@ class RoceFlowMonitor
     void PrintSummary(std::ostream& os) const;
 
   private:
+    /// The flow with its losses and retransmissions filled in.
+    Flow WithLosses(uint64_t id, const Flow& f) const;
+
     void OnStart(const RdmaMessageInfo& info);
     void OnDelivered(const RdmaMessageInfo& info, Time when);
     void OnComplete(const RdmaMessageInfo& info, Time when, uint64_t retransmitted);
 
     Ptr<RoceFabric> m_fabric;
+    RoceLossCounter m_losses;
     std::map<uint64_t, Flow> m_flows;
     /// Set by Combine: the whole run's link rows and NIC counters.
     bool m_combined{false};
@@ -92,6 +103,7 @@ class RoceFlowMonitor
     std::array<ClassCounters, RoceNetDevice::kClasses> m_classCounters{};
     uint64_t m_cnpsSent{0};
     uint64_t m_timeouts{0};
+    std::array<uint64_t, kRoceLossCauses> m_lostBytes{};
 };
 
 } // namespace ns3

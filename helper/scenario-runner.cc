@@ -5,6 +5,7 @@
 
 #include "collective-scheduler-helper.h"
 #include "distributed-simulation.h"
+#include "fabric-faults.h"
 #include "link-sampler.h"
 #include "roce-flow-monitor.h"
 #include "scenario-helper.h"
@@ -383,6 +384,8 @@ ScenarioRunner::Simulate(const std::string& typeName,
         cluster->TraceConnectWithoutContext("JobFailed", MakeCallback(&StopAtJobFailure));
         schedulerHelper.Install(policy, cluster);
         RoceFlowMonitor monitor(fabric);
+        Ptr<FabricFaults> faults = CreateObject<FabricFaults>();
+        faults->Install(fabric, m_spec.faults);
         Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
         if (sampler->IsEnabled() && DistributedSize() > 1)
         {
@@ -421,12 +424,14 @@ ScenarioRunner::Simulate(const std::string& typeName,
         {
             PrintJobs(done, *out);
             monitor.PrintSummary(*out);
+            faults->PrintSummary(*out);
         }
         outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());
         auto writeRows = [&](ResultsDatabase& db, int64_t id) {
             WriteTrainingResults(db, id, *cluster);
             WriteSchedulerResults(db, id, *policy);
             sampler->Write(db, id);
+            faults->Write(db, id);
         };
         if (cluster->GetFailedJobs() > 0)
         {

@@ -57,7 +57,10 @@ CREATE TABLE IF NOT EXISTS flows (
     src_port INTEGER NOT NULL,
     iteration INTEGER,
     collective INTEGER,
-    step INTEGER
+    step INTEGER,
+    lost_bytes_buffer INTEGER NOT NULL DEFAULT 0,
+    lost_bytes_error INTEGER NOT NULL DEFAULT 0,
+    lost_bytes_link_down INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS flows_run_id ON flows (run_id, flow_id);
 CREATE TABLE IF NOT EXISTS links (
@@ -72,20 +75,36 @@ CREATE TABLE IF NOT EXISTS links (
     drops INTEGER NOT NULL,
     pfc_pauses_sent INTEGER NOT NULL,
     ecn_marked INTEGER NOT NULL,
-    max_queue_bytes INTEGER NOT NULL
+    max_queue_bytes INTEGER NOT NULL,
+    lost_bytes_buffer INTEGER NOT NULL DEFAULT 0,
+    lost_bytes_error INTEGER NOT NULL DEFAULT 0,
+    lost_bytes_link_down INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS links_run_id ON links (run_id, link_id);
+CREATE TABLE IF NOT EXISTS faults (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    fault_id INTEGER NOT NULL,
+    time_ns INTEGER NOT NULL,
+    event TEXT NOT NULL
+        CHECK (event IN ('down', 'routes-withdrawn', 'up', 'routes-restored')),
+    target TEXT NOT NULL CHECK (target IN ('link', 'switch', 'host')),
+    target_id INTEGER NOT NULL,
+    links INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS faults_run_id ON faults (run_id, time_ns);
 )sql";
 
 const char* const kInsertFlow =
     "INSERT INTO flows (run_id, flow_id, job_id, src_node, dst_node, bytes, start_ns, end_ns,"
-    " ack_ns, retransmitted_bytes, priority, src_port, iteration, collective, step)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    " ack_ns, retransmitted_bytes, priority, src_port, iteration, collective, step,"
+    " lost_bytes_buffer, lost_bytes_error, lost_bytes_link_down)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
 
 const char* const kInsertLink =
     "INSERT INTO links (run_id, link_id, node_a, node_b, rate_bps, delay_ns, tx_bytes_ab,"
-    " tx_bytes_ba, drops, pfc_pauses_sent, ecn_marked, max_queue_bytes)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+    " tx_bytes_ba, drops, pfc_pauses_sent, ecn_marked, max_queue_bytes, lost_bytes_buffer,"
+    " lost_bytes_error, lost_bytes_link_down)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
 const char* const kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -613,6 +632,9 @@ ResultsDatabase::AddFlow(const FlowRecord& flow)
     ToInt64(flow.flowId, row, "flow_id");
     ToInt64(flow.bytes, row, "bytes");
     ToInt64(flow.retransmittedBytes, row, "retransmitted_bytes");
+    ToInt64(flow.lostBytesBuffer, row, "lost_bytes_buffer");
+    ToInt64(flow.lostBytesError, row, "lost_bytes_error");
+    ToInt64(flow.lostBytesLinkDown, row, "lost_bytes_link_down");
     CheckOptional(flow.jobId, row, "job_id");
     CheckOptional(flow.endNs, row, "end_ns");
     CheckOptional(flow.ackNs, row, "ack_ns");
@@ -641,6 +663,9 @@ ResultsDatabase::AddLink(const LinkRecord& link)
     ToInt64(link.pfcPausesSent, row, "pfc_pauses_sent");
     ToInt64(link.ecnMarked, row, "ecn_marked");
     ToInt64(link.maxQueueBytes, row, "max_queue_bytes");
+    ToInt64(link.lostBytesBuffer, row, "lost_bytes_buffer");
+    ToInt64(link.lostBytesError, row, "lost_bytes_error");
+    ToInt64(link.lostBytesLinkDown, row, "lost_bytes_link_down");
     if (link.delayNs < 0)
     {
         throw std::runtime_error("ResultsDatabase: " + row + ": delay_ns " +
@@ -694,7 +719,10 @@ ResultsDatabase::WritePending()
             .BindInt64(7, f.startNs)
             .BindInt64(10, static_cast<int64_t>(f.retransmittedBytes))
             .BindInt64(11, f.priority)
-            .BindInt64(12, f.srcPort);
+            .BindInt64(12, f.srcPort)
+            .BindInt64(16, static_cast<int64_t>(f.lostBytesBuffer))
+            .BindInt64(17, static_cast<int64_t>(f.lostBytesError))
+            .BindInt64(18, static_cast<int64_t>(f.lostBytesLinkDown));
         BindOptional(s, 3, f.jobId);
         BindOptional(s, 8, f.endNs);
         BindOptional(s, 9, f.ackNs);
@@ -718,7 +746,10 @@ ResultsDatabase::WritePending()
             .BindInt64(9, static_cast<int64_t>(l.drops))
             .BindInt64(10, static_cast<int64_t>(l.pfcPausesSent))
             .BindInt64(11, static_cast<int64_t>(l.ecnMarked))
-            .BindInt64(12, static_cast<int64_t>(l.maxQueueBytes));
+            .BindInt64(12, static_cast<int64_t>(l.maxQueueBytes))
+            .BindInt64(13, static_cast<int64_t>(l.lostBytesBuffer))
+            .BindInt64(14, static_cast<int64_t>(l.lostBytesError))
+            .BindInt64(15, static_cast<int64_t>(l.lostBytesLinkDown));
         m_insertLink.Step();
         m_insertLink.Reset();
     }

@@ -8,7 +8,9 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace ns3
@@ -95,15 +97,22 @@ RoceArrival::operator delete(void* block)
 TypeId
 RoceChannel::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceChannel")
-                            .SetParent<Channel>()
-                            .SetGroupName("CollectiveScheduling")
-                            .AddConstructor<RoceChannel>()
-                            .AddAttribute("Delay",
-                                          "Propagation delay of the link.",
-                                          TimeValue(MicroSeconds(1)),
-                                          MakeTimeAccessor(&RoceChannel::m_delay),
-                                          MakeTimeChecker(Time(0)));
+    static TypeId tid =
+        TypeId("ns3::RoceChannel")
+            .SetParent<Channel>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<RoceChannel>()
+            .AddAttribute("Delay",
+                          "Propagation delay of the link.",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RoceChannel::m_delay),
+                          MakeTimeChecker(Time(0)))
+            .AddTraceSource("LinkDownDrop",
+                            "A frame was lost because the link was down "
+                            "during its time on the wire (args: frame, "
+                            "sending end).",
+                            MakeTraceSourceAccessor(&RoceChannel::m_linkDownDropTrace),
+                            "ns3::RoceChannel::LinkDownDropCallback");
     return tid;
 }
 
@@ -125,6 +134,13 @@ RoceChannel::Transmit(Ptr<Packet> p,
                       const RoceForwardingInfo& info)
 {
     const std::size_t from = (src == PeekPointer(m_devices[0])) ? 0 : 1;
+    if (!m_outages.empty() && MeetsOutage(txTime + m_delay))
+    {
+        ++m_downPackets[from];
+        m_downBytes[from] += p->GetSize();
+        m_linkDownDropTrace(p, static_cast<uint32_t>(from));
+        return;
+    }
     ++m_txPackets[from];
     m_txBytes[from] += p->GetSize();
     ++g_packetHops;
@@ -137,6 +153,41 @@ RoceChannel::Deliver(Ptr<Packet> p, std::size_t to, Time delay, const RoceForwar
     Simulator::ScheduleWithContext(m_nodeIds[to],
                                    delay,
                                    new RoceArrival(PeekPointer(m_devices[to]), p, info));
+}
+
+void
+RoceChannel::AddOutage(Time down, Time up)
+{
+    NS_ABORT_MSG_UNLESS(down < up, "an outage must end after it starts");
+    m_outages.emplace_back(down, up);
+    std::sort(m_outages.begin(), m_outages.end());
+    std::vector<std::pair<Time, Time>> merged;
+    for (const auto& o : m_outages)
+    {
+        if (!merged.empty() && o.first <= merged.back().second)
+        {
+            merged.back().second = std::max(merged.back().second, o.second);
+        }
+        else
+        {
+            merged.push_back(o);
+        }
+    }
+    m_outages = std::move(merged);
+}
+
+bool
+RoceChannel::MeetsOutage(Time onWire)
+{
+    const Time now = Simulator::Now();
+    // Outages that ended are forgotten, so a healthy link pays one test per frame.
+    auto over = std::find_if(m_outages.begin(), m_outages.end(), [now](const auto& o) {
+        return o.second > now;
+    });
+    m_outages.erase(m_outages.begin(), over);
+    // The frame is on the wire over [now, now + onWire]; it arrives intact
+    // only if the link is up for all of it.
+    return !m_outages.empty() && m_outages.front().first < now + onWire;
 }
 
 std::size_t

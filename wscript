@@ -17,6 +17,7 @@ def build(bld):
         'model/roce/roce-header.cc',
         'model/roce/pfc-header.cc',
         'model/roce/roce-channel.cc',
+        'model/roce/roce-channel-outage.cc',
         'model/roce/roce-net-device.cc',
         'model/roce/roce-arrival-batch.cc',
         'model/roce/rdma-nic.cc',

@@ -10,7 +10,6 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
-#include <algorithm>
 #include <vector>
 
 namespace ns3
@@ -108,9 +107,8 @@ RoceChannel::GetTypeId()
                           MakeTimeAccessor(&RoceChannel::m_delay),
                           MakeTimeChecker(Time(0)))
             .AddTraceSource("LinkDownDrop",
-                            "A frame was lost because the link was down "
-                            "during its time on the wire (args: frame, "
-                            "sending end).",
+                            "A frame was lost: its link was down during its "
+                            "time on the wire (args: frame, sending end).",
                             MakeTraceSourceAccessor(&RoceChannel::m_linkDownDropTrace),
                             "ns3::RoceChannel::LinkDownDropCallback");
     return tid;
@@ -153,41 +151,6 @@ RoceChannel::Deliver(Ptr<Packet> p, std::size_t to, Time delay, const RoceForwar
     Simulator::ScheduleWithContext(m_nodeIds[to],
                                    delay,
                                    new RoceArrival(PeekPointer(m_devices[to]), p, info));
-}
-
-void
-RoceChannel::AddOutage(Time down, Time up)
-{
-    NS_ABORT_MSG_UNLESS(down < up, "an outage must end after it starts");
-    m_outages.emplace_back(down, up);
-    std::sort(m_outages.begin(), m_outages.end());
-    std::vector<std::pair<Time, Time>> merged;
-    for (const auto& o : m_outages)
-    {
-        if (!merged.empty() && o.first <= merged.back().second)
-        {
-            merged.back().second = std::max(merged.back().second, o.second);
-        }
-        else
-        {
-            merged.push_back(o);
-        }
-    }
-    m_outages = std::move(merged);
-}
-
-bool
-RoceChannel::MeetsOutage(Time onWire)
-{
-    const Time now = Simulator::Now();
-    // Outages that ended are forgotten, so a healthy link pays one test per frame.
-    auto over = std::find_if(m_outages.begin(), m_outages.end(), [now](const auto& o) {
-        return o.second > now;
-    });
-    m_outages.erase(m_outages.begin(), over);
-    // The frame is on the wire over [now, now + onWire]; it arrives intact
-    // only if the link is up for all of it.
-    return !m_outages.empty() && m_outages.front().first < now + onWire;
 }
 
 std::size_t

@@ -105,6 +105,7 @@ main(int argc, char* argv[])
     std::string pcap;
     std::string lingjun;
     std::string backend = "packet";
+    std::string faults;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("k", "Fat-tree radix (even, >= 2): k^3/4 hosts", k);
@@ -119,6 +120,12 @@ main(int argc, char* argv[])
                  "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
                  "flows on the same topology and routes)",
                  backend);
+    cmd.AddValue("faults",
+                 "Links, switches or hosts to take down: KIND:ID@DOWN[-UP],... with KIND "
+                 "link (link id), switch (node id) or host (host index), e.g. "
+                 "link:12@10us-50us,switch:20@20us (ns3::FabricFaults::DetectionDelay: time "
+                 "to route around)",
+                 faults);
     ParseExampleCommandLine(cmd, argc, argv, "fat-tree-permutation");
 
     return RunMpiExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
@@ -129,6 +136,8 @@ main(int argc, char* argv[])
                     "backend",
                     backend,
                     "must be packet or flow");
+        std::vector<FabricFault> faultList;
+        ApplyFlag("faults", faults, [&]() { faultList = ParseFaultList(faults, "faults"); });
         RoceFabricHelper helper;
         fabricFlags.Apply(helper);
         const DataRate rate = fabricFlags.rate;
@@ -139,6 +148,7 @@ main(int argc, char* argv[])
         params["bytes"] = bytes;
         params["lingjun"] = lingjun;
         params["backend"] = backend;
+        params["faults"] = faults;
         const std::string name =
             lingjun.empty() ? "fat-tree-permutation-k" + std::to_string(k) : "lingjun-permutation";
         run = std::make_unique<SimulationRun>(name,
@@ -165,12 +175,15 @@ main(int argc, char* argv[])
         }
         if (backend == "flow")
         {
+            RequireFlag(faults.empty(), "faults", faults, "needs the packet backend");
             RunFlowLevel(topology, fabricFlags, bytes, *run);
             return;
         }
         Ptr<RoceFabric> fabric = helper.Install(topology);
         RoceFlowMonitor monitor(fabric);
         run->StreamFlows(monitor);
+        Ptr<FabricFaults> injector = CreateObject<FabricFaults>();
+        ApplyFlag("faults", faults, [&]() { injector->Install(fabric, faultList); });
         if (!pcap.empty())
         {
             fabric->EnablePcap(pcap, 0);
@@ -200,13 +213,18 @@ main(int argc, char* argv[])
         if (DistributedRank() == 0)
         {
             monitor.PrintSummary(std::cout);
+            injector->PrintSummary(std::cout);
         }
+        auto writeFaults = [&](ResultsDatabase& db, int64_t id) { injector->Write(db, id); };
         if (monitor.GetCompletedFlows() != n)
         {
-            throw IncompleteRunError(
+            // Flows that failed (retry count exceeded) or were still running.
+            const std::string message =
                 std::to_string(n - monitor.GetCompletedFlows()) +
-                " flows did not complete before --stopTime=" + fabricFlags.stopTime);
+                " flows did not complete before --stopTime=" + fabricFlags.stopTime;
+            run->Fail(message, monitor, true, writeFaults);
+            throw IncompleteRunError(message);
         }
-        run->Finish(monitor);
+        run->Finish(monitor, true, writeFaults);
     });
 }

@@ -111,6 +111,10 @@ main(int argc, char* argv[])
 
         RoceFlowMonitor monitor(fabric);
         run->StreamFlows(monitor);
+        // LINK_DOWN: the simulators recompute routes the moment the link fails.
+        Ptr<FabricFaults> faults =
+            CreateObjectWithAttributes<FabricFaults>("DetectionDelay", TimeValue(Time(0)));
+        faults->Install(fabric, scenario.GetFaults());
         HpccFctWriter fct(scenario.GetFctOutputFile(), fabric, scenario.PostFlows(fabric));
         HpccPfcWriter pfc(scenario.GetPfcOutputFile(), fabric, scenario);
 
@@ -126,15 +130,20 @@ main(int argc, char* argv[])
         pfc.Close();
 
         monitor.PrintSummary(std::cout);
+        faults->PrintSummary(std::cout);
         std::cout << "fct lines:        " << fct.GetLines() << " in " << scenario.GetFctOutputFile()
                   << "\npfc lines:        " << pfc.GetLines() << " in "
                   << scenario.GetPfcOutputFile() << "\n";
+        auto writeFaults = [&](ResultsDatabase& db, int64_t id) { faults->Write(db, id); };
         if (fct.GetLines() != scenario.GetFlows().size())
         {
-            throw IncompleteRunError(std::to_string(scenario.GetFlows().size() - fct.GetLines()) +
-                                     " flows did not complete before the stop time " +
-                                     std::to_string(stop.GetSeconds()) + " s");
+            const std::string message =
+                std::to_string(scenario.GetFlows().size() - fct.GetLines()) +
+                " flows did not complete before the stop time " +
+                std::to_string(stop.GetSeconds()) + " s";
+            run->Fail(message, monitor, true, writeFaults);
+            throw IncompleteRunError(message);
         }
-        run->Finish(monitor);
+        run->Finish(monitor, true, writeFaults);
     });
 }

@@ -62,6 +62,7 @@ main(int argc, char* argv[])
     std::string scheduler;
     std::string compare;
     std::string backend;
+    std::string faults;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario",
@@ -110,6 +111,12 @@ main(int argc, char* argv[])
     {
         schedulerNames += n + ", ";
     }
+    cmd.AddValue("faults",
+                 "Links, switches or hosts to take down: KIND:ID@DOWN[-UP],... with KIND "
+                 "link (link id), switch (node id) or host (host index), e.g. "
+                 "link:12@1ms-3ms,host:2@5ms (ns3::FabricFaults::DetectionDelay: time to "
+                 "route around)",
+                 faults);
     cmd.AddValue("scheduler",
                  "Collective scheduler (" + schedulerNames +
                      "or a TypeId name); default fair, or the scenario's",
@@ -152,7 +159,8 @@ main(int argc, char* argv[])
             {"seed", std::to_string(seed)},
             {"flowRows", std::to_string(flowRows)},
             {"trace", trace},
-            {"stopTime", stopTime}};
+            {"stopTime", stopTime},
+            {"faults", faults}};
     };
     const auto before = flagValues();
     ParseExampleCommandLine(cmd, argc, argv, "multi-tenant-fat-tree");
@@ -256,6 +264,7 @@ main(int argc, char* argv[])
             }
             spec.output.db = db;
             spec.output.flowRows = flowRows;
+            ApplyFlag("faults", faults, [&]() { spec.faults = ParseFaultList(faults, "faults"); });
         }
         if (!scheduler.empty())
         {

@@ -503,6 +503,43 @@ HpccScenario::Install(const RoceFabricHelper& helper, int64_t stream) const
     return fabric;
 }
 
+std::vector<FabricFault>
+HpccScenario::GetFaults() const
+{
+    std::vector<FabricFault> faults;
+    const auto& down = m_mapping.config.linkDown;
+    if (!down || down->timeNs == 0)
+    {
+        return faults; // as the simulators: a time of 0 means no failure
+    }
+    const uint32_t line = ConfigLine("LINK_DOWN");
+    const std::string where = m_options.configFile + ":" + std::to_string(line) + ": LINK_DOWN";
+    for (uint32_t l = 0; l < m_fabric.GetNLinks(); ++l)
+    {
+        const FabricLink& link = m_fabric.GetLink(l);
+        const uint32_t a = m_fileNode.at(link.a);
+        const uint32_t b = m_fileNode.at(link.b);
+        if ((a == down->a && b == down->b) || (a == down->b && b == down->a))
+        {
+            FabricFault f;
+            f.target = FabricFault::Target::LINK;
+            f.id = l;
+            f.downNs = 2000000000 + down->timeNs;
+            f.where = where;
+            faults.push_back(f);
+        }
+    }
+    if (faults.empty())
+    {
+        ThrowInputError(m_options.configFile,
+                        line,
+                        "LINK_DOWN",
+                        "no link between nodes " + std::to_string(down->a) + " and " +
+                            std::to_string(down->b) + " in " + m_topologyFile);
+    }
+    return faults;
+}
+
 std::map<uint64_t, HpccPostedFlow>
 HpccScenario::PostFlows(Ptr<RoceFabric> fabric) const
 {

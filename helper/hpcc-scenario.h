@@ -6,6 +6,7 @@
 
 #include "roce-fabric-helper.h"
 
+#include "ns3/fabric-fault.h"
 #include "ns3/hpcc-config-reader.h"
 #include "ns3/hpcc-flow-reader.h"
 #include "ns3/hpcc-topology-reader.h"
@@ -202,6 +203,16 @@ class HpccScenario
      * \return the posted flows by RoceFabric flow id
      */
     std::map<uint64_t, HpccPostedFlow> PostFlows(Ptr<RoceFabric> fabric) const;
+
+    /**
+     * The config's LINK_DOWN as faults for FabricFaults: every fabric link
+     * between the two nodes fails at 2 s + the given time and stays down
+     * (the simulators route around it at once: run FabricFaults with a
+     * DetectionDelay of 0). Empty without LINK_DOWN or with a time of 0.
+     * \throw std::runtime_error "config:line: LINK_DOWN: ..." when the nodes
+     *        are not linked in the fabric
+     */
+    std::vector<FabricFault> GetFaults() const;
 
   private:
     void ReadConfig();

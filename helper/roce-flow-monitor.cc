@@ -15,7 +15,8 @@ namespace ns3
 {
 
 RoceFlowMonitor::RoceFlowMonitor(Ptr<RoceFabric> fabric)
-    : m_fabric(fabric)
+    : m_fabric(fabric),
+      m_losses(fabric)
 {
     for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
     {
@@ -50,7 +51,7 @@ RoceFlowMonitor::OnComplete(const RdmaMessageInfo& info, Time when, uint64_t ret
     if (m_sink && !f.delivered.IsNegative())
     {
         f.streamed = true;
-        m_sink(ToRecord(m_sinkRunId, info.flowId, f));
+        m_sink(ToRecord(m_sinkRunId, info.flowId, WithLosses(info.flowId, f)));
     }
 }
 
@@ -63,6 +64,37 @@ RoceFlowMonitor::SetCompletedFlowSink(int64_t runId, std::function<void(const Fl
     }
     m_sinkRunId = runId;
     m_sink = std::move(sink);
+}
+
+RoceFlowMonitor::Flow
+RoceFlowMonitor::WithLosses(uint64_t id, const Flow& f) const
+{
+    if (m_combined)
+    {
+        return f; // Combine filled them in
+    }
+    Flow out = f;
+    // The NIC's Retransmit trace covers flows that never complete too.
+    out.retransmittedBytes = m_losses.GetRetransmittedBytes(id);
+    out.lostBytes = m_losses.GetFlow(id).bytes;
+    return out;
+}
+
+std::array<uint64_t, kRoceLossCauses>
+RoceFlowMonitor::GetLostBytes() const
+{
+    return m_combined ? m_lostBytes : m_losses.GetTotal().bytes;
+}
+
+uint64_t
+RoceFlowMonitor::GetRetransmittedBytes() const
+{
+    uint64_t n = 0;
+    for (const auto& [id, f] : m_flows)
+    {
+        n += WithLosses(id, f).retransmittedBytes;
+    }
+    return n;
 }
 
 std::size_t
@@ -109,12 +141,17 @@ RoceFlowMonitor::Combine()
     const uint64_t nFlows = static_cast<uint64_t>(
         AllReduce(m_flows.empty() ? 0 : static_cast<int64_t>(m_flows.rbegin()->first + 1),
                   ReduceOp::Max));
-    constexpr std::size_t kSumFields = 12;
+    constexpr std::size_t kSumFields = 15;
     std::vector<int64_t> sums(nFlows * kSumFields, 0);
     std::vector<int64_t> times(nFlows * 2, -1);
-    for (const auto& [id, f] : m_flows)
+    for (const auto& [id, flow] : m_flows)
     {
+        const Flow f = WithLosses(id, flow);
         int64_t* row = &sums[id * kSumFields];
+        // Losses are seen wherever the frame was lost: summed over ranks.
+        row[12] = static_cast<int64_t>(f.lostBytes[0]);
+        row[13] = static_cast<int64_t>(f.lostBytes[1]);
+        row[14] = static_cast<int64_t>(f.lostBytes[2]);
         if (f.info.bytes > 0) // the sender's rank saw it start
         {
             const RdmaMessageInfo& i = f.info;
@@ -130,7 +167,7 @@ RoceFlowMonitor::Combine()
                                                 i.srcPort,
                                                 i.start.GetTimeStep(),
                                                 static_cast<int64_t>(f.retransmittedBytes)};
-            std::copy(fields, fields + kSumFields, row);
+            std::copy(fields, fields + 12, row);
         }
         times[id * 2] = f.delivered.GetTimeStep();
         times[id * 2 + 1] = f.acked.GetTimeStep();
@@ -158,6 +195,10 @@ RoceFlowMonitor::Combine()
         f.info.srcPort = static_cast<uint16_t>(row[9]);
         f.info.start = TimeStep(row[10]);
         f.retransmittedBytes = static_cast<uint64_t>(row[11]);
+        for (std::size_t c = 0; c < kRoceLossCauses; ++c)
+        {
+            f.lostBytes[c] = static_cast<uint64_t>(row[12 + c]);
+        }
         f.delivered = TimeStep(times[id * 2]);
         f.acked = TimeStep(times[id * 2 + 1]);
     }
@@ -165,6 +206,7 @@ RoceFlowMonitor::Combine()
     // Links: each direction's frames are counted by the sending rank, each
     // switch port's drops, pauses and marks by the switch's rank.
     m_links = GetLinkRecords(0);
+    constexpr std::size_t kLinkFields = 8;
     std::vector<int64_t> counters;
     std::vector<int64_t> peaks;
     for (const LinkRecord& l : m_links)
@@ -174,7 +216,10 @@ RoceFlowMonitor::Combine()
                          static_cast<int64_t>(l.txBytesBa),
                          static_cast<int64_t>(l.drops),
                          static_cast<int64_t>(l.pfcPausesSent),
-                         static_cast<int64_t>(l.ecnMarked)});
+                         static_cast<int64_t>(l.ecnMarked),
+                         static_cast<int64_t>(l.lostBytesBuffer),
+                         static_cast<int64_t>(l.lostBytesError),
+                         static_cast<int64_t>(l.lostBytesLinkDown)});
         peaks.push_back(static_cast<int64_t>(l.maxQueueBytes));
     }
     counters.push_back(static_cast<int64_t>(GetCnpsSent()));
@@ -191,18 +236,25 @@ RoceFlowMonitor::Combine()
     for (std::size_t i = 0; i < m_links.size(); ++i)
     {
         LinkRecord& l = m_links[i];
-        l.txBytesAb = counters[i * 5];
-        l.txBytesBa = counters[i * 5 + 1];
-        l.drops = counters[i * 5 + 2];
-        l.pfcPausesSent = counters[i * 5 + 3];
-        l.ecnMarked = counters[i * 5 + 4];
+        const int64_t* at = &counters[i * kLinkFields];
+        l.txBytesAb = at[0];
+        l.txBytesBa = at[1];
+        l.drops = at[2];
+        l.pfcPausesSent = at[3];
+        l.ecnMarked = at[4];
+        l.lostBytesBuffer = at[5];
+        l.lostBytesError = at[6];
+        l.lostBytesLinkDown = at[7];
         l.maxQueueBytes = peaks[i];
+        m_lostBytes[0] += l.lostBytesBuffer;
+        m_lostBytes[1] += l.lostBytesError;
+        m_lostBytes[2] += l.lostBytesLinkDown;
     }
-    m_cnpsSent = counters[m_links.size() * 5];
-    m_timeouts = counters[m_links.size() * 5 + 1];
+    m_cnpsSent = counters[m_links.size() * kLinkFields];
+    m_timeouts = counters[m_links.size() * kLinkFields + 1];
     for (std::size_t c = 0; c < m_classCounters.size(); ++c)
     {
-        const std::size_t at = m_links.size() * 5 + 2 + c * 3;
+        const std::size_t at = m_links.size() * kLinkFields + 2 + c * 3;
         m_classCounters[c] = {static_cast<uint64_t>(counters[at]),
                               static_cast<uint64_t>(counters[at + 1]),
                               static_cast<uint64_t>(counters[at + 2])};
@@ -293,6 +345,9 @@ RoceFlowMonitor::ToRecord(int64_t runId, uint64_t id, const Flow& f)
     r.iteration = f.info.iteration;
     r.collective = f.info.collective;
     r.step = f.info.step;
+    r.lostBytesBuffer = f.lostBytes[static_cast<std::size_t>(RoceLossCause::BUFFER)];
+    r.lostBytesError = f.lostBytes[static_cast<std::size_t>(RoceLossCause::ERROR)];
+    r.lostBytesLinkDown = f.lostBytes[static_cast<std::size_t>(RoceLossCause::LINK_DOWN)];
     return r;
 }
 
@@ -301,8 +356,9 @@ RoceFlowMonitor::GetFlowRecords(int64_t runId, bool withStreamed) const
 {
     std::vector<FlowRecord> rows;
     rows.reserve(m_flows.size());
-    for (const auto& [id, f] : m_flows)
+    for (const auto& [id, flow] : m_flows)
     {
+        const Flow f = WithLosses(id, flow);
         if (withStreamed || !f.streamed)
         {
             rows.push_back(ToRecord(runId, id, f));
@@ -339,6 +395,10 @@ RoceFlowMonitor::GetLinkRecords(int64_t runId) const
         r.delayNs = link.delayNs;
         r.txBytesAb = ch->GetTxBytes(0);
         r.txBytesBa = ch->GetTxBytes(1);
+        const RoceLossCounter::Losses& lost = m_losses.GetLink(l);
+        r.lostBytesBuffer = lost.bytes[static_cast<std::size_t>(RoceLossCause::BUFFER)];
+        r.lostBytesError = lost.bytes[static_cast<std::size_t>(RoceLossCause::ERROR)];
+        r.lostBytesLinkDown = lost.bytes[static_cast<std::size_t>(RoceLossCause::LINK_DOWN)];
         for (uint32_t end = 0; end < 2; ++end)
         {
             const uint32_t node = end == 0 ? link.a : link.b;
@@ -362,8 +422,9 @@ RoceFlowMonitor::PrintSummary(std::ostream& os) const
     std::vector<double> fctUs;
     uint64_t bytes = 0;
     uint64_t retrans = 0;
-    for (const auto& [id, f] : m_flows)
+    for (const auto& [id, flow] : m_flows)
     {
+        const Flow f = WithLosses(id, flow);
         bytes += f.info.bytes;
         retrans += f.retransmittedBytes;
         if (!f.delivered.IsNegative())
@@ -399,6 +460,10 @@ RoceFlowMonitor::PrintSummary(std::ostream& os) const
     os << "last delivery:    " << GetLastDelivery().GetSeconds() * 1e6 << " us\n";
     os << "drops:            " << drops << "   retransmitted bytes: " << retrans
        << "   timeouts: " << GetTimeouts() << "\n";
+    const auto lost = GetLostBytes();
+    os << "lost bytes:       " << RoceLossCounter::Name(RoceLossCause::BUFFER) << " " << lost[0]
+       << "   " << RoceLossCounter::Name(RoceLossCause::ERROR) << " " << lost[1] << "   "
+       << RoceLossCounter::Name(RoceLossCause::LINK_DOWN) << " " << lost[2] << "\n";
     os << "PFC pauses sent:  " << pauses << "   ECN marked: " << marks
        << "   CNPs sent: " << GetCnpsSent() << "\n";
     // Which classes paused, were marked or dropped: a lossless class that

@@ -6,6 +6,7 @@
 
 #include "roce-fabric-helper.h"
 #include "run-records.h"
+#include "roce-loss-counter.h"
 
 #include "ns3/results-database.h"
 
@@ -30,9 +31,11 @@ class RoceFlowMonitor : public RunRecords
     struct Flow
     {
         RdmaMessageInfo info;
-        Time delivered{-1}; ///< last byte arrived at the receiver; negative if not yet
-        Time acked{-1};     ///< sender saw the final ACK; negative if not yet
-        uint64_t retransmittedBytes{0};
+        Time delivered{-1};             ///< last byte arrived at the receiver; negative if not yet
+        Time acked{-1};                 ///< sender saw the final ACK; negative if not yet
+        uint64_t retransmittedBytes{0}; ///< payload sent again, complete or not
+        /// Frame bytes of its data frames lost, by RoceLossCause.
+        std::array<uint64_t, kRoceLossCauses> lostBytes{};
         bool streamed{false}; ///< handed to the completed-flow sink
     };
 
@@ -58,6 +61,10 @@ class RoceFlowMonitor : public RunRecords
     uint64_t GetCnpsSent() const;
     uint64_t GetEcnMarked() const;
     uint64_t GetTimeouts() const;
+    /// Frame bytes lost over the whole fabric, by RoceLossCause.
+    std::array<uint64_t, kRoceLossCauses> GetLostBytes() const;
+    /// Payload bytes sent more than once, over every flow.
+    uint64_t GetRetransmittedBytes() const;
     /// Latest delivery time of any flow.
     Time GetLastDelivery() const;
     /// Latest delivery or final ACK of any flow.
@@ -93,6 +100,9 @@ class RoceFlowMonitor : public RunRecords
     void PrintSummary(std::ostream& os) const;
 
   private:
+    /// The flow with its losses and retransmissions filled in.
+    Flow WithLosses(uint64_t id, const Flow& f) const;
+
     void OnStart(const RdmaMessageInfo& info);
     void OnDelivered(const RdmaMessageInfo& info, Time when);
     void OnComplete(const RdmaMessageInfo& info, Time when, uint64_t retransmitted);
@@ -100,6 +110,7 @@ class RoceFlowMonitor : public RunRecords
     static FlowRecord ToRecord(int64_t runId, uint64_t id, const Flow& f);
 
     Ptr<RoceFabric> m_fabric;
+    RoceLossCounter m_losses;
     std::map<uint64_t, Flow> m_flows;
     /// Set by Combine: the whole run's link rows and NIC counters.
     bool m_combined{false};
@@ -109,6 +120,7 @@ class RoceFlowMonitor : public RunRecords
     uint64_t m_timeouts{0};
     std::function<void(const FlowRecord&)> m_sink; ///< completed flows, as they complete
     int64_t m_sinkRunId{-1};                       ///< run of the sink's rows
+    std::array<uint64_t, kRoceLossCauses> m_lostBytes{};
 };
 
 } // namespace ns3

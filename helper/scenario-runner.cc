@@ -6,6 +6,7 @@
 #include "collective-scheduler-helper.h"
 #include "distributed-simulation.h"
 #include "flow-network-records.h"
+#include "fabric-faults.h"
 #include "link-sampler.h"
 #include "roce-flow-monitor.h"
 #include "scenario-helper.h"
@@ -420,6 +421,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
         schedulerHelper.Install(policy, cluster);
         std::unique_ptr<RoceFlowMonitor> packetMonitor;
         std::unique_ptr<FlowNetworkRecords> flowRecords;
+        Ptr<FabricFaults> faults = CreateObject<FabricFaults>();
         if (run.GetDatabase() && DistributedSize() == 1)
         {
             StreamTrainingResults(run.GetDatabase(), run.GetRunId(), cluster);
@@ -432,12 +434,18 @@ ScenarioRunner::Simulate(const std::string& typeName,
                 throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) samples "
                                          "packets: the flow backend has none, turn it off");
             }
+            if (!m_spec.faults.empty())
+            {
+                throw std::runtime_error(m_spec.Where("faults") +
+                                         ": faults need the packet backend");
+            }
             flowRecords = std::make_unique<FlowNetworkRecords>(network);
         }
         else
         {
             packetMonitor = std::make_unique<RoceFlowMonitor>(fabric);
             run.StreamFlows(*packetMonitor, m_spec.output.flowRows);
+            faults->Install(fabric, m_spec.faults);
             if (sampler->IsEnabled() && DistributedSize() > 1)
             {
                 throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) is not "
@@ -479,6 +487,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
             WriteTrainingResults(db, id, *cluster);
             WriteSchedulerResults(db, id, *policy);
             sampler->Write(db, id);
+            faults->Write(db, id);
         };
         run.EndIfInterrupted(monitor, m_spec.output.flowRows, writeRows);
         std::vector<JobOutcome> done;
@@ -492,6 +501,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
             if (packetMonitor)
             {
                 packetMonitor->PrintSummary(*out);
+                faults->PrintSummary(*out);
             }
             else
             {

@@ -497,13 +497,37 @@ TEST_F(HpccFiles, ConfigAbsentKeysStayEmpty)
     EXPECT_TRUE(m.config.kmaxBytes.empty());
 }
 
+TEST_F(HpccFiles, ConfigLinkDownIsMapped)
+{
+    const std::string path = Write("config.txt", "LINK_DOWN 1500 3 7\n");
+    const HpccConfigMapping m = MapHpccConfig(ReadHpccConfig(path), true);
+    EXPECT_TRUE(m.unmodelled.empty());
+    ASSERT_TRUE(m.config.linkDown.has_value());
+    EXPECT_EQ(m.config.linkDown->timeNs, 1500000);
+    EXPECT_EQ(m.config.linkDown->a, 3u);
+    EXPECT_EQ(m.config.linkDown->b, 7u);
+    for (const char* bad : {"LINK_DOWN 1500 3\n", "LINK_DOWN x 3 7\n", "LINK_DOWN 1 2 -3\n"})
+    {
+        const std::string badPath = Write("bad.txt", bad);
+        try
+        {
+            MapHpccConfig(ReadHpccConfig(badPath), false);
+            ADD_FAILURE() << "accepted " << bad;
+        }
+        catch (const std::runtime_error& e)
+        {
+            EXPECT_EQ(std::string(e.what()).rfind(badPath + ":1: LINK_DOWN: ", 0), 0u) << e.what();
+        }
+    }
+}
+
 TEST_F(HpccFiles, ConfigUnmodelledKeysByName)
 {
     const std::string text = "ENABLE_QCN 1\n"
                              "HAS_WIN 0\n"
                              "\n"
                              "MY_OWN_KEY a b c\n"
-                             "LINK_DOWN 0 0 0\n"
+                             "ACK_HIGH_PRIO 0\n"
                              "CC_MODE 3\n"
                              "TRACE_FILE mix/trace.txt\n"
                              "L2_BACK_TO_ZERO 1\n"
@@ -523,7 +547,7 @@ TEST_F(HpccFiles, ConfigUnmodelledKeysByName)
     EXPECT_EQ(m.unmodelled[1].key, "MY_OWN_KEY");
     EXPECT_EQ(m.unmodelled[1].line, 4u);
     EXPECT_NE(m.unmodelled[1].reason.find("unknown key"), std::string::npos);
-    EXPECT_EQ(m.unmodelled[2].key, "LINK_DOWN");
+    EXPECT_EQ(m.unmodelled[2].key, "ACK_HIGH_PRIO");
     EXPECT_EQ(m.unmodelled[2].line, 5u);
     EXPECT_EQ(m.unmodelled[3].key, "CC_MODE");
     EXPECT_EQ(m.unmodelled[3].line, 6u);
@@ -547,7 +571,7 @@ TEST_F(HpccFiles, ConfigUnmodelledKeysByName)
         EXPECT_EQ(msg.rfind(path + ":2: HAS_WIN: ", 0), 0u) << msg;
         for (const char* part : {"HAS_WIN (line 2)",
                                  "MY_OWN_KEY (line 4)",
-                                 "LINK_DOWN (line 5)",
+                                 "ACK_HIGH_PRIO (line 5)",
                                  "CC_MODE (line 6)",
                                  "TRACE_FILE (line 7)",
                                  "L2_BACK_TO_ZERO (line 8)",

@@ -259,6 +259,46 @@ TEST_F(HpccScenarioTest, LinkErrorRateDropsPacketsAndGoBackNCompletesTheFlow)
     }
 }
 
+// ------------------------------------------------------------ link failure
+
+TEST_F(HpccScenarioTest, LinkDownBecomesAPermanentFaultOnTheLinkBetweenTheNodes)
+{
+    // Path 0 - 2 - 3 - 1. LINK_DOWN 5 2 3: the link between nodes 2 and 3
+    // (fabric link 1) fails at 2 s + 5 us (the simulators' flows start at
+    // 2 s) for good. A time of 0 is no failure, as in third.cc; nodes with
+    // no link between them are an error at the key's line.
+    const std::string topology = "4 2 3\n"
+                                 "2 3\n"
+                                 "0 2 100Gbps 1us 0\n"
+                                 "2 3 100Gbps 1us 0\n"
+                                 "3 1 100Gbps 1us 0\n";
+    const std::string flows = "1\n0 1 3 100 1000 2.0\n";
+    {
+        HpccScenario scenario(Files(topology, flows, "CC_MODE 1\nLINK_DOWN 5 3 2\n"));
+        const std::vector<FabricFault> faults = scenario.GetFaults();
+        ASSERT_EQ(faults.size(), 1u);
+        EXPECT_EQ(faults[0].target, FabricFault::Target::LINK);
+        EXPECT_EQ(faults[0].id, 1u);
+        EXPECT_EQ(faults[0].downNs, 2000005000);
+        EXPECT_EQ(faults[0].upNs, -1);
+    }
+    EXPECT_TRUE(HpccScenario(Files(topology, flows, "LINK_DOWN 0 2 3\n")).GetFaults().empty());
+    const HpccScenarioOptions bad = Files(topology, flows, "CC_MODE 1\nLINK_DOWN 5 0 1\n");
+    try
+    {
+        HpccScenario(bad).GetFaults();
+        ADD_FAILURE() << "accepted a link that does not exist";
+    }
+    catch (const std::runtime_error& e)
+    {
+        test::ExpectLocatedError(e.what(),
+                                 bad.configFile,
+                                 2,
+                                 "LINK_DOWN",
+                                 "no link between nodes 0 and 1");
+    }
+}
+
 // ------------------------------------------------------------ PFC
 
 TEST_F(HpccScenarioTest, IncastWithPfcWritesPauseAndResumeLines)

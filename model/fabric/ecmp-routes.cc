@@ -43,8 +43,20 @@ struct NoTransitThroughHosts
 } // namespace
 
 EcmpRoutes::EcmpRoutes(const FabricTopology& topo)
+    : EcmpRoutes(topo, std::vector<bool>(topo.GetNLinks(), false))
+{
+}
+
+EcmpRoutes::EcmpRoutes(const FabricTopology& topo, const std::vector<bool>& linkDown)
 {
     topo.Validate();
+    if (linkDown.size() != topo.GetNLinks())
+    {
+        throw std::invalid_argument("ECMP routes: " + std::to_string(linkDown.size()) +
+                                    " link states for " + std::to_string(topo.GetNLinks()) +
+                                    " links");
+    }
+    const bool degraded = std::find(linkDown.begin(), linkDown.end(), true) != linkDown.end();
     const uint32_t nNodes = topo.GetNNodes();
     m_nHosts = topo.GetNHosts();
     m_hostNodes = topo.GetHosts();
@@ -52,9 +64,15 @@ EcmpRoutes::EcmpRoutes(const FabricTopology& topo)
     m_tableOfNode.assign(nNodes, -1);
 
     Graph graph(nNodes);
-    for (const FabricLink& link : topo.GetLinks())
+    Graph upGraph(nNodes); // the links that are up; used only when some are down
+    for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
     {
+        const FabricLink& link = topo.GetLink(l);
         boost::add_edge(link.a, link.b, graph);
+        if (degraded && !linkDown[l])
+        {
+            boost::add_edge(link.a, link.b, upGraph);
+        }
     }
 
     std::vector<uint32_t> switches;
@@ -89,23 +107,23 @@ EcmpRoutes::EcmpRoutes(const FabricTopology& topo)
     // per-destination loop does no bounds-checked topology look-ups.
     std::vector<uint32_t> peerBegin{0};
     std::vector<uint32_t> peers;
+    std::vector<bool> peerLinkDown;
     for (uint32_t node : switches)
     {
         for (uint32_t link : topo.AdjacentLinks(node))
         {
             peers.push_back(topo.GetPeer(node, link));
+            peerLinkDown.push_back(linkDown[link]);
         }
         peerBegin.push_back(peers.size());
     }
 
     const uint32_t infinity = std::numeric_limits<uint32_t>::max();
-    std::vector<uint32_t> dist(nNodes);
-    std::vector<uint16_t> ports;
-    for (uint32_t h = 0; h < m_nHosts; ++h)
-    {
-        const uint32_t dest = m_hostNodes[h];
-        NoTransitThroughHosts filter{&graph, &m_hostIndex, dest};
-        boost::filtered_graph<Graph, NoTransitThroughHosts> view(graph, filter);
+    std::vector<uint32_t> intactDist(nNodes);
+    std::vector<uint32_t> upDist(nNodes);
+    auto distances = [&](const Graph& g, uint32_t dest, std::vector<uint32_t>& dist) {
+        NoTransitThroughHosts filter{&g, &m_hostIndex, dest};
+        boost::filtered_graph<Graph, NoTransitThroughHosts> view(g, filter);
         std::fill(dist.begin(), dist.end(), infinity);
         dist[dest] = 0;
         boost::breadth_first_search(
@@ -113,11 +131,24 @@ EcmpRoutes::EcmpRoutes(const FabricTopology& topo)
             dest,
             boost::visitor(boost::make_bfs_visitor(
                 boost::record_distances(dist.data(), boost::on_tree_edge()))));
+    };
+    std::vector<uint16_t> ports;
+    for (uint32_t h = 0; h < m_nHosts; ++h)
+    {
+        const uint32_t dest = m_hostNodes[h];
+        distances(graph, dest, intactDist);
+        if (degraded)
+        {
+            distances(upGraph, dest, upDist);
+        }
 
         for (uint32_t s = 0; s < switches.size(); ++s)
         {
             const uint32_t node = switches[s];
             SwitchTable& table = m_tables[s];
+            // Over the links that are up where they reach the host, else as if intact.
+            const bool routeAround = degraded && upDist[node] != infinity;
+            const std::vector<uint32_t>& dist = routeAround ? upDist : intactDist;
             const uint32_t d = dist[node];
             ports.clear();
             if (d != infinity)
@@ -130,7 +161,8 @@ EcmpRoutes::EcmpRoutes(const FabricTopology& topo)
                 for (uint32_t i = peerBegin[s]; i < peerBegin[s + 1]; ++i)
                 {
                     uint32_t peer = peers[i];
-                    bool forwards = m_hostIndex[peer] < 0 || peer == dest;
+                    bool forwards = (m_hostIndex[peer] < 0 || peer == dest) &&
+                                    !(routeAround && peerLinkDown[i]);
                     if (forwards && dist[peer] + 1 == d)
                     {
                         ports.push_back(static_cast<uint16_t>(i - peerBegin[s]));

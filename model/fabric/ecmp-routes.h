@@ -49,6 +49,18 @@ class EcmpRoutes
     explicit EcmpRoutes(const FabricTopology& topo);
 
     /**
+     * Routes around failed links: next hops by hop count over the links that
+     * are up. A host that a switch can no longer reach over them keeps the
+     * switch's routes of the intact fabric, so frames to a host cut off are
+     * lost on its dead links rather than looping (the next hops stay loop
+     * free: distances decrease along either kind of route).
+     * \param topo the fabric
+     * \param linkDown by link id: true for a link that is down (size GetNLinks())
+     * \throw as the other constructor, or std::invalid_argument on a size mismatch
+     */
+    EcmpRoutes(const FabricTopology& topo, const std::vector<bool>& linkDown);
+
+    /**
      * O(1), no allocation.
      * \param switchNode node id of a switch
      * \param hostIndex destination host index (FabricTopology::GetHostIndex)

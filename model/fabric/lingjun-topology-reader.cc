@@ -200,110 +200,124 @@ ReadLingjunTopology(const std::string& path, const LingjunParams& params)
         throw std::runtime_error("Lingjun topology: aggPerPod and coresPerDsw must be >= 1");
     }
     std::vector<Row> rows = ReadRows(path);
-
-    // Hosts by (PSW, ASW, row order); the stable sort keeps row order.
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
-        if (x.psw != y.psw)
-        {
-            return NaturalLess(x.psw, y.psw);
-        }
-        return x.asw != y.asw && NaturalLess(x.asw, y.asw);
-    });
-
-    std::map<std::string, uint32_t, NaturalOrder> dswIndex;
-    std::map<std::string, uint32_t, NaturalOrder> pswIndex;
-    std::map<std::string, std::string> pswToDsw;
-    for (const Row& row : rows)
+    // What the rows make must be a valid fabric (a DSW group with no path
+    // to the others leaves it disconnected): an error naming the file.
+    try
     {
-        dswIndex.emplace(row.dsw, 0);
-        pswIndex.emplace(row.psw, 0);
-        pswToDsw.emplace(row.psw, row.dsw);
-    }
-    uint32_t next = 0;
-    for (auto& entry : dswIndex)
-    {
-        entry.second = next++;
-    }
-    next = 0;
-    for (auto& entry : pswIndex)
-    {
-        entry.second = next++;
-    }
-
-    FabricTopology topo;
-    // ToR index of each host, in host order; rows are grouped by ToR now.
-    std::vector<uint32_t> hostTor;
-    std::vector<const Row*> torRows; // first row of each ToR
-    std::set<std::string> usedNames;
-    for (const Row& row : rows)
-    {
-        if (torRows.empty() || torRows.back()->psw != row.psw || torRows.back()->asw != row.asw)
-        {
-            torRows.push_back(&row);
-        }
-        std::string name = row.ip.substr(0, 12);
-        if (!usedNames.insert(name).second)
-        {
-            name = row.ip;
-            usedNames.insert(name);
-        }
-        uint32_t tor = torRows.size() - 1;
-        topo.AddHost(name, static_cast<int32_t>(pswIndex.at(row.psw)), static_cast<int32_t>(tor));
-        hostTor.push_back(tor);
-    }
-
-    std::vector<uint32_t> tors;
-    for (uint32_t t = 0; t < torRows.size(); ++t)
-    {
-        const Row& row = *torRows[t];
-        tors.push_back(topo.AddSwitch("tor-" + row.psw + "-" + row.asw,
-                                      1,
-                                      static_cast<int32_t>(pswIndex.at(row.psw)),
-                                      static_cast<int32_t>(t)));
-    }
-    std::vector<std::vector<uint32_t>> aggs(pswIndex.size()); // by pod
-    for (const auto& [psw, pod] : pswIndex)
-    {
-        for (uint32_t a = 0; a < params.aggPerPod; ++a)
-        {
-            aggs[pod].push_back(topo.AddSwitch("agg-" + psw + "-" + std::to_string(a),
-                                               2,
-                                               static_cast<int32_t>(pod)));
-        }
-    }
-    std::vector<std::vector<uint32_t>> cores(dswIndex.size()); // by DSW
-    for (const auto& [dsw, d] : dswIndex)
-    {
-        for (uint32_t c = 0; c < params.coresPerDsw; ++c)
-        {
-            cores[d].push_back(topo.AddSwitch("core-" + dsw + "-" + std::to_string(c), 3));
-        }
-    }
-
-    const std::vector<uint32_t>& hosts = topo.GetHosts();
-    for (uint32_t h = 0; h < hosts.size(); ++h)
-    {
-        topo.AddLink(hosts[h], tors[hostTor[h]], params.hostRateBps, params.hostDelayNs);
-    }
-    for (uint32_t t = 0; t < tors.size(); ++t)
-    {
-        for (uint32_t agg : aggs[pswIndex.at(torRows[t]->psw)])
-        {
-            topo.AddLink(tors[t], agg, params.torAggRateBps, params.torAggDelayNs);
-        }
-    }
-    for (const auto& [psw, pod] : pswIndex)
-    {
-        for (uint32_t agg : aggs[pod])
-        {
-            for (uint32_t core : cores[dswIndex.at(pswToDsw.at(psw))])
+        // Hosts by (PSW, ASW, row order); the stable sort keeps row order.
+        std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
+            if (x.psw != y.psw)
             {
-                topo.AddLink(agg, core, params.aggCoreRateBps, params.aggCoreDelayNs);
+                return NaturalLess(x.psw, y.psw);
+            }
+            return x.asw != y.asw && NaturalLess(x.asw, y.asw);
+        });
+
+        std::map<std::string, uint32_t, NaturalOrder> dswIndex;
+        std::map<std::string, uint32_t, NaturalOrder> pswIndex;
+        std::map<std::string, std::string> pswToDsw;
+        for (const Row& row : rows)
+        {
+            dswIndex.emplace(row.dsw, 0);
+            pswIndex.emplace(row.psw, 0);
+            pswToDsw.emplace(row.psw, row.dsw);
+        }
+        uint32_t next = 0;
+        for (auto& entry : dswIndex)
+        {
+            entry.second = next++;
+        }
+        next = 0;
+        for (auto& entry : pswIndex)
+        {
+            entry.second = next++;
+        }
+
+        FabricTopology topo;
+        // ToR index of each host, in host order; rows are grouped by ToR now.
+        std::vector<uint32_t> hostTor;
+        std::vector<const Row*> torRows; // first row of each ToR
+        std::set<std::string> usedNames;
+        for (const Row& row : rows)
+        {
+            if (torRows.empty() || torRows.back()->psw != row.psw || torRows.back()->asw != row.asw)
+            {
+                torRows.push_back(&row);
+            }
+            std::string name = row.ip.substr(0, 12);
+            if (!usedNames.insert(name).second)
+            {
+                name = row.ip;
+                usedNames.insert(name);
+            }
+            uint32_t tor = torRows.size() - 1;
+            topo.AddHost(name,
+                         static_cast<int32_t>(pswIndex.at(row.psw)),
+                         static_cast<int32_t>(tor));
+            hostTor.push_back(tor);
+        }
+
+        std::vector<uint32_t> tors;
+        for (uint32_t t = 0; t < torRows.size(); ++t)
+        {
+            const Row& row = *torRows[t];
+            tors.push_back(topo.AddSwitch("tor-" + row.psw + "-" + row.asw,
+                                          1,
+                                          static_cast<int32_t>(pswIndex.at(row.psw)),
+                                          static_cast<int32_t>(t)));
+        }
+        std::vector<std::vector<uint32_t>> aggs(pswIndex.size()); // by pod
+        for (const auto& [psw, pod] : pswIndex)
+        {
+            for (uint32_t a = 0; a < params.aggPerPod; ++a)
+            {
+                aggs[pod].push_back(topo.AddSwitch("agg-" + psw + "-" + std::to_string(a),
+                                                   2,
+                                                   static_cast<int32_t>(pod)));
             }
         }
+        std::vector<std::vector<uint32_t>> cores(dswIndex.size()); // by DSW
+        for (const auto& [dsw, d] : dswIndex)
+        {
+            for (uint32_t c = 0; c < params.coresPerDsw; ++c)
+            {
+                cores[d].push_back(topo.AddSwitch("core-" + dsw + "-" + std::to_string(c), 3));
+            }
+        }
+
+        const std::vector<uint32_t>& hosts = topo.GetHosts();
+        for (uint32_t h = 0; h < hosts.size(); ++h)
+        {
+            topo.AddLink(hosts[h], tors[hostTor[h]], params.hostRateBps, params.hostDelayNs);
+        }
+        for (uint32_t t = 0; t < tors.size(); ++t)
+        {
+            for (uint32_t agg : aggs[pswIndex.at(torRows[t]->psw)])
+            {
+                topo.AddLink(tors[t], agg, params.torAggRateBps, params.torAggDelayNs);
+            }
+        }
+        for (const auto& [psw, pod] : pswIndex)
+        {
+            for (uint32_t agg : aggs[pod])
+            {
+                for (uint32_t core : cores[dswIndex.at(pswToDsw.at(psw))])
+                {
+                    topo.AddLink(agg, core, params.aggCoreRateBps, params.aggCoreDelayNs);
+                }
+            }
+        }
+        topo.Validate();
+        return topo;
     }
-    topo.Validate();
-    return topo;
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(path + ": topology: " + e.what());
+    }
+    catch (const std::runtime_error& e)
+    {
+        throw std::runtime_error(path + ": topology: " + e.what());
+    }
 }
 
 } // namespace ns3

@@ -49,6 +49,15 @@ class RoceSwitch : public Object, public RocePortOwner
                std::shared_ptr<const EcmpRoutes> routes,
                uint32_t topologyNode);
 
+    /**
+     * Forward by \p routes from now on (the control plane converged after a
+     * link went down or came back up); frames already queued stay where they are.
+     */
+    void SetRoutes(std::shared_ptr<const EcmpRoutes> routes)
+    {
+        m_routes = std::move(routes);
+    }
+
     Ptr<SwitchMmu> GetMmu() const
     {
         return m_mmu;

@@ -85,7 +85,6 @@ KnownUnmodelled()
         {"PINT_LOG_BASE", "HPCC-PINT log base"},
         {"PINT_PROB", "HPCC-PINT sampling probability"},
         {"ACK_HIGH_PRIO", "ACKs in the highest priority"},
-        {"LINK_DOWN", "link failure at a time"},
         {"ENABLE_TRACE", "packet tracing on/off"},
         {"QLEN_MON_FILE", "queue length monitor output"},
         {"QLEN_MON_START", "queue length monitor start"},
@@ -109,6 +108,11 @@ class EntryMapper
     [[noreturn]] void Fail(const std::string& what) const
     {
         ThrowInputError(m_path, m_entry.line, m_entry.key, what);
+    }
+
+    const std::vector<std::string>& Values() const
+    {
+        return m_entry.values;
     }
 
     /// The only value; the key must have exactly one.
@@ -301,6 +305,20 @@ Modelled()
                  m.Fail("probability " + m.Single() + " is outside [0,1]");
              }
              c.errorRatePerLink = p;
+         }},
+        {"LINK_DOWN",
+         [](const EntryMapper& m, HpccConfig& c) {
+             const std::vector<std::string>& v = m.Values();
+             if (v.size() != 3)
+             {
+                 m.Fail("expected 3 values (time in us, node, node), got " +
+                        std::to_string(v.size()));
+             }
+             HpccConfig::LinkDown d;
+             d.timeNs = static_cast<int64_t>(m.Uint(v[0], UINT32_MAX)) * 1000;
+             d.a = static_cast<uint32_t>(m.Uint(v[1], UINT32_MAX));
+             d.b = static_cast<uint32_t>(m.Uint(v[2], UINT32_MAX));
+             c.linkDown = d;
          }},
         {"SIMULATOR_STOP_TIME",
          [](const EntryMapper& m, HpccConfig& c) { c.stopTimeNs = m.Time("s"); }},

@@ -55,7 +55,8 @@
 // DCTCP_RATE_AI              DCTCP additive increase                not modelled
 // PINT_LOG_BASE, PINT_PROB   HPCC-PINT                              not modelled
 // ACK_HIGH_PRIO              ACKs in the highest priority           not modelled
-// LINK_DOWN                  time a b: take a link down             not modelled
+// LINK_DOWN                  time(us) a b: link a-b down at 2 s +   linkDown
+//                            time, for good (0: none)
 // ENABLE_TRACE               packet tracing on/off                  not modelled
 // QLEN_MON_FILE, _START,     queue length monitor                   not modelled
 // QLEN_MON_END
@@ -134,11 +135,22 @@ struct HpccConfig
     std::optional<bool> l2BackToZero;              ///< L2_BACK_TO_ZERO
     std::optional<bool> useDynamicPfcThreshold;    ///< USE_DYNAMIC_PFC_THRESHOLD
     std::optional<double> errorRatePerLink;        ///< ERROR_RATE_PER_LINK, in [0,1]
-    std::optional<int64_t> stopTimeNs;             ///< SIMULATOR_STOP_TIME (s in the file)
-    std::optional<std::string> topologyFile;       ///< TOPOLOGY_FILE
-    std::optional<std::string> flowFile;           ///< FLOW_FILE
-    std::optional<std::string> fctOutputFile;      ///< FCT_OUTPUT_FILE
-    std::optional<std::string> pfcOutputFile;      ///< PFC_OUTPUT_FILE
+
+    /// LINK_DOWN: the link between topology nodes a and b fails at 2 s +
+    /// time (the simulators' flows start at 2 s) and never comes back.
+    struct LinkDown
+    {
+        int64_t timeNs{0}; ///< the file's time, in us, as ns; 0: no failure
+        uint32_t a{0};     ///< node id in the topology file
+        uint32_t b{0};     ///< node id in the topology file
+    };
+
+    std::optional<LinkDown> linkDown;         ///< LINK_DOWN
+    std::optional<int64_t> stopTimeNs;        ///< SIMULATOR_STOP_TIME (s in the file)
+    std::optional<std::string> topologyFile;  ///< TOPOLOGY_FILE
+    std::optional<std::string> flowFile;      ///< FLOW_FILE
+    std::optional<std::string> fctOutputFile; ///< FCT_OUTPUT_FILE
+    std::optional<std::string> pfcOutputFile; ///< PFC_OUTPUT_FILE
 };
 
 /// A config entry MapHpccConfig did not apply.

@@ -185,6 +185,26 @@ class TopologyParser
         {
             ThrowInputError(m_path, header.number, "nodes", "must be at least 1");
         }
+        // Counts the file cannot back are errors before anything is sized by
+        // them (a header announcing 3e9 nodes would exhaust memory).
+        if (nLinks > lines.size())
+        {
+            ThrowInputError(m_path,
+                            header.number,
+                            "links",
+                            "the header announces " + std::to_string(nLinks) +
+                                " links but the file has only " + std::to_string(lines.size()) +
+                                " lines");
+        }
+        // Every node must be an end of a link line, two per line.
+        if (nNodes > 2 * static_cast<uint64_t>(lines.size()))
+        {
+            ThrowInputError(m_path,
+                            header.number,
+                            "nodes",
+                            std::to_string(nNodes) + " nodes, but the file's " +
+                                std::to_string(lines.size()) + " lines cannot link that many");
+        }
         const uint64_t nAllSwitches = static_cast<uint64_t>(nNvSwitches) + nSwitches;
         if (nAllSwitches > nNodes)
         {

@@ -34,7 +34,30 @@ namespace
 //      no schema_version table.
 //   2  every table on open; schema_version; runs.pid and runs.host; status
 //      'interrupted'; iterations and flows.job_id reference jobs.
-constexpr int64_t kSchemaVersion = 2;
+//   3  flows and links count lost bytes by cause (lost_bytes_buffer,
+//      lost_bytes_error, lost_bytes_link_down); a faults table;
+//      scheduling_bench records seed, hit_limit and parts.
+constexpr int64_t kSchemaVersion = 3;
+
+/// Columns added since version 2, added in place by the migration.
+struct AddedColumn
+{
+    const char* table;
+    const char* column;
+    const char* declaration;
+};
+
+const AddedColumn kAddedInVersion3[] = {
+    {"flows", "lost_bytes_buffer", "INTEGER NOT NULL DEFAULT 0"},
+    {"flows", "lost_bytes_error", "INTEGER NOT NULL DEFAULT 0"},
+    {"flows", "lost_bytes_link_down", "INTEGER NOT NULL DEFAULT 0"},
+    {"links", "lost_bytes_buffer", "INTEGER NOT NULL DEFAULT 0"},
+    {"links", "lost_bytes_error", "INTEGER NOT NULL DEFAULT 0"},
+    {"links", "lost_bytes_link_down", "INTEGER NOT NULL DEFAULT 0"},
+    {"scheduling_bench", "seed", "INTEGER"},
+    {"scheduling_bench", "hit_limit", "INTEGER"},
+    {"scheduling_bench", "parts", "INTEGER"},
+};
 
 const char* const kRunsTable = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
@@ -73,6 +96,9 @@ CREATE TABLE IF NOT EXISTS flows (
     iteration INTEGER,
     collective INTEGER,
     step INTEGER,
+    lost_bytes_buffer INTEGER NOT NULL DEFAULT 0,
+    lost_bytes_error INTEGER NOT NULL DEFAULT 0,
+    lost_bytes_link_down INTEGER NOT NULL DEFAULT 0,
     FOREIGN KEY (run_id, job_id) REFERENCES jobs (run_id, job_id)
 );
 )sql";
@@ -108,7 +134,10 @@ CREATE TABLE IF NOT EXISTS links (
     drops INTEGER NOT NULL,
     pfc_pauses_sent INTEGER NOT NULL,
     ecn_marked INTEGER NOT NULL,
-    max_queue_bytes INTEGER NOT NULL
+    max_queue_bytes INTEGER NOT NULL,
+    lost_bytes_buffer INTEGER NOT NULL DEFAULT 0,
+    lost_bytes_error INTEGER NOT NULL DEFAULT 0,
+    lost_bytes_link_down INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS links_run_id ON links (run_id, link_id);
 CREATE TABLE IF NOT EXISTS jobs (
@@ -176,8 +205,22 @@ CREATE TABLE IF NOT EXISTS scheduling_bench (
     planner TEXT,
     wall_ms REAL,
     objective REAL,
-    proven INTEGER
+    proven INTEGER,
+    seed INTEGER,
+    hit_limit INTEGER,
+    parts INTEGER
 );
+CREATE TABLE IF NOT EXISTS faults (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    fault_id INTEGER NOT NULL,
+    time_ns INTEGER NOT NULL,
+    event TEXT NOT NULL
+        CHECK (event IN ('down', 'routes-withdrawn', 'up', 'routes-restored')),
+    target TEXT NOT NULL CHECK (target IN ('link', 'switch', 'host')),
+    target_id INTEGER NOT NULL,
+    links INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS faults_run_id ON faults (run_id, time_ns);
 )sql";
 
 /// Tables whose definition changed in version 2, rebuilt by the migration from 1.
@@ -193,13 +236,15 @@ const RebuiltTable kRebuiltInVersion2[] = {{"runs", kRunsTable},
 
 const char* const kInsertFlow =
     "INSERT INTO flows (run_id, flow_id, job_id, src_node, dst_node, bytes, start_ns, end_ns,"
-    " ack_ns, retransmitted_bytes, priority, src_port, iteration, collective, step)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    " ack_ns, retransmitted_bytes, priority, src_port, iteration, collective, step,"
+    " lost_bytes_buffer, lost_bytes_error, lost_bytes_link_down)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
 
 const char* const kInsertLink =
     "INSERT INTO links (run_id, link_id, node_a, node_b, rate_bps, delay_ns, tx_bytes_ab,"
-    " tx_bytes_ba, drops, pfc_pauses_sent, ecn_marked, max_queue_bytes)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+    " tx_bytes_ba, drops, pfc_pauses_sent, ecn_marked, max_queue_bytes, lost_bytes_buffer,"
+    " lost_bytes_error, lost_bytes_link_down)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
 const char* const kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -554,6 +599,20 @@ ResultsDatabase::CreateOrMigrateSchema()
         Exec(kFlowsTable);
         Exec(kIterationsTable);
         Exec(kOtherTables);
+        // Tables kept from an earlier version get the columns added since.
+        for (const AddedColumn& a : kAddedInVersion3)
+        {
+            bool present = false;
+            for (const auto& [name, type] : TableColumns(a.table))
+            {
+                present = present || name == a.column;
+            }
+            if (!present)
+            {
+                Exec(std::string("ALTER TABLE ") + a.table + " ADD COLUMN " + a.column + " " +
+                     a.declaration);
+            }
+        }
         Exec("DELETE FROM schema_version");
         Exec("INSERT INTO schema_version (version) VALUES (" + std::to_string(kSchemaVersion) +
              ")");
@@ -911,6 +970,9 @@ ResultsDatabase::AddFlow(const FlowRecord& flow)
     ToInt64(flow.flowId, row, "flow_id");
     ToInt64(flow.bytes, row, "bytes");
     ToInt64(flow.retransmittedBytes, row, "retransmitted_bytes");
+    ToInt64(flow.lostBytesBuffer, row, "lost_bytes_buffer");
+    ToInt64(flow.lostBytesError, row, "lost_bytes_error");
+    ToInt64(flow.lostBytesLinkDown, row, "lost_bytes_link_down");
     CheckOptional(flow.jobId, row, "job_id");
     CheckOptional(flow.endNs, row, "end_ns");
     CheckOptional(flow.ackNs, row, "ack_ns");
@@ -937,7 +999,10 @@ ResultsDatabase::AddFlow(const FlowRecord& flow)
            static_cast<int64_t>(flow.srcPort),
            Optional(flow.iteration),
            Optional(flow.collective),
-           Optional(flow.step)});
+           Optional(flow.step),
+           static_cast<int64_t>(flow.lostBytesBuffer),
+           static_cast<int64_t>(flow.lostBytesError),
+           static_cast<int64_t>(flow.lostBytesLinkDown)});
 }
 
 void
@@ -953,6 +1018,9 @@ ResultsDatabase::AddLink(const LinkRecord& link)
     ToInt64(link.pfcPausesSent, row, "pfc_pauses_sent");
     ToInt64(link.ecnMarked, row, "ecn_marked");
     ToInt64(link.maxQueueBytes, row, "max_queue_bytes");
+    ToInt64(link.lostBytesBuffer, row, "lost_bytes_buffer");
+    ToInt64(link.lostBytesError, row, "lost_bytes_error");
+    ToInt64(link.lostBytesLinkDown, row, "lost_bytes_link_down");
     if (link.delayNs < 0)
     {
         throw std::runtime_error("ResultsDatabase: " + row + ": delay_ns " +
@@ -970,7 +1038,10 @@ ResultsDatabase::AddLink(const LinkRecord& link)
            static_cast<int64_t>(link.drops),
            static_cast<int64_t>(link.pfcPausesSent),
            static_cast<int64_t>(link.ecnMarked),
-           static_cast<int64_t>(link.maxQueueBytes)});
+           static_cast<int64_t>(link.maxQueueBytes),
+           static_cast<int64_t>(link.lostBytesBuffer),
+           static_cast<int64_t>(link.lostBytesError),
+           static_cast<int64_t>(link.lostBytesLinkDown)});
 }
 
 void

@@ -50,6 +50,11 @@ struct FlowRecord
     int64_t iteration{-1};          ///< job iteration the message belongs to, -1 for none
     int64_t collective{-1};         ///< collective (bucket) within the iteration, -1 for none
     int64_t step{-1};               ///< step of the collective, -1 for none
+    /// Frame bytes of the flow's data frames lost, by cause: refused by a
+    /// switch buffer, dropped by an error model, sent over a link that was down.
+    uint64_t lostBytesBuffer{0};
+    uint64_t lostBytesError{0};
+    uint64_t lostBytesLinkDown{0};
 };
 
 /**
@@ -74,6 +79,12 @@ struct LinkRecord
     uint64_t pfcPausesSent{0}; ///< PFC PAUSE frames sent over the link
     uint64_t ecnMarked{0};     ///< packets ECN-marked at either egress queue
     uint64_t maxQueueBytes{0}; ///< largest egress queue seen at either end
+    /// Frame bytes lost on the link (both directions, every kind of frame),
+    /// by cause: switch buffer (charged to the ingress port), error model,
+    /// link down.
+    uint64_t lostBytesBuffer{0};
+    uint64_t lostBytesError{0};
+    uint64_t lostBytesLinkDown{0};
 };
 
 /**

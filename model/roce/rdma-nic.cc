@@ -128,7 +128,12 @@ RdmaNic::GetTypeId()
                             "count exceeded) or an earlier message of its connection failed "
                             "(flushed); it is never completed. Args: message, error.",
                             MakeTraceSourceAccessor(&RdmaNic::m_sendFailedTrace),
-                            "ns3::RdmaNic::SendFailedCallback");
+                            "ns3::RdmaNic::SendFailedCallback")
+            .AddTraceSource("Retransmit",
+                            "A data packet was sent again (go-back-N); args: message, its "
+                            "payload bytes. Fires for messages that never complete too.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_retransmitTrace),
+                            "ns3::RdmaNic::RetransmitCallback");
     return tid;
 }
 
@@ -590,6 +595,7 @@ RdmaNic::BuildData(RdmaSendQueuePair* qp)
     if (index < qp->maxSent)
     {
         qp->retransmittedBytes += payload;
+        m_retransmitTrace(qp->info, payload);
     }
     else
     {

@@ -127,6 +127,17 @@ class RdmaNic : public Object, public RocePortOwner
         return m_cnpsReceived;
     }
 
+    /**
+     * The message a receive queue pair of this NIC was created for (they are
+     * kept for the whole run), or null for an unknown \p qpn. For attributing
+     * a lost frame to its message; not on the packet path.
+     */
+    const RdmaMessageInfo* FindReceiveMessage(uint32_t qpn) const
+    {
+        auto it = m_recvQps.find(qpn);
+        return it == m_recvQps.end() ? nullptr : &it->second.info;
+    }
+
     uint64_t GetTimeouts() const
     {
         return m_timeouts;
@@ -176,6 +187,8 @@ class RdmaNic : public Object, public RocePortOwner
     typedef void (*DeliveredCallback)(const RdmaMessageInfo& info, Time when);
     /// Sender side failed: the queue pair is in the error state. Args: info, why.
     typedef void (*SendFailedCallback)(const RdmaMessageInfo& info, RdmaSendError error);
+    /// Trace signature of Retransmit: message, payload bytes sent again.
+    typedef void (*RetransmitCallback)(const RdmaMessageInfo& info, uint32_t bytes);
 
   protected:
     void DoDispose() override;
@@ -266,6 +279,7 @@ class RdmaNic : public Object, public RocePortOwner
     TracedCallback<const RdmaMessageInfo&> m_cnpReceivedTrace;
     TracedCallback<const RdmaMessageInfo&, uint64_t> m_goBackTrace;
     TracedCallback<const RdmaMessageInfo&, RdmaSendError> m_sendFailedTrace;
+    TracedCallback<const RdmaMessageInfo&, uint32_t> m_retransmitTrace;
 };
 
 } // namespace ns3

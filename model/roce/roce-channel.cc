@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 
 #include <vector>
 
@@ -98,15 +99,21 @@ RoceArrival::operator delete(void* block)
 TypeId
 RoceChannel::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceChannel")
-                            .SetParent<Channel>()
-                            .SetGroupName("CollectiveScheduling")
-                            .AddConstructor<RoceChannel>()
-                            .AddAttribute("Delay",
-                                          "Propagation delay of the link.",
-                                          TimeValue(MicroSeconds(1)),
-                                          MakeTimeAccessor(&RoceChannel::m_delay),
-                                          MakeTimeChecker(Time(0)));
+    static TypeId tid =
+        TypeId("ns3::RoceChannel")
+            .SetParent<Channel>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<RoceChannel>()
+            .AddAttribute("Delay",
+                          "Propagation delay of the link.",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RoceChannel::m_delay),
+                          MakeTimeChecker(Time(0)))
+            .AddTraceSource("LinkDownDrop",
+                            "A frame was lost: its link was down during its "
+                            "time on the wire (args: frame, sending end).",
+                            MakeTraceSourceAccessor(&RoceChannel::m_linkDownDropTrace),
+                            "ns3::RoceChannel::LinkDownDropCallback");
     return tid;
 }
 
@@ -128,6 +135,13 @@ RoceChannel::Transmit(Ptr<Packet> p,
                       const RoceForwardingInfo& info)
 {
     const std::size_t from = (src == PeekPointer(m_devices[0])) ? 0 : 1;
+    if (!m_outages.empty() && MeetsOutage(txTime + m_delay))
+    {
+        ++m_downPackets[from];
+        m_downBytes[from] += p->GetSize();
+        m_linkDownDropTrace(p, static_cast<uint32_t>(from));
+        return;
+    }
     ++m_txPackets[from];
     m_txBytes[from] += info.bytes;
     ++g_packetHops;

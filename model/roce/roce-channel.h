@@ -9,6 +9,9 @@
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+#include <vector>
 
 namespace ns3
 {
@@ -72,6 +75,28 @@ class RoceChannel : public Channel
 
     /// Bytes of all those frames (frame bytes, no preamble).
     static uint64_t GetTotalLinkBytes();
+    /**
+     * Take the link down from \p down until \p up (both absolute times;
+     * Time::Max() for never back up). A frame is lost when its time on the
+     * wire, from the start of its transmission to its arrival, overlaps the
+     * outage: frames in flight at \p down and every frame sent before \p up.
+     * Outages may be added in any order; overlapping ones merge.
+     */
+    void AddOutage(Time down, Time up);
+
+    /// Frames from end \p i lost to outages, and their bytes (frame bytes).
+    uint64_t GetLinkDownPackets(std::size_t i) const
+    {
+        return m_downPackets[i];
+    }
+
+    uint64_t GetLinkDownBytes(std::size_t i) const
+    {
+        return m_downBytes[i];
+    }
+
+    /// Trace signature of LinkDownDrop: the frame, the end (0 or 1) that sent it.
+    typedef void (*LinkDownDropCallback)(Ptr<const Packet> p, uint32_t end);
 
   protected:
     /**
@@ -86,6 +111,16 @@ class RoceChannel : public Channel
     std::size_t m_nDevices{0};
     uint64_t m_txPackets[2]{0, 0};
     uint64_t m_txBytes[2]{0, 0};
+
+  private:
+    /// Does a frame on the wire from now for \p onWire meet an outage?
+    bool MeetsOutage(Time onWire);
+
+    /// Outages not yet over, by start time, disjoint; empty on a healthy link.
+    std::vector<std::pair<Time, Time>> m_outages;
+    uint64_t m_downPackets[2]{0, 0};
+    uint64_t m_downBytes[2]{0, 0};
+    TracedCallback<Ptr<const Packet>, uint32_t> m_linkDownDropTrace;
 };
 
 } // namespace ns3

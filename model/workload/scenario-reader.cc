@@ -236,6 +236,47 @@ ReadFabric(const LocatedJson& w, const Node& n, ScenarioSpec::Fabric& f)
            [&](const Node& v) { f.retryCount = static_cast<uint32_t>(w.Unsigned(v, 0, 7)); });
 }
 
+void
+ReadFaults(const LocatedJson& w, const Node& n, std::vector<FabricFault>& faults)
+{
+    for (const Node& element : w.Elements(n))
+    {
+        Object o(w, element, {"link", "switch", "host", "down", "up"});
+        FabricFault f;
+        f.where = w.Source() + ":" + std::to_string(element.lines->line) + ": " + element.path;
+        int given = 0;
+        o.With("link", [&](const Node& v) {
+            f.target = FabricFault::Target::LINK;
+            f.id = w.Uint32(v);
+            ++given;
+        });
+        o.With("switch", [&](const Node& v) {
+            f.target = FabricFault::Target::SWITCH;
+            f.id = w.Uint32(v);
+            ++given;
+        });
+        o.With("host", [&](const Node& v) {
+            f.target = FabricFault::Target::HOST;
+            f.id = w.Uint32(v);
+            ++given;
+        });
+        if (given != 1)
+        {
+            w.Fail(element, "give exactly one of link, switch or host");
+        }
+        o.Require("down", "a fault needs the time it goes down");
+        o.With("down", [&](const Node& v) { f.downNs = w.TimeNs(v); });
+        o.With("up", [&](const Node& v) {
+            f.upNs = w.TimeNs(v);
+            if (f.upNs <= f.downNs)
+            {
+                w.Fail(v, "must be after down");
+            }
+        });
+        faults.push_back(f);
+    }
+}
+
 /// Keys of a job; jobDefaults takes all but id and hosts.
 const std::initializer_list<const char*> kJobKeys{"id",
                                                   "model",
@@ -488,6 +529,7 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
                       "scale",
                       "topology",
                       "fabric",
+                      "faults",
                       "attributes",
                       "jobDefaults",
                       "jobs",
@@ -525,6 +567,7 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
         spec.topology.path = resolve(spec.topology.path);
     }
     top.With("fabric", [&](const Node& v) { ReadFabric(w, v, spec.fabric); });
+    top.With("faults", [&](const Node& v) { ReadFaults(w, v, spec.faults); });
     top.With("attributes", [&](const Node& v) {
         static const std::regex name(R"(^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)+$)");
         for (const auto& [key, value] : w.Members(v))

@@ -6,6 +6,7 @@
 
 #include "job-spec.h"
 
+#include "ns3/fabric-fault.h"
 #include "ns3/fat-tree-topology.h"
 #include "ns3/leaf-spine-topology.h"
 #include "ns3/lingjun-topology-reader.h"
@@ -71,6 +72,9 @@ struct ScenarioSpec
         uint32_t ackTimeoutExponent{20};   ///< local ACK timeout 4.096 us x 2^N, 1-31
         uint32_t retryCount{7};            ///< timeouts retried before the queue pair errors, 0-7
     } fabric;
+
+    /// Links, switches and hosts to take down and up (FabricFaults), in file order.
+    std::vector<FabricFault> faults;
 
     /// ns-3 attribute defaults ("ns3::Dcqcn::G" -> "0.00390625"), in file
     /// order, for Config::SetDefault before the fabric is built.

@@ -14,7 +14,8 @@ FlowNetworkRecords::FlowNetworkRecords(Ptr<FlowNetwork> network)
 }
 
 std::vector<FlowRecord>
-FlowNetworkRecords::GetFlowRecords(int64_t runId, bool /* withStreamed: nothing is streamed */) const
+FlowNetworkRecords::GetFlowRecords(int64_t runId,
+                                   bool /* withStreamed: nothing is streamed */) const
 {
     std::vector<FlowRecord> rows;
     rows.reserve(m_network->GetMessages().size());

@@ -5,8 +5,8 @@
 #define ROCE_FLOW_MONITOR_H
 
 #include "roce-fabric-helper.h"
-#include "run-records.h"
 #include "roce-loss-counter.h"
+#include "run-records.h"
 
 #include "ns3/results-database.h"
 

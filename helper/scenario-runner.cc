@@ -5,8 +5,8 @@
 
 #include "collective-scheduler-helper.h"
 #include "distributed-simulation.h"
-#include "flow-network-records.h"
 #include "fabric-faults.h"
+#include "flow-network-records.h"
 #include "link-sampler.h"
 #include "roce-flow-monitor.h"
 #include "scenario-helper.h"

@@ -5,8 +5,8 @@
 #define SIMULATION_RUN_H
 
 #include "roce-flow-monitor.h"
-#include "run-records.h"
 #include "run-interruption.h"
+#include "run-records.h"
 
 #include "ns3/results-database.h"
 

@@ -77,6 +77,24 @@ FabricCollectiveTransport::ConnectionPort(uint32_t jobId,
     return static_cast<uint16_t>(0xC000 | (h & 0x3FFF));
 }
 
+RdmaMessageInfo
+FabricCollectiveTransport::MessageInfo(const CollectiveMessage& m,
+                                       uint32_t jobId,
+                                       uint8_t priority,
+                                       uint32_t iteration,
+                                       uint32_t collective)
+{
+    RdmaMessageInfo info;
+    info.bytes = m.bytes;
+    info.jobId = jobId;
+    info.priority = priority;
+    info.iteration = iteration;
+    info.collective = collective;
+    info.step = m.step;
+    info.srcPort = ConnectionPort(jobId, m.srcRank, m.dstRank, m.channel);
+    return info;
+}
+
 void
 FabricCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
 {
@@ -99,14 +117,7 @@ FabricCollectiveTransport::Post(const CollectiveMessage& m,
         return;
     }
     ++m_fabricMessages;
-    RdmaMessageInfo info;
-    info.bytes = m.bytes;
-    info.jobId = m_jobId;
-    info.priority = m_priority;
-    info.iteration = m_iteration;
-    info.collective = m_collective;
-    info.step = m.step;
-    info.srcPort = ConnectionPort(m_jobId, m.srcRank, m.dstRank, m.channel);
+    const RdmaMessageInfo info = MessageInfo(m, m_jobId, m_priority, m_iteration, m_collective);
     const uint64_t flowId =
         m_fabric->SendMessage(src, dst, info, Simulator::Now(), std::move(onDelivered));
     // The queue pair is set up by an event of its own, so nothing is

@@ -58,6 +58,18 @@ class FabricCollectiveTransport : public CollectiveTransport
                                    uint32_t dstRank,
                                    uint32_t channel);
 
+    /**
+     * The RDMA message that carries collective message \p m of job \p jobId
+     * in traffic class \p priority, collective \p collective of iteration
+     * \p iteration, on its connection's port (ConnectionPort): the same at
+     * packet and flow level.
+     */
+    static RdmaMessageInfo MessageInfo(const CollectiveMessage& m,
+                                       uint32_t jobId,
+                                       uint8_t priority,
+                                       uint32_t iteration,
+                                       uint32_t collective);
+
     /// Post with no failure callback: a failure of the message is a fatal error.
     void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
     void Post(const CollectiveMessage& m,

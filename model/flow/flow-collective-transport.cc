@@ -36,25 +36,20 @@ FlowCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()> 
 {
     const uint32_t src = m_rankHosts.at(m.srcRank);
     const uint32_t dst = m_rankHosts.at(m.dstRank);
-    if (src == dst)
+    // GPUs of one server share NVLink, exactly as the packet-level transport models it.
+    if (m_network->GetTopology().SameServer(src, dst))
     {
-        // NVLink exactly as the packet-level transport models it.
         ++m_nvlinkMessages;
         Simulator::Schedule(m_nvlinkLatency + m_nvlinkRate.CalculateBytesTxTime(m.bytes),
                             std::move(onDelivered));
         return;
     }
     ++m_fabricMessages;
-    RdmaMessageInfo info;
-    info.bytes = m.bytes;
-    info.jobId = m_jobId;
-    info.priority = m_priority;
-    info.iteration = m_iteration;
-    info.collective = m_collective;
-    info.step = m.step;
-    info.srcPort =
-        FabricCollectiveTransport::ConnectionPort(m_jobId, m.srcRank, m.dstRank, m.channel);
-    m_network->SendMessage(src, dst, info, std::move(onDelivered));
+    m_network->SendMessage(
+        src,
+        dst,
+        FabricCollectiveTransport::MessageInfo(m, m_jobId, m_priority, m_iteration, m_collective),
+        std::move(onDelivered));
 }
 
 } // namespace ns3

@@ -10,6 +10,7 @@
 #include "ns3/milp-model.h"
 
 #include <gtest/gtest.h>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,78 @@ Job(uint32_t id, int64_t compute, std::vector<PlanCollective> collectives)
     j.computeSlots = compute;
     j.collectives = std::move(collectives);
     return j;
+}
+
+inline PlanRoute
+Route(int64_t duration, std::map<uint32_t, double> usage)
+{
+    PlanRoute r;
+    r.duration = duration;
+    r.usage = std::move(usage);
+    return r;
+}
+
+/// A random tiny instance with routes: 2-3 jobs of 1-2 collectives, horizon
+/// 4-7, 2-4 links, each collective with 0-2 alternatives on random links.
+inline PlanInstance
+RandomRoutedInstance(std::mt19937& rng)
+{
+    auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const double usages[] = {0.5, 0.6, 1.0};
+    auto usageOn = [&](int links) {
+        std::map<uint32_t, double> usage;
+        const int a = pick(0, links - 1);
+        const int b = pick(0, links - 1);
+        usage[static_cast<uint32_t>(10 + a)] = usages[pick(0, 2)];
+        usage[static_cast<uint32_t>(10 + b)] = usages[pick(0, 2)];
+        return usage;
+    };
+    PlanInstance in;
+    in.horizon = pick(4, 7);
+    const int links = pick(2, 4);
+    const int jobs = pick(2, 3);
+    for (int j = 0; j < jobs; ++j)
+    {
+        PlanJob job = Job(static_cast<uint32_t>(2 * j + 3), pick(0, 1), {});
+        const int n = pick(1, 2);
+        for (int k = 0; k < n; ++k)
+        {
+            const int ready = pick(0, 2);
+            const int duration = pick(1, 3);
+            const int weight = pick(1, 3);
+            PlanCollective c = Coll(ready, duration, weight, usageOn(links));
+            const int alternatives = pick(0, 2);
+            for (int a = 0; a < alternatives; ++a)
+            {
+                const int d = pick(1, 3);
+                c.alternatives.push_back(Route(d, usageOn(links)));
+            }
+            job.collectives.push_back(c);
+        }
+        in.jobs.push_back(job);
+    }
+    return in;
+}
+
+/// A horizon long enough that no plan needs to defer anything: every
+/// collective one after the other on its slowest route.
+inline int64_t
+SerialHorizon(const PlanInstance& in)
+{
+    int64_t h = 1;
+    for (const PlanJob& j : in.jobs)
+    {
+        for (const PlanCollective& c : j.collectives)
+        {
+            int64_t slowest = 0;
+            for (uint32_t r = 0; r < c.Routes(); ++r)
+            {
+                slowest = std::max(slowest, c.Duration(r));
+            }
+            h += c.readySlot + slowest + j.computeSlots;
+        }
+    }
+    return h;
 }
 
 /// The model's variable values that encode \p plan (by the documented names).

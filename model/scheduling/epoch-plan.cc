@@ -396,6 +396,11 @@ PlanInstance::Validate() const
         {
             Fail(j + ": field computeSlots must be >= 0, got " + std::to_string(job.computeSlots));
         }
+        if (job.exactComputeSlots > static_cast<double>(job.computeSlots))
+        {
+            Fail(j + ": field exactComputeSlots must be <= computeSlots, got " +
+                 FormatReal(job.exactComputeSlots));
+        }
         for (uint32_t k = 0; k < job.collectives.size(); ++k)
         {
             const PlanCollective& c = job.collectives[k];
@@ -408,6 +413,11 @@ PlanInstance::Validate() const
             {
                 Fail(w + ": field weight must be finite and > 0, got " + FormatReal(c.weight));
             }
+            if (c.exactReady > static_cast<double>(c.readySlot))
+            {
+                Fail(w + ": field exactReady must be <= readySlot, got " +
+                     FormatReal(c.exactReady));
+            }
             for (uint32_t r = 0; r < c.Routes(); ++r)
             {
                 const std::string wr = r == 0 ? w : w + " route " + std::to_string(r);
@@ -415,6 +425,12 @@ PlanInstance::Validate() const
                 {
                     Fail(wr + ": field duration must be >= 1, got " +
                          std::to_string(c.Duration(r)));
+                }
+                const double exact = c.ExactDuration(r);
+                if (!(exact > 0.0 && exact <= static_cast<double>(c.Duration(r))))
+                {
+                    Fail(wr + ": field exactDuration must be in (0, duration], got " +
+                         FormatReal(exact));
                 }
                 for (const auto& [link, u] : c.Usage(r))
                 {

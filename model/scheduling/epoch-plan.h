@@ -47,6 +47,9 @@ struct PlanRoute
 {
     int64_t duration{1};              ///< slots it runs once started (>= 1)
     std::map<uint32_t, double> usage; ///< link id -> fraction of the link used, in (0, 1]
+    /// The estimate duration rounds up, in slots, in (0, duration]; 0: duration
+    /// (only lower bounds read it, see PlanLowerBound).
+    double exactDuration{0};
 };
 
 /// One collective to place.
@@ -57,6 +60,8 @@ struct PlanCollective
     double weight{1.0};                  ///< w_c (> 0)
     std::map<uint32_t, double> usage;    ///< route 0: link id -> fraction used, in (0, 1]
     std::vector<PlanRoute> alternatives; ///< routes 1, 2, ...: other candidate routings
+    double exactDuration{0};             ///< route 0's unrounded duration in slots (see PlanRoute)
+    double exactReady{-1}; ///< unrounded ready time in slots, <= readySlot; < 0: readySlot
 
     /// Number of candidate routes (1 + alternatives).
     uint32_t Routes() const
@@ -68,6 +73,19 @@ struct PlanCollective
     int64_t Duration(uint32_t r) const
     {
         return r == 0 ? duration : alternatives.at(r - 1).duration;
+    }
+
+    /// Unrounded slots route \p r runs (its duration if none is given).
+    double ExactDuration(uint32_t r) const
+    {
+        const double e = r == 0 ? exactDuration : alternatives.at(r - 1).exactDuration;
+        return e > 0 ? e : static_cast<double>(Duration(r));
+    }
+
+    /// Unrounded ready time in slots.
+    double ExactReady() const
+    {
+        return exactReady >= 0 ? exactReady : static_cast<double>(readySlot);
     }
 
     /// Link usage of route \p r.
@@ -82,7 +100,14 @@ struct PlanJob
 {
     uint32_t id{0};
     int64_t computeSlots{0};                 ///< compute between two collectives of the chain
+    double exactComputeSlots{-1};            ///< unrounded, <= computeSlots; < 0: computeSlots
     std::vector<PlanCollective> collectives; ///< in order; the first may be ready already
+
+    /// Unrounded compute slots.
+    double ExactCompute() const
+    {
+        return exactComputeSlots >= 0 ? exactComputeSlots : static_cast<double>(computeSlots);
+    }
 };
 
 /// A whole instance.

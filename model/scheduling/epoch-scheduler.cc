@@ -35,6 +35,15 @@ SlotsCovering(Time t, Time slot, int64_t atLeast)
     return std::max(n, atLeast);
 }
 
+/// \p t in slots of \p slot, unrounded (0 for a negative time).
+double
+InSlots(Time t, Time slot)
+{
+    return t <= Time(0)
+               ? 0.0
+               : static_cast<double>(t.GetTimeStep()) / static_cast<double>(slot.GetTimeStep());
+}
+
 /// Shares may add up to this much above 1 (sums of quotients).
 constexpr double kShareTolerance = 1e-9;
 
@@ -451,11 +460,6 @@ EpochScheduler::Solve()
         ChainNeed& n = needs[id];
         n.remaining = st.remaining;
         n.commTime = st.Current().commTime;
-        n.bestCommTime = n.commTime;
-        for (const JobRouting& r : st.routings)
-        {
-            n.bestCommTime = std::min(n.bestCommTime, r.commTime);
-        }
         n.startTime = GetJobs().at(id).startTime;
         n.computeTime = st.computeTime;
         n.readyIn = st.phase == JobState::Phase::RUNNING
@@ -495,6 +499,7 @@ EpochScheduler::Solve()
         PlanJob pj;
         pj.id = id;
         pj.computeSlots = SlotsCovering(st.computeTime, slot, 0);
+        pj.exactComputeSlots = InSlots(st.computeTime, slot);
         const int64_t ready = SlotsCovering(needs.at(id).readyIn, slot, 0);
         // The first collective keeps its route once it is (about to be) posted.
         const bool fixed = st.phase == JobState::Phase::READY ||
@@ -514,13 +519,18 @@ EpochScheduler::Solve()
                 (k == 0 && fixed) ? std::vector<uint32_t>{st.route} : all;
             PlanCollective c;
             c.readySlot = k == 0 ? std::min(ready, instance.horizon) : 0;
+            c.exactReady = k == 0 ? std::min(InSlots(needs.at(id).readyIn, slot),
+                                             static_cast<double>(c.readySlot))
+                                  : 0.0;
             c.weight = CollectiveWeight(st.weight, k, chain);
             c.duration = SlotsCovering(st.routings[allowed[0]].commTime, slot, 1);
+            c.exactDuration = InSlots(st.routings[allowed[0]].commTime, slot);
             c.usage = st.routings[allowed[0]].shares;
             for (std::size_t i = 1; i < allowed.size(); ++i)
             {
                 PlanRoute alt;
                 alt.duration = SlotsCovering(st.routings[allowed[i]].commTime, slot, 1);
+                alt.exactDuration = InSlots(st.routings[allowed[i]].commTime, slot);
                 alt.usage = st.routings[allowed[i]].shares;
                 c.alternatives.push_back(std::move(alt));
             }

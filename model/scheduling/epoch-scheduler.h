@@ -112,7 +112,6 @@ class EpochScheduler : public CollectiveScheduler
     {
         uint32_t remaining{0}; ///< collectives it has still to start (not the running one)
         Time commTime;         ///< per collective on its current route
-        Time bestCommTime;     ///< per collective on its fastest candidate route
         Time startTime;        ///< when the job started
         Time computeTime;      ///< per iteration
         Time readyIn;          ///< until its next collective can start

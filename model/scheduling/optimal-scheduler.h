@@ -25,9 +25,12 @@ namespace ns3
  * Its solve is not charged in simulated time (a reference computed offline).
  *
  * Beside the plan it notes a lower bound on the jobs' mean completion time
- * that holds for any policy on the model's estimates: each job from now
- * needs at least its remaining collectives on its fastest candidate route
- * and the compute between them.
+ * that holds for any policy on the model's estimates (PlanLowerBound: the LP
+ * of a preemptive, rate-sharing relaxation, unrounded times, the slots cut
+ * into up to BoundResolution steps while the LP stays within
+ * BoundMaxVariables). If the LP cannot be solved, the bound is each job's
+ * remaining collectives on its fastest route alone, with the compute
+ * between them (noted as such).
  */
 class OptimalScheduler : public SymphonyScheduler
 {
@@ -41,6 +44,7 @@ class OptimalScheduler : public SymphonyScheduler
         double plannedMeanSeconds{0}; ///< mean over jobs of the planned completion
         double boundMeanSeconds{0};   ///< lower bound, any policy
         bool proven{false};           ///< the plan is proven optimal
+        bool boundFromLp{false};      ///< the bound is the LP's (else the chains alone)
     };
 
     /// The last plan's reference values.
@@ -58,6 +62,8 @@ class OptimalScheduler : public SymphonyScheduler
   private:
     uint32_t m_maxSlots;
     Time m_offlineTimeLimit;
+    uint32_t m_boundResolution;
+    uint32_t m_boundMaxVariables;
     std::map<uint32_t, ChainNeed> m_needs; ///< of the instance being planned
     Coverage m_cover;                      ///< of the instance being planned
     Reference m_reference;

@@ -179,9 +179,13 @@ TEST_F(EpochSchedulerRoutesTest, PlansTakeEffectAfterTheirModelledSolveTime)
 {
     ScenarioSpec spec = TwoSpines();
     spec.scheduler = "symphony";
-    // 1 ms per plan, whatever its size: longer than a collective.
-    spec.schedulerParams =
-        R"({"SolveTimeBase": "1ms", "SolveTimePerVariable": "0s", "SolveTimePerRow": "0s"})";
+    // 1 ms per plan, whatever its size: longer than a collective, shorter
+    // than the compute, so that the plans made on completions come in time;
+    // on their colliding default routes the jobs must take turns.
+    spec.schedulerParams = R"({"SolveTimeBase": "1ms", "SolveTimePerVariable": "0s",
+                               "SolveTimePerRow": "0s", "RouteChoice": false})";
+    spec.jobs = {Job(0, {0, 2}, 4000000, MicroSeconds(1500), 8),
+                 Job(1, {1, 3}, 4000000, MicroSeconds(1500), 8)};
     const RunOutcome o = ScenarioRunner(spec, "test").Run();
     const auto rows = Rows(spec.output.db,
                            "SELECT t_ns, kind, detail_json FROM scheduler_decisions WHERE run_id=" +
@@ -189,6 +193,7 @@ TEST_F(EpochSchedulerRoutesTest, PlansTakeEffectAfterTheirModelledSolveTime)
     std::vector<int64_t> solved; // when a plan was started
     std::vector<int64_t> ready;  // when a plan took effect
     int64_t firstOpen = -1;
+    std::map<uint32_t, int> cls; // job -> class last set
     for (const auto& row : rows)
     {
         const int64_t t = std::stoll(row[0]);
@@ -205,10 +210,14 @@ TEST_F(EpochSchedulerRoutesTest, PlansTakeEffectAfterTheirModelledSolveTime)
         }
         for (const auto& a : d["actions"])
         {
-            if (a.contains("gate") && a["gate"] == "open" && row[1] == "planned-start" &&
-                firstOpen < 0)
+            if (a.contains("priority_class"))
             {
-                firstOpen = t;
+                cls[a["job"].get<uint32_t>()] = a["priority_class"].get<int>();
+            }
+            if (a.contains("gate") && a["gate"] == "open" && row[1] == "planned-start")
+            {
+                firstOpen = firstOpen < 0 ? t : firstOpen;
+                EXPECT_EQ(cls[a["job"].get<uint32_t>()], 3) << row[2]; // PlannedClass
             }
         }
     }
@@ -227,6 +236,66 @@ TEST_F(EpochSchedulerRoutesTest, PlansTakeEffectAfterTheirModelledSolveTime)
     {
         EXPECT_TRUE(j.done);
     }
+}
+
+TEST_F(EpochSchedulerRoutesTest, UnplannedCollectivesRunAtOnceBelowPlannedOnes)
+{
+    ScenarioSpec spec = TwoSpines();
+    spec.scheduler = "symphony";
+    // 1 ms per plan: the first collectives are ready long before any plan.
+    spec.schedulerParams =
+        R"({"SolveTimeBase": "1ms", "SolveTimePerVariable": "0s", "SolveTimePerRow": "0s"})";
+    const RunOutcome o = ScenarioRunner(spec, "test").Run();
+    const auto rows = Rows(spec.output.db,
+                           "SELECT t_ns, kind, detail_json FROM scheduler_decisions WHERE run_id=" +
+                               std::to_string(o.runIds.at(0)) + " ORDER BY rowid");
+    int64_t firstPlan = -1;
+    std::map<int, uint32_t> earlyOpens; // class -> gates opened before the first plan
+    std::map<uint32_t, int> cls;        // job -> class last set
+    for (const auto& row : rows)
+    {
+        const int64_t t = std::stoll(row[0]);
+        const auto d = nlohmann::json::parse(row[2]);
+        if (row[1] == "plan-ready" && firstPlan < 0)
+        {
+            firstPlan = t;
+        }
+        for (const auto& a : d["actions"])
+        {
+            if (a.contains("priority_class"))
+            {
+                cls[a["job"].get<uint32_t>()] = a["priority_class"].get<int>();
+            }
+            if (a.contains("gate") && a["gate"] == "open")
+            {
+                const uint32_t job = a["job"].get<uint32_t>();
+                ASSERT_EQ(cls.count(job), 1u) << "a gate opened before its class was set";
+                if (firstPlan < 0)
+                {
+                    ++earlyOpens[cls[job]];
+                }
+            }
+        }
+    }
+    ASSERT_GT(firstPlan, 0);
+    // Both jobs' first collectives ran without waiting for the plan: the
+    // first on idle links in the planned class (PlannedClass 3), the other,
+    // whose links were taken, below it (LateClass 2).
+    EXPECT_GE(earlyOpens[3], 1u);
+    EXPECT_GE(earlyOpens[2], 1u);
+    EXPECT_EQ(earlyOpens.size(), 2u);
+    for (const JobOutcome& j : o.jobs)
+    {
+        EXPECT_TRUE(j.done);
+    }
+    // The packets went in the classes set: both data classes carried bytes.
+    const auto classes =
+        Rows(spec.output.db,
+             "SELECT DISTINCT priority FROM flows WHERE run_id=" + std::to_string(o.runIds.at(0)) +
+                 " ORDER BY priority");
+    ASSERT_EQ(classes.size(), 2u);
+    EXPECT_EQ(classes[0][0], "2");
+    EXPECT_EQ(classes[1][0], "3");
 }
 
 } // namespace

@@ -733,6 +733,58 @@ TEST_F(RdmaNicTest, ClosedGateSendsNothingAndReopensAtPacketBoundary)
     }
 }
 
+TEST_F(RdmaNicTest, ClassChangeMovesUnsentQueuePairsOnly)
+{
+    // Job 1's two messages to host 1 share one connection (the second waits
+    // behind the first) and are parked behind its closed gate; job 2's
+    // message to host 2 is already sending. Both jobs move to class 5 at
+    // 50 us: job 1's packets all go in class 5, job 2's keep class 3.
+    RoceFabricHelper helper;
+    helper.SetCongestionControl("none");
+    Ptr<RoceFabric> fabric = helper.Install(MakeStar(3, kRate, kDelayNs));
+    RoceFlowMonitor monitor(fabric);
+    Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetGate(1, false);
+    RdmaMessageInfo a;
+    a.bytes = 200000;
+    a.jobId = 1;
+    a.srcPort = 50000;
+    RdmaMessageInfo b = a;
+    b.jobId = 2;
+    b.bytes = 2000000;
+    b.srcPort = 50001;
+    fabric->SendMessage(0, 1, a, Seconds(0));
+    fabric->SendMessage(0, 1, a, Seconds(0));
+    fabric->SendMessage(0, 2, b, Seconds(0));
+    Ptr<RoceNetDevice> switchPort = fabric->GetChannel(0)->GetRoceDevice(1);
+    std::map<uint32_t, std::map<uint8_t, uint32_t>> classes; // destination -> class -> frames
+    DropOnReceive(switchPort, [&](const RoceHeader& h, uint64_t) {
+        if (h.IsData())
+        {
+            ++classes[h.GetDestination()][h.GetDscp()];
+        }
+        return false;
+    });
+    Simulator::Schedule(MicroSeconds(50), [nic]() {
+        nic->SetPriorityClass(1, 5);
+        nic->SetPriorityClass(2, 5);
+    });
+    Simulator::Schedule(MicroSeconds(100), [nic]() { nic->SetGate(1, true); });
+    Simulator::Run();
+    ASSERT_EQ(monitor.GetCompletedFlows(), 3u);
+    UintegerValue mtu;
+    nic->GetAttribute("PayloadPerPacket", mtu);
+    auto frames = [&mtu](uint64_t bytes) { return (bytes + mtu.Get() - 1) / mtu.Get(); };
+    const auto& job1 = classes[RoceHostAddress(1)];
+    const auto& job2 = classes[RoceHostAddress(2)];
+    ASSERT_EQ(job1.size(), 1u);
+    EXPECT_EQ(job1.begin()->first, 5); // both messages, the waiting one too
+    EXPECT_EQ(job1.begin()->second, 2 * frames(a.bytes));
+    ASSERT_EQ(job2.size(), 1u);
+    EXPECT_EQ(job2.begin()->first, 3); // it had sent: no reordering across classes
+    EXPECT_EQ(job2.begin()->second, frames(b.bytes));
+}
+
 } // namespace
 
 TEST_F(RdmaNicTest, MessagesOfOneConnectionGoInOrderOthersShareTheLink)

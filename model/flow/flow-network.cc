@@ -581,6 +581,19 @@ FlowNetwork::SetPriorityClass(int64_t jobId, int16_t cls)
 {
     NS_ABORT_MSG_IF(cls >= 7, "SetPriorityClass: class 7 is the control class");
     m_jobClass[jobId] = cls < 0 ? -1 : cls;
+    if (cls < 0)
+    {
+        return;
+    }
+    // As the NIC does: messages not yet moving a bit move with the job.
+    for (const auto& [flowId, slot] : m_slotOfFlow)
+    {
+        Active& a = m_active[slot];
+        if (a.info.jobId == jobId && !a.inLinks && a.remainingBits == WireBits(a.info.bytes))
+        {
+            a.info.priority = static_cast<uint8_t>(cls);
+        }
+    }
 }
 
 void

@@ -105,7 +105,8 @@ class FlowNetwork : public Object
     /// @{
     void SetGate(int64_t jobId, bool open);
     bool IsGateOpen(int64_t jobId) const;
-    /// Class 0-6 of the job's messages posted from now on; -1 restores the message's own.
+    /// Class 0-6 of the job's messages posted from now on and of those not yet moving;
+    /// -1 restores the message's own for new ones.
     void SetPriorityClass(int64_t jobId, int16_t cls);
     /// Share of the job's flows relative to others of their class (max-min weight), > 0.
     void SetRateWeight(int64_t jobId, double weight);

@@ -363,7 +363,24 @@ RdmaNic::SetPriorityClass(int64_t jobId, int16_t priorityClass)
 {
     NS_ABORT_MSG_IF(priorityClass >= RoceNetDevice::kControlClass,
                     "data priority must be 0-6 (class 7 carries control traffic)");
-    m_jobs[jobId].priorityClass = priorityClass < 0 ? -1 : priorityClass;
+    RdmaJobState& job = m_jobs[jobId];
+    job.priorityClass = priorityClass < 0 ? -1 : priorityClass;
+    if (priorityClass < 0)
+    {
+        return; // queue pairs keep the class they have
+    }
+    // Queue pairs that have sent nothing and sit in no class ring (parked
+    // behind the closed gate, or behind their connection's previous message)
+    // move too: none of their packets is in the fabric, so nothing reorders.
+    for (auto& [qpn, qp] : m_sendQps)
+    {
+        const bool unsent = qp->maxSent == 0 && !qp->done;
+        const bool outOfRings = qp->where == RdmaSendQueuePair::Where::PARKED || qp->waiting;
+        if (qp->job == &job && unsent && outOfRings)
+        {
+            qp->info.priority = static_cast<uint8_t>(priorityClass);
+        }
+    }
 }
 
 void

@@ -91,7 +91,9 @@ class RdmaNic : public Object, public RocePortOwner
     bool IsGateOpen(int64_t jobId) const;
     /**
      * Traffic class (0-6) of job \p jobId's queue pairs created from now on,
-     * overriding the class their messages carry; -1 restores the message's.
+     * overriding the class their messages carry, and of those that have sent
+     * nothing yet, parked behind the job's closed gate or waiting behind their
+     * connection's previous message; -1 restores the message's for new ones.
      */
     void SetPriorityClass(int64_t jobId, int16_t priorityClass);
     /// Multiplies the additive increase of job \p jobId's queue pairs, current and new.

@@ -44,6 +44,22 @@ InSlots(Time t, Time slot)
                : static_cast<double>(t.GetTimeStep()) / static_cast<double>(slot.GetTimeStep());
 }
 
+/// Index of \p r in \p list, appended (as "kept") if it is not there.
+uint32_t
+IndexOf(std::vector<JobRouting>& list, const JobRouting& r)
+{
+    for (uint32_t i = 0; i < list.size(); ++i)
+    {
+        if (list[i].SameLinks(r) && list[i].ports == r.ports)
+        {
+            return i;
+        }
+    }
+    list.push_back(r);
+    list.back().kind = "kept";
+    return static_cast<uint32_t>(list.size() - 1);
+}
+
 /// Shares may add up to this much above 1 (sums of quotients).
 constexpr double kShareTolerance = 1e-9;
 
@@ -141,7 +157,20 @@ EpochScheduler::GetTypeId()
                           "Modelled solve time per MILP constraint.",
                           TimeValue(NanoSeconds(500)),
                           MakeTimeAccessor(&EpochScheduler::m_solveTimePerRow),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PlannedClass",
+                          "Traffic class of collectives started by the plan (or fitting their "
+                          "links by share).",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&EpochScheduler::m_plannedClass),
+                          MakeUintegerChecker<uint8_t>(0, 6))
+            .AddAttribute("LateClass",
+                          "Traffic class of collectives that run outside the plan (late, "
+                          "unplanned or deferred) when their links are taken: they start at "
+                          "once and yield to planned traffic; must be below PlannedClass.",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&EpochScheduler::m_lateClass),
+                          MakeUintegerChecker<uint8_t>(0, 6));
     return tid;
 }
 
@@ -152,6 +181,16 @@ bool
 EpochScheduler::StartsJobsGated() const
 {
     return true;
+}
+
+uint8_t
+EpochScheduler::GetPriorityClasses() const
+{
+    NS_ABORT_MSG_UNLESS(m_lateClass < m_plannedClass,
+                        "EpochScheduler: LateClass ("
+                            << +m_lateClass << ") must be below PlannedClass (" << +m_plannedClass
+                            << ")");
+    return static_cast<uint8_t>((1u << m_plannedClass) | (1u << m_lateClass));
 }
 
 void
@@ -376,21 +415,9 @@ EpochScheduler::UpdateRoutings()
     {
         std::vector<JobRouting>& list = fresh.at(id);
         // Keep the routings in use (current and next) among the candidates.
-        auto keep = [&list](const JobRouting& r) -> uint32_t {
-            for (uint32_t i = 0; i < list.size(); ++i)
-            {
-                if (list[i].SameLinks(r) && list[i].ports == r.ports)
-                {
-                    return i;
-                }
-            }
-            list.push_back(r);
-            list.back().kind = "kept";
-            return static_cast<uint32_t>(list.size() - 1);
-        };
-        const uint32_t current = keep(st.Current());
+        const uint32_t current = IndexOf(list, st.Current());
         const int32_t next =
-            st.nextRoute >= 0 ? static_cast<int32_t>(keep(st.routings[st.nextRoute])) : -1;
+            st.nextRoute >= 0 ? static_cast<int32_t>(IndexOf(list, st.routings[st.nextRoute])) : -1;
         st.routings = std::move(list);
         st.route = current;
         st.nextRoute = next;
@@ -472,15 +499,16 @@ EpochScheduler::Solve()
     PlanInstance instance;
     instance.horizon = cover.horizon;
     // Per job and collective, the routings its routes 0, 1, ... stand for.
-    std::map<uint32_t, std::vector<std::vector<uint32_t>>> routeOf;
+    std::map<uint32_t, PlannedRoutes> routeOf;
     // A route set now reaches the NICs a control delay after the plan takes effect.
     const Time routeDeadline = now + m_lastSolve + GetControlDelay();
     for (auto& [id, st] : m_state)
     {
         const uint32_t chain = cover.chain.count(id) > 0 ? cover.chain.at(id) : 0;
-        if (st.phase == JobState::Phase::RUNNING)
+        if (st.phase == JobState::Phase::RUNNING && !st.late)
         {
-            // Its links are taken until its expected end (at least one slot if overdue).
+            // Its links are taken until its expected end (at least one slot if
+            // overdue); a late one runs below planned traffic and takes none.
             const int64_t left = SlotsCovering(st.startedAt + st.Current().commTime - now, slot, 1);
             for (const auto& [link, share] : st.Current().shares)
             {
@@ -535,8 +563,9 @@ EpochScheduler::Solve()
                 c.alternatives.push_back(std::move(alt));
             }
             pj.collectives.push_back(std::move(c));
-            routeOf[id].push_back(allowed);
+            routeOf[id].allowed.push_back(allowed);
         }
+        routeOf[id].routings = st.routings;
         instance.jobs.push_back(std::move(pj));
     }
     if (instance.jobs.empty())
@@ -567,14 +596,15 @@ void
 EpochScheduler::Install(const Plan& plan,
                         Time madeAt,
                         const Coverage& cover,
-                        const std::map<uint32_t, std::vector<std::vector<uint32_t>>>& routeOf)
+                        const std::map<uint32_t, PlannedRoutes>& routeOf)
 {
     const Time now = Simulator::Now();
     nlohmann::json starts = nlohmann::json::object();
     nlohmann::json routes = nlohmann::json::object();
     std::vector<uint32_t> installed;
-    for (const auto& [id, allowed] : routeOf)
+    for (const auto& [id, planned] : routeOf)
     {
+        const auto& allowed = planned.allowed;
         auto it = m_state.find(id);
         if (it == m_state.end())
         {
@@ -587,7 +617,9 @@ EpochScheduler::Install(const Plan& plan,
         for (uint32_t k = 0; k < allowed.size(); ++k)
         {
             const int64_t s = plan.start.at({id, k});
-            const uint32_t r = allowed[k].at(plan.RouteOf(id, k));
+            // The routings may have been recomputed while the plan was made.
+            const uint32_t r =
+                IndexOf(st.routings, planned.routings.at(allowed[k].at(plan.RouteOf(id, k))));
             js.push_back(s);
             jr.push_back(r);
             // Routes change between collectives: the next one's now if it is
@@ -644,7 +676,7 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
     st.openEvent.Cancel();
     if (LinksFree(id, now))
     {
-        Open(id);
+        Open(id, false);
         return;
     }
     if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now)
@@ -653,17 +685,21 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
         st.openEvent = ScheduleDecision(st.plannedStarts.front() - GetControlDelay(),
                                         "planned-start",
                                         id,
-                                        [this, id]() { Open(id); });
+                                        [this, id]() { Open(id, false); });
         return;
     }
+    // Late, unplanned or deferred, and its links are taken: it runs at once
+    // below the planned traffic (work conservation), and the next plan
+    // places what follows it.
+    Open(id, true);
     if (replanIfLate)
     {
-        Replan(); // late or unplanned and its links are busy: plan it now
+        Replan();
     }
 }
 
 void
-EpochScheduler::Open(uint32_t id)
+EpochScheduler::Open(uint32_t id, bool late)
 {
     auto it = m_state.find(id);
     if (it == m_state.end() || it->second.phase != JobState::Phase::READY)
@@ -671,6 +707,13 @@ EpochScheduler::Open(uint32_t id)
         return;
     }
     JobState& st = it->second;
+    const int16_t cls = late ? m_lateClass : m_plannedClass;
+    if (st.cls != cls)
+    {
+        SetPriorityClass(id, cls); // reaches the NICs before the gate opens
+        st.cls = cls;
+    }
+    st.late = late;
     OpenGate(id);
     st.phase = JobState::Phase::RUNNING;
     st.remaining = st.remaining > 0 ? st.remaining - 1 : 0;
@@ -709,7 +752,8 @@ EpochScheduler::LinksFree(uint32_t id, Time from) const
             }
         };
         const bool running = st.phase == JobState::Phase::RUNNING;
-        if (running && st.startedAt + st.Current().commTime > from)
+        // A collective running late yields to planned ones: it takes no share.
+        if (running && !st.late && st.startedAt + st.Current().commTime > from)
         {
             add(st.Current());
         }

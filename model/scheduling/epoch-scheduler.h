@@ -56,7 +56,10 @@ namespace ns3
  * conservation: a ready collective starts at once, before its planned start
  * or after it (a late job), when on each of its links its share plus the
  * shares of the other jobs running or planned there during its duration fit
- * the link. A late collective that does not fit is re-planned at once.
+ * the link. A late, unplanned or deferred collective that does not fit
+ * starts at once all the same, in LateClass below the planned traffic's
+ * PlannedClass: it takes what the planned collectives leave and no share in
+ * the plans (the NICs move its not yet sent queue pairs to that class).
  */
 class EpochScheduler : public CollectiveScheduler
 {
@@ -66,6 +69,7 @@ class EpochScheduler : public CollectiveScheduler
     ~EpochScheduler() override;
 
     bool StartsJobsGated() const override;
+    uint8_t GetPriorityClasses() const override;
 
     /// How a plan's solve time is charged in simulated time.
     enum SolveTimeMode
@@ -152,6 +156,8 @@ class EpochScheduler : public CollectiveScheduler
         uint32_t route{0};                ///< the routing its connections use
         int32_t nextRoute{-1};            ///< routing to take when the running collective ends
         double weight{1};
+        bool late{false};      ///< its running collective runs outside the plan, in LateClass
+        int16_t cls{-1};       ///< traffic class last set for it (-1: none)
         uint32_t remaining{0}; ///< collectives not yet started
         uint32_t buckets{1};
         Time computeTime;
@@ -162,6 +168,13 @@ class EpochScheduler : public CollectiveScheduler
         }
     };
 
+    /// The routings a plan's routes stand for, as they were when it was made.
+    struct PlannedRoutes
+    {
+        std::vector<JobRouting> routings;           ///< the job's routings then
+        std::vector<std::vector<uint32_t>> allowed; ///< per collective: route -> routing
+    };
+
     /// Plan now, or after the solve in progress.
     void Replan();
     /// Build the instance, plan it, and install the plan when its solve is done.
@@ -170,7 +183,7 @@ class EpochScheduler : public CollectiveScheduler
     void Install(const Plan& plan,
                  Time madeAt,
                  const Coverage& cover,
-                 const std::map<uint32_t, std::vector<std::vector<uint32_t>>>& routeOf);
+                 const std::map<uint32_t, PlannedRoutes>& routeOf);
     void EpochTick();
     /// Recompute every job's candidate routings, keeping the ones in use.
     void UpdateRoutings();
@@ -179,7 +192,8 @@ class EpochScheduler : public CollectiveScheduler
     /// Open job \p id's gate now, or plan it for its planned start; re-plan a
     /// late one that cannot start if \p replanIfLate.
     void TryStart(uint32_t id, bool replanIfLate);
-    void Open(uint32_t id);
+    /// Open job \p id's gate in PlannedClass, or in LateClass if \p late.
+    void Open(uint32_t id, bool late);
     /// Whether \p id's collective fits its links from \p from on, by shares (see above).
     bool LinksFree(uint32_t id, Time from) const;
 
@@ -197,6 +211,8 @@ class EpochScheduler : public CollectiveScheduler
     double m_solveTimeFactor;
     Time m_solveTimeBase;
     Time m_solveTimePerVariable;
+    uint8_t m_plannedClass;
+    uint8_t m_lateClass;
     Time m_solveTimePerRow;
     std::map<uint32_t, JobState> m_state;
     EventId m_epochEvent;

@@ -197,75 +197,85 @@ class CollectiveRecordsTest : public test::ScenarioRunTest
 
 TEST_F(CollectiveRecordsTest, SymphonyRowsArePlannedOnTheSlotGridAndStartNoEarlierThanPlanned)
 {
-    ScenarioSpec spec = Scenario("symphony.db");
-    spec.scheduler = "symphony";
     const int64_t slotNs = 30000;
-    // Plans take effect at once (a modelled solve takes longer than these
-    // scaled-down iterations, which would then mostly run unplanned).
-    spec.schedulerParams = R"({"SlotLength": "30us", "SolveTime": "none"})";
-    const RunOutcome o = ScenarioRunner(spec, "test").Run();
-    for (const JobOutcome& j : o.jobs)
-    {
-        ASSERT_TRUE(j.done);
-    }
-    const int64_t runId = o.runIds.at(0);
-    const auto rows = CheckExecuted(spec.output.db, runId);
-    const auto openers = GateOpeners(spec.output.db, runId);
-    std::set<std::pair<int64_t, int64_t>> opened;
-    for (const Row& g : Rows(spec.output.db,
-                             "SELECT job_id, t_ns FROM gates WHERE open = 1 AND run_id = " +
-                                 std::to_string(runId)))
-    {
-        opened.insert({*g[0], *g[1]});
-    }
-    uint32_t planned = 0;
     uint32_t early = 0;
-    uint32_t onTime = 0; // opened by the plan's timer
-    for (const Row& r : rows)
+    uint32_t onTime = 0;   // opened by the plan's timer
+    uint32_t rerouted = 0; // taken on a route other than the default
+    // One spine (one path), then two (routes to choose from).
+    for (uint32_t spines : {1, 2})
     {
-        const int64_t job = *r[0];
-        const int64_t start = *r[3];
-        // Every job starts gated and is closed after each collective: a
-        // collective starts when its gate opens.
-        EXPECT_EQ(opened.count({job, start}), 1u) << "job " << job << " iteration " << *r[1];
-        ASSERT_TRUE(r[5]) << "the route taken is recorded";
-        if (!r[6])
+        ScenarioSpec spec = Scenario("symphony-" + std::to_string(spines) + ".db");
+        spec.topology.leafSpine.spines = spines;
+        spec.scheduler = "symphony";
+        // Plans take effect at once (a modelled solve takes longer than these
+        // scaled-down iterations, which would then mostly run unplanned).
+        spec.schedulerParams = R"({"SlotLength": "30us", "SolveTime": "none"})";
+        const RunOutcome o = ScenarioRunner(spec, "test").Run();
+        for (const JobOutcome& j : o.jobs)
         {
-            continue; // ran unplanned (e.g. deferred past the horizon, then started)
+            ASSERT_TRUE(j.done);
         }
-        ++planned;
-        const int64_t plannedStart = *r[6];
-        const int64_t plannedFinish = *r[7];
-        const int64_t estimate = *r[9];
-        ASSERT_GT(estimate, 0);
-        // The planned duration is the estimate rounded up to whole slots.
-        EXPECT_EQ(plannedFinish - plannedStart, (estimate + slotNs - 1) / slotNs * slotNs);
-        EXPECT_GE(plannedFinish - plannedStart - estimate, 0);
-        EXPECT_LT(plannedFinish - plannedStart - estimate, slotNs);
-        EXPECT_EQ(r[8], r[5]) << "the route taken is the route planned";
-        auto opener = openers.find({job, start});
-        ASSERT_NE(opener, openers.end());
-        if (start < plannedStart)
+        const int64_t runId = o.runIds.at(0);
+        const auto rows = CheckExecuted(spec.output.db, runId);
+        const auto openers = GateOpeners(spec.output.db, runId);
+        std::set<std::pair<int64_t, int64_t>> opened;
+        for (const Row& g : Rows(spec.output.db,
+                                 "SELECT job_id, t_ns FROM gates WHERE open = 1 AND run_id = " +
+                                     std::to_string(runId)))
         {
-            // Only work conservation starts a collective before its plan.
-            ++early;
-            EXPECT_NE(opener->second, "planned-start") << "job " << job << " iteration " << *r[1];
+            opened.insert({*g[0], *g[1]});
         }
-        if (opener->second == "planned-start")
+        uint32_t planned = 0;
+        for (const Row& r : rows)
         {
-            // Opened by the plan's timer: at the planned start, or a control
-            // delay after it if the plan took effect at its start.
-            ++onTime;
-            EXPECT_GE(start, plannedStart);
-            EXPECT_LE(start, plannedStart + 2000);
+            const int64_t job = *r[0];
+            const int64_t start = *r[3];
+            const std::string what = std::to_string(spines) + " spines, job " +
+                                     std::to_string(job) + " iteration " + std::to_string(*r[1]);
+            // Every job starts gated and is closed after each collective: a
+            // collective starts when its gate opens.
+            EXPECT_EQ(opened.count({job, start}), 1u) << what;
+            ASSERT_TRUE(r[5]) << "the route taken is recorded: " << what;
+            rerouted += *r[5] != 0 ? 1 : 0;
+            if (!r[6])
+            {
+                continue; // ran unplanned (e.g. deferred past the horizon, then started)
+            }
+            ++planned;
+            const int64_t plannedStart = *r[6];
+            const int64_t plannedFinish = *r[7];
+            const int64_t estimate = *r[9];
+            ASSERT_GT(estimate, 0);
+            // The planned duration is the estimate rounded up to whole slots.
+            EXPECT_EQ(plannedFinish - plannedStart, (estimate + slotNs - 1) / slotNs * slotNs);
+            EXPECT_GE(plannedFinish - plannedStart - estimate, 0);
+            EXPECT_LT(plannedFinish - plannedStart - estimate, slotNs);
+            EXPECT_EQ(r[8], r[5]) << "the route taken is the route planned: " << what;
+            auto opener = openers.find({job, start});
+            ASSERT_NE(opener, openers.end()) << what;
+            if (start < plannedStart)
+            {
+                // Only work conservation starts a collective before its plan.
+                ++early;
+                EXPECT_NE(opener->second, "planned-start") << what;
+            }
+            if (opener->second == "planned-start")
+            {
+                // Opened by the plan's timer: at the planned start, or a control
+                // delay after it if the plan took effect at its start.
+                ++onTime;
+                EXPECT_GE(start, plannedStart) << what;
+                EXPECT_LE(start, plannedStart + 2000) << what;
+            }
         }
+        // The plans cover most collectives (a collective is unplanned only when
+        // deferred past the horizon).
+        EXPECT_GE(planned, rows.size() / 2);
     }
-    // The plans cover most collectives (a collective is unplanned only when
-    // deferred past the horizon).
-    EXPECT_GE(planned, rows.size() / 2);
-    // Both ways a gate opens were seen.
+    // Both ways a gate opens, and a route change, were seen.
     EXPECT_GT(early, 0u);
     EXPECT_GT(onTime, 0u);
+    EXPECT_GT(rerouted, 0u);
 }
 
 TEST_F(CollectiveRecordsTest, PlannedChainsExceedTheirEstimatesByLessThanASlotPerCollective)

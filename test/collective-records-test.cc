@@ -355,6 +355,50 @@ TEST_F(CollectiveRecordsTest, PlannedChainsExceedTheirEstimatesByLessThanASlotPe
     }
 }
 
+TEST_F(CollectiveRecordsTest, OptimalPlansEveryCollectiveOfTheRunAtOnce)
+{
+    // Optimal plans the whole run when jobs arrive: each row's plan is the
+    // entry of that one plan for its iteration, not only the next one's.
+    ScenarioSpec spec = Scenario("optimal.db");
+    spec.jobs.resize(2);
+    spec.scheduler = "optimal";
+    spec.schedulerParams = R"({"SolveTime": "none"})";
+    const RunOutcome o = ScenarioRunner(spec, "test").Run();
+    const int64_t runId = o.runIds.at(0);
+    const auto rows = CheckExecuted(spec.output.db, runId, 2);
+    // The slots of its plans (stretched to keep the whole run in MaxSlots).
+    std::set<int64_t> slots;
+    for (const Row& r :
+         Rows(spec.output.db,
+              "SELECT json_extract(detail_json, '$.slot_ns') FROM scheduler_decisions WHERE "
+              "json_extract(detail_json, '$.slot_ns') IS NOT NULL AND run_id = " +
+                  std::to_string(runId)))
+    {
+        slots.insert(*r[0]);
+    }
+    ASSERT_FALSE(slots.empty());
+    std::map<int64_t, int64_t> lastPlannedStart;
+    for (const Row& r : rows)
+    {
+        ASSERT_TRUE(r[6]) << "job " << *r[0] << " iteration " << *r[1] << " is planned";
+        const int64_t planned = *r[7] - *r[6];
+        const int64_t loss = planned - *r[9];
+        bool onGrid = false;
+        for (int64_t slot : slots)
+        {
+            onGrid = onGrid || (planned % slot == 0 && loss >= 0 && loss < slot);
+        }
+        EXPECT_TRUE(onGrid) << "planned " << planned << " ns for an estimate of " << *r[9];
+        // A job's collectives are planned in order.
+        auto last = lastPlannedStart.find(*r[0]);
+        if (last != lastPlannedStart.end())
+        {
+            EXPECT_GT(*r[6], last->second);
+        }
+        lastPlannedStart[*r[0]] = *r[6];
+    }
+}
+
 TEST_F(CollectiveRecordsTest, FairSharingRowsStartWhenReadyAndAreUnplanned)
 {
     ScenarioSpec spec = Scenario("fair.db");

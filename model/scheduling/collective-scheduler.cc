@@ -343,13 +343,13 @@ CollectiveScheduler::Note(const std::string& key, const std::string& jsonValue)
 void
 CollectiveScheduler::RecordPlan(uint32_t job, const PlannedCollective& plan)
 {
-    m_recordState[job].plan = plan;
+    m_recordState[job].plan.push_back(plan);
 }
 
 void
 CollectiveScheduler::ClearPlan(uint32_t job)
 {
-    m_recordState[job].plan.reset();
+    m_recordState[job].plan.clear();
 }
 
 int64_t
@@ -384,10 +384,10 @@ CollectiveScheduler::OpenGate(uint32_t job, Time at)
     // The plan in force as the policy starts the job's next collective goes
     // with it (a plan made after this belongs to the collective after it).
     JobRecordState& rs = m_recordState[job];
-    if (rs.plan)
+    if (!rs.plan.empty())
     {
-        rs.bound = rs.plan;
-        rs.plan.reset();
+        rs.bound = rs.plan.front();
+        rs.plan.pop_front();
     }
     AddAction(
         nlohmann::json{{"gate", "open"}, {"job", job}, {"at_ns", when.GetNanoSeconds()}}.dump());

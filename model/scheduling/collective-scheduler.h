@@ -11,6 +11,7 @@
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -93,7 +94,7 @@ struct CollectiveRecord
  * recorded as executed: its first bucket ready, its start (first bucket ready
  * and the job's gate open) and its finish (last bucket done), at the times
  * they happen at the job, and the route it took (CurrentRoute). A planner
- * reports its plan of a job's next collective with RecordPlan; the plan
+ * reports its plan of a job's next collectives with RecordPlan; the plan
  * in force when the policy opens the job's gate (OpenGate) is the one
  * recorded for the collective that the opening starts.
  */
@@ -230,11 +231,12 @@ class CollectiveScheduler : public Application
     /// \name Plan records: what a planner planned, kept beside what was executed
     /// @{
     /**
-     * \p plan is now the plan of job \p job's next collective, the next one
-     * the policy opens its gate for (replacing any earlier plan of it).
+     * Add \p plan to the plan of job \p job's next collectives, in order:
+     * the first recorded since ClearPlan is the plan of the collective the
+     * policy next opens the job's gate for, the second of the one after.
      */
     void RecordPlan(uint32_t job, const PlannedCollective& plan);
-    /// Job \p job's next collective has no plan (any earlier plan of it is withdrawn).
+    /// Withdraw the plan of job \p job's next collectives (a new plan follows, or none).
     void ClearPlan(uint32_t job);
     /**
      * The candidate routing job \p job's connections use now, recorded as
@@ -299,7 +301,7 @@ class CollectiveScheduler : public Application
     {
         uint32_t buckets{1};                    ///< buckets per collective
         bool gateOpen{true};                    ///< its gate, as at its NICs
-        std::optional<PlannedCollective> plan;  ///< plan of its next collective
+        std::deque<PlannedCollective> plan;     ///< plan of its next collectives
         std::optional<PlannedCollective> bound; ///< plan in force at the last gate opening
         int64_t current{-1}; ///< m_collectives index of its collective not yet finished
     };

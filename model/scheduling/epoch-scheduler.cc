@@ -613,15 +613,12 @@ EpochScheduler::Install(const Plan& plan,
             }
             // Planned in the past (the solve took its time): as soon as possible.
             st.plannedStarts.push_back(std::max(madeAt + cover.slot * s, now));
-            if (k == 0)
-            {
-                const Time estimate = st.routings[r].commTime;
-                RecordPlan(id,
-                           {st.plannedStarts.back(),
-                            cover.slot * SlotsCovering(estimate, cover.slot, 1),
-                            r,
-                            estimate});
-            }
+            const Time estimate = st.routings[r].commTime;
+            RecordPlan(id,
+                       {st.plannedStarts.back(),
+                        cover.slot * SlotsCovering(estimate, cover.slot, 1),
+                        r,
+                        estimate});
         }
         starts[std::to_string(id)] = js;
         routes[std::to_string(id)] = jr;

@@ -4,6 +4,7 @@
 #include "scheduler-results.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace ns3
 {
@@ -37,6 +38,27 @@ WriteSchedulerResults(ResultsDatabase& db, int64_t runId, const CollectiveSchedu
                    g.when.GetNanoSeconds(),
                    static_cast<int64_t>(g.job),
                    static_cast<int64_t>(g.open ? 1 : 0)});
+    }
+    // A time before zero is none: NULL.
+    auto ns = [](Time t) { return t.IsNegative() ? SqlValue() : SqlValue(t.GetNanoSeconds()); };
+    for (const CollectiveRecord& c : scheduler.GetCollectives())
+    {
+        const std::optional<PlannedCollective>& p = c.plan;
+        db.AddRow(runId,
+                  "INSERT INTO collectives (run_id, job_id, iteration, ready_ns, start_ns,"
+                  " finish_ns, route, planned_start_ns, planned_finish_ns, planned_route,"
+                  " estimate_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                  {runId,
+                   static_cast<int64_t>(c.job),
+                   static_cast<int64_t>(c.iteration),
+                   c.ready.GetNanoSeconds(),
+                   ns(c.start),
+                   ns(c.finish),
+                   c.route >= 0 ? SqlValue(c.route) : SqlValue(),
+                   p ? ns(p->start) : SqlValue(),
+                   p ? ns(p->start + p->duration) : SqlValue(),
+                   p && p->route >= 0 ? SqlValue(p->route) : SqlValue(),
+                   p ? ns(p->estimate) : SqlValue()});
     }
     db.AddRow(runId,
               "INSERT INTO scheduler_runs (run_id, scheduler, params_json, decisions,"

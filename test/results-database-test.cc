@@ -724,6 +724,8 @@ TEST_F(ResultsDatabaseTest, CreatesEveryTableAndTheSchemaVersionOnOpen)
                                     "scheduler_timing",
                                     "link_samples",
                                     "scheduling_bench",
+                                    "faults",
+                                    "collectives",
                                     "schema_version"})
     {
         EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
@@ -733,8 +735,8 @@ TEST_F(ResultsDatabaseTest, CreatesEveryTableAndTheSchemaVersionOnOpen)
     }
     EXPECT_EQ(r.Int("SELECT version FROM schema_version"), ResultsDatabase::GetSchemaVersion());
     EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
-    // Iterations and a job's flows reference its jobs row.
-    for (const std::string table : {"iterations", "flows"})
+    // Iterations, a job's flows and its collectives reference its jobs row.
+    for (const std::string table : {"iterations", "flows", "collectives"})
     {
         EXPECT_EQ(r.Int("SELECT count(*) FROM pragma_foreign_key_list('" + table +
                         "') WHERE \"table\" = 'jobs' AND \"from\" = 'job_id'"),
@@ -865,6 +867,63 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion1FileKeepingEveryRow)
     auto again = OpenDb();
     EXPECT_EQ(r.Int("SELECT count(*) FROM runs"), 3);
     EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
+}
+
+TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheCollectivesTable)
+{
+    // A version 3 file is this schema without the collectives table.
+    {
+        auto db = OpenDb();
+        const int64_t id = db->BeginRun("old", "symphony", 1, "{}");
+        AddJob(*db, id, 0);
+        db->AddRow(id,
+                   "INSERT INTO gates (run_id, t_ns, job_id, open) VALUES (?1, ?2, ?3, ?4)",
+                   {id, int64_t{100}, int64_t{0}, int64_t{1}});
+        db->FinishRun(id, 1000, 0.1, 10, 20);
+        db->Exec("DROP TABLE collectives");
+        db->Exec("UPDATE schema_version SET version = 3");
+        db->Dispose();
+    }
+    {
+        Reader r(m_path);
+        ASSERT_EQ(r.Int("SELECT version FROM schema_version"), 3);
+        ASSERT_EQ(r.Int("SELECT count(*) FROM sqlite_master WHERE name = 'collectives'"), 0);
+    }
+    auto db = OpenDb(0);
+    Reader r(m_path);
+    EXPECT_EQ(ResultsDatabase::GetSchemaVersion(), 4);
+    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), 4);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
+    // The version 3 rows are kept.
+    EXPECT_EQ(r.Text("SELECT status FROM runs WHERE run_id = 1"), "complete");
+    EXPECT_EQ(r.Int("SELECT t_ns FROM gates WHERE run_id = 1"), 100);
+    EXPECT_EQ(r.Text("SELECT group_concat(name, ',') FROM pragma_table_info('collectives')"),
+              "run_id,job_id,iteration,ready_ns,start_ns,finish_ns,route,planned_start_ns,"
+              "planned_finish_ns,planned_route,estimate_ns");
+    // The new table takes rows of a job that has a jobs row, and only those.
+    const std::string insert =
+        "INSERT INTO collectives (run_id, job_id, iteration, ready_ns, start_ns, finish_ns,"
+        " planned_start_ns, planned_finish_ns, estimate_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+        " ?8, ?9)";
+    const int64_t id = db->BeginRun("new", "symphony", 1, "{}");
+    AddJob(*db, id, 0);
+    db->AddRow(id,
+               insert,
+               {id,
+                int64_t{0},
+                int64_t{0},
+                int64_t{10},
+                int64_t{20},
+                int64_t{90},
+                int64_t{20},
+                int64_t{80},
+                int64_t{55}});
+    db->Flush();
+    EXPECT_EQ(r.Int("SELECT planned_finish_ns - planned_start_ns - estimate_ns FROM collectives"),
+              5);
+    db->AddRow(id, insert, {id, int64_t{7}, int64_t{0}, int64_t{10}, {}, {}, {}, {}, {}});
+    EXPECT_THROW(db->Flush(), std::runtime_error);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
 }
 
 TEST_F(ResultsDatabaseTest, RefusesAFileOfANewerSchema)

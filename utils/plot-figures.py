@@ -205,6 +205,10 @@ class PolicyMeans:
         self.train_ns = []  # per job: end - arrival
         self.comm_ns = []  # per iteration: comm_end - comm_ready
         self.models = Counter()
+        self.collectives = 0  # rows of the collectives table
+        # per planned collective: (start - planned start, executed / planned duration,
+        # planned duration - estimate), ns
+        self.planned = []
 
     @property
     def train_mean(self):
@@ -265,6 +269,10 @@ def load_policy_comparison(db, example):
                           "give no communication time")
         policies[policy].comm_ns.append(done - ready)
 
+    if "collectives" in db.tables and {"planned_start_ns", "estimate_ns"} <= db.columns(
+            "collectives"):
+        load_plans(db, example, policies)
+
     for name in sorted(policies):
         if not policies[name].train_ns:
             print(f"{example}: policy {name} has no jobs; left out", file=sys.stderr)
@@ -275,6 +283,26 @@ def load_policy_comparison(db, example):
     if not fair.train_mean or not fair.comm_mean:
         raise Skip(f"fair's mean training or communication time in '{example}' is zero or missing")
     return PolicyComparison(example, sorted(policies.values(), key=lambda p: policy_key(p.name)))
+
+
+def load_plans(db, example, policies):
+    """Each policy's collectives, and how the planned ones ran against their plans."""
+    for policy, count in db.query(
+            "SELECT r.scheduler, COUNT(*) FROM collectives c JOIN runs r ON r.run_id = c.run_id"
+            " WHERE r.example = ? GROUP BY r.scheduler", (example,)):
+        policies[policy].collectives = count
+    for policy, start, finish, planned_start, planned_finish, estimate in db.query(
+            "SELECT r.scheduler, c.start_ns, c.finish_ns, c.planned_start_ns,"
+            " c.planned_finish_ns, c.estimate_ns FROM collectives c"
+            " JOIN runs r ON r.run_id = c.run_id WHERE r.example = ?"
+            " AND c.planned_start_ns IS NOT NULL AND c.start_ns IS NOT NULL"
+            " AND c.finish_ns IS NOT NULL ORDER BY c.run_id, c.job_id, c.iteration",
+            (example,)):
+        planned = planned_finish - planned_start
+        if planned <= 0:
+            continue
+        policies[policy].planned.append(
+            (start - planned_start, (finish - start) / planned, planned - estimate))
 
 
 def model_mix(policy):
@@ -328,6 +356,28 @@ def comparison_table(data):
         lines.append(f"| {p.name} | {len(p.runs)} | {len(p.train_ns)} | {len(p.comm_ns)} "
                      f"| {fmt_time(p.train_mean)} | {fmt_ratio(data.ratio(p, 'train'))} "
                      f"| {fmt_time(p.comm_mean)} | {fmt_ratio(data.ratio(p, 'comm'))} |")
+    return lines
+
+
+def plan_table(data, number):
+    """Planners' collectives against their plans, if the database records them."""
+    planners = [p for p in data.policies if p.planned]
+    if not planners:
+        return []
+    lines = ["", f"### Figure {number}: plans against execution", "",
+             "Per collective planned by the plan in force when it started (table "
+             "`collectives`): how far its start was from the planned start, how long it ran "
+             "for the time planned, and the slot rounding in the plan (planned duration minus "
+             "the unrounded estimate).", "",
+             "| Policy | Collectives | Planned | Mean abs(start - planned start) "
+             "| Started early | Mean executed / planned duration | Mean rounding loss |",
+             "|---|---|---|---|---|---|---|"]
+    for p in planners:
+        lines.append(f"| {p.name} | {p.collectives} | {len(p.planned)} "
+                     f"| {fmt_time(mean([abs(d) for d, _, _ in p.planned]))} "
+                     f"| {sum(1 for d, _, _ in p.planned if d < 0)} "
+                     f"| {mean([r for _, r, _ in p.planned]):.3f} "
+                     f"| {fmt_time(mean([loss for _, _, loss in p.planned]))} |")
     return lines
 
 
@@ -742,6 +792,8 @@ def summary(db, data, skipped, selected):
         if number in data:
             lines += [f"![Figure {number}](figure{number}.png)", ""]
             lines += tables[number](data[number])
+            if number in (1, 3):
+                lines += plan_table(data[number], number)
         else:
             lines.append(f"Not drawn: {why(number)}.")
     return "\n".join(lines) + "\n"

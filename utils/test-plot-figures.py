@@ -44,6 +44,11 @@ CREATE TABLE scheduling_bench(
     run_id INTEGER NOT NULL, racks INTEGER, jobs INTEGER, gpus INTEGER, planner TEXT,
     wall_ms REAL, objective REAL, proven INTEGER, seed INTEGER, hit_limit INTEGER,
     parts INTEGER);
+CREATE TABLE collectives(
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, iteration INTEGER NOT NULL,
+    ready_ns INTEGER NOT NULL, start_ns INTEGER, finish_ns INTEGER, route INTEGER,
+    planned_start_ns INTEGER, planned_finish_ns INTEGER, planned_route INTEGER,
+    estimate_ns INTEGER, PRIMARY KEY (run_id, job_id, iteration));
 CREATE TABLE link_samples(
     run_id INTEGER NOT NULL, link_id INTEGER NOT NULL, direction INTEGER NOT NULL,
     job_id INTEGER, t_ns INTEGER NOT NULL, tx_bytes INTEGER NOT NULL);
@@ -326,6 +331,31 @@ class PlotFiguresTest(unittest.TestCase):
             if row["Policy"] == "isolated")
         self.assertEqual((isolated["Runs"], isolated["Jobs"], isolated["Iterations"]),
                          ("2", "2", "4"))
+
+    def test_plans_against_execution_are_summarized_for_planned_collectives(self):
+        ids = full_database(self.db)
+        conn = sqlite3.connect(self.db)
+        harmonics, fair = ids[1]["harmonics"][0], ids[1]["fair"][0]
+        # (job, iteration, start, finish, planned start, planned finish, estimate):
+        # starts 100 ns early and 200 ns late, run 1.0 and 2.0 x planned, lose 50 and 20 ns.
+        for row in ((0, 0, 1000, 1300, 1100, 1400, 250), (0, 1, 2000, 2600, 1800, 2100, 280),
+                    (1, 0, 3000, 3100, None, None, None)):
+            job, it, start, finish, p_start, p_finish, estimate = row
+            conn.execute("INSERT INTO collectives VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?)",
+                         (harmonics, job, it, start, start, finish, p_start, p_finish, estimate))
+        conn.execute("INSERT INTO collectives VALUES (?, 0, 0, 5, 5, 9, NULL, NULL, NULL, NULL,"
+                     " NULL)", (fair,))
+        conn.commit()
+        conn.close()
+        self.assert_ok(self.plot())
+        rows = markdown_table(self.summary(), "### Figure 1: plans against execution")
+        self.assertEqual(rows, [{"Policy": "harmonics", "Collectives": "3", "Planned": "2",
+                                 "Mean abs(start - planned start)": "150 ns",
+                                 "Started early": "1",
+                                 "Mean executed / planned duration": "1.500",
+                                 "Mean rounding loss": "35 ns"}])
+        # No planned collectives in figure 3: no such table.
+        self.assertNotIn("### Figure 3: plans against execution", self.summary())
 
     def test_claims_rows_give_harmonics_against_fair_and_symphony(self):
         full_database(self.db)

@@ -302,18 +302,6 @@ class ResultsDatabase : public Object
     /// BEGIN IMMEDIATE, retried while the file answers busy, up to the busy timeout.
     void BeginImmediate();
 
-    /// \return the file's schema version: 0 for a new file, 1 for one without schema_version
-    int64_t ReadSchemaVersion();
-
-    /// Create the current schema, or migrate an earlier one, under the write lock.
-    void CreateOrMigrateSchema();
-
-    /// Rebuild the tables whose definitions changed in version 2, keeping every row.
-    void MigrateFromVersion1();
-
-    /// \return name and declared type of each column of \p table (none if no such table)
-    std::vector<std::pair<std::string, std::string>> TableColumns(const std::string& table);
-
     /// Write pending rows and set the run's final status and message.
     void EndRun(int64_t runId,
                 const std::string& status,

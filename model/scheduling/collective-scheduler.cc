@@ -63,7 +63,11 @@ CollectiveScheduler::GetTypeId()
             .AddTraceSource("GateChange",
                             "A job's gate changed at its NICs.",
                             MakeTraceSourceAccessor(&CollectiveScheduler::m_gateTrace),
-                            "ns3::CollectiveScheduler::GateCallback");
+                            "ns3::CollectiveScheduler::GateCallback")
+            .AddTraceSource("Collective",
+                            "A job's collective finished: its record, planned and executed.",
+                            MakeTraceSourceAccessor(&CollectiveScheduler::m_collectiveTrace),
+                            "ns3::CollectiveScheduler::CollectiveCallback");
     return tid;
 }
 
@@ -158,12 +162,25 @@ CollectiveScheduler::GetParametersJson() const
 void
 CollectiveScheduler::NotifyJobArrived(const SchedulerJob& job)
 {
+    m_recordState[job.id].buckets = std::max<uint32_t>(1, job.spec.buckets);
     Simulator::Schedule(m_controlDelay, &CollectiveScheduler::DeliverJobArrived, this, job);
 }
 
 void
 CollectiveScheduler::NotifyCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket)
 {
+    if (bucket == 0)
+    {
+        // Recorded as it happens at the job, not as the policy hears of it.
+        JobRecordState& rs = m_recordState[job];
+        CollectiveRecord r;
+        r.job = job;
+        r.iteration = iteration;
+        r.ready = Simulator::Now();
+        m_collectives.push_back(r);
+        rs.current = static_cast<int64_t>(m_collectives.size() - 1);
+        MaybeStartCollective(job);
+    }
     Simulator::Schedule(m_controlDelay,
                         &CollectiveScheduler::DeliverCollectiveReady,
                         this,
@@ -175,6 +192,17 @@ CollectiveScheduler::NotifyCollectiveReady(uint32_t job, uint32_t iteration, uin
 void
 CollectiveScheduler::NotifyCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket)
 {
+    auto rs = m_recordState.find(job);
+    if (rs != m_recordState.end() && rs->second.current >= 0 && bucket + 1 == rs->second.buckets)
+    {
+        CollectiveRecord& r = m_collectives[rs->second.current];
+        if (r.iteration == iteration)
+        {
+            r.finish = Simulator::Now();
+            rs->second.current = -1;
+            m_collectiveTrace(r);
+        }
+    }
     Simulator::Schedule(m_controlDelay,
                         &CollectiveScheduler::DeliverCollectiveDone,
                         this,
@@ -313,9 +341,54 @@ CollectiveScheduler::Note(const std::string& key, const std::string& jsonValue)
 }
 
 void
+CollectiveScheduler::RecordPlan(uint32_t job, const PlannedCollective& plan)
+{
+    m_recordState[job].plan.push_back(plan);
+}
+
+void
+CollectiveScheduler::ClearPlan(uint32_t job)
+{
+    m_recordState[job].plan.clear();
+}
+
+int64_t
+CollectiveScheduler::CurrentRoute(uint32_t /* job */) const
+{
+    return -1;
+}
+
+void
+CollectiveScheduler::MaybeStartCollective(uint32_t job)
+{
+    JobRecordState& rs = m_recordState[job];
+    if (!rs.gateOpen || rs.current < 0)
+    {
+        return;
+    }
+    CollectiveRecord& r = m_collectives[rs.current];
+    if (r.start >= Time(0))
+    {
+        return; // started already (a gate reopened in the middle of it)
+    }
+    r.start = Simulator::Now();
+    r.route = CurrentRoute(job);
+    r.plan = rs.bound;
+    rs.bound.reset();
+}
+
+void
 CollectiveScheduler::OpenGate(uint32_t job, Time at)
 {
     const Time when = Arrival(at);
+    // The plan in force as the policy starts the job's next collective goes
+    // with it (a plan made after this belongs to the collective after it).
+    JobRecordState& rs = m_recordState[job];
+    if (!rs.plan.empty())
+    {
+        rs.bound = rs.plan.front();
+        rs.plan.pop_front();
+    }
     AddAction(
         nlohmann::json{{"gate", "open"}, {"job", job}, {"at_ns", when.GetNanoSeconds()}}.dump());
     Simulator::Schedule(when - Simulator::Now(), &CollectiveScheduler::ApplyGate, this, job, true);
@@ -343,6 +416,11 @@ CollectiveScheduler::RecordGateChange(uint32_t job, bool open)
 {
     m_gateChanges.push_back(GateChange{Simulator::Now(), job, open});
     m_gateTrace(job, open);
+    m_recordState[job].gateOpen = open;
+    if (open)
+    {
+        MaybeStartCollective(job);
+    }
 }
 
 void

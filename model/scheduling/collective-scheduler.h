@@ -11,8 +11,10 @@
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,36 @@ struct GateChange
 
 /**
  * \ingroup collective-scheduling
+ * \brief What a plan says of a job's next collective (its whole communication
+ * phase of one iteration, all buckets).
+ */
+struct PlannedCollective
+{
+    Time start;        ///< when the plan opens the job's gate for it
+    Time duration;     ///< the time the plan gives it (a planner's grid may round the estimate up)
+    int64_t route{-1}; ///< the candidate routing it is planned on, -1 if the policy has none
+    Time estimate;     ///< its estimated communication time on that route, unrounded
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief One collective of a job as planned and as executed (a row of the
+ * `collectives` table). Times are simulation times; a negative time is none.
+ */
+struct CollectiveRecord
+{
+    uint32_t job{0};
+    uint32_t iteration{0};
+    Time ready{-1};    ///< its first bucket was ready to send
+    Time start{-1};    ///< executed start: first bucket ready and the job's gate open
+    Time finish{-1};   ///< executed finish: its last bucket done
+    int64_t route{-1}; ///< the candidate routing its connections used, -1 if the policy has none
+    /// The plan in force when the policy opened the job's gate for it; none if it ran unplanned.
+    std::optional<PlannedCollective> plan;
+};
+
+/**
+ * \ingroup collective-scheduling
  * \brief Base class of collective schedulers, pluggable the way QueueDiscs
  * are: a policy subclasses it, is found by TypeId name (or by its short name
  * through CollectiveSchedulerHelper) and acts only through the control API
@@ -57,6 +89,14 @@ struct GateChange
  * if that is later). Every handler call that acted or noted something is a
  * decision, recorded with its wall-clock cost; every gate change is
  * recorded when it takes effect.
+ *
+ * Every collective (a job's communication phase of one iteration) is
+ * recorded as executed: its first bucket ready, its start (first bucket ready
+ * and the job's gate open) and its finish (last bucket done), at the times
+ * they happen at the job, and the route it took (CurrentRoute). A planner
+ * reports its plan of a job's next collectives with RecordPlan; the plan
+ * in force when the policy opens the job's gate (OpenGate) is the one
+ * recorded for the collective that the opening starts.
  */
 class CollectiveScheduler : public Application
 {
@@ -133,6 +173,12 @@ class CollectiveScheduler : public Application
         return m_gateChanges;
     }
 
+    /// Every collective that became ready, in that order (see the class description).
+    const std::vector<CollectiveRecord>& GetCollectives() const
+    {
+        return m_collectives;
+    }
+
     /// Count, total and maximum of one named part of the scheduling time, in microseconds.
     struct TimingSummary
     {
@@ -154,6 +200,8 @@ class CollectiveScheduler : public Application
     typedef void (*DecisionCallback)(const SchedulerDecision& decision);
     /// Trace signature of a gate change.
     typedef void (*GateCallback)(uint32_t job, bool open);
+    /// Trace signature of a finished collective's record.
+    typedef void (*CollectiveCallback)(const CollectiveRecord& record);
 
   protected:
     void DoDispose() override;
@@ -178,6 +226,23 @@ class CollectiveScheduler : public Application
     void SetRateWeight(uint32_t job, double weight);
     /// ECMP path choice: UDP source port of the job's connections from \p src to \p dst.
     void SetSourcePort(uint32_t job, uint32_t src, uint32_t dst, uint16_t port);
+    /// @}
+
+    /// \name Plan records: what a planner planned, kept beside what was executed
+    /// @{
+    /**
+     * Add \p plan to the plan of job \p job's next collectives, in order:
+     * the first recorded since ClearPlan is the plan of the collective the
+     * policy next opens the job's gate for, the second of the one after.
+     */
+    void RecordPlan(uint32_t job, const PlannedCollective& plan);
+    /// Withdraw the plan of job \p job's next collectives (a new plan follows, or none).
+    void ClearPlan(uint32_t job);
+    /**
+     * The candidate routing job \p job's connections use now, recorded as
+     * the route a collective took when it starts. Default: -1 (none).
+     */
+    virtual int64_t CurrentRoute(uint32_t job) const;
     /// @}
 
     /**
@@ -218,6 +283,8 @@ class CollectiveScheduler : public Application
     void DeliverCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket);
     void DeliverJobDone(uint32_t job);
     void ApplyGate(uint32_t job, bool open);
+    /// Record the start of job \p job's ready collective if its gate is open.
+    void MaybeStartCollective(uint32_t job);
     /// When an action taken now reaches the NICs, not before \p at.
     Time Arrival(Time at) const;
     void AddAction(const std::string& actionJson);
@@ -228,12 +295,26 @@ class CollectiveScheduler : public Application
     std::vector<SchedulerDecision> m_decisions;
     std::vector<GateChange> m_gateChanges;
     std::map<std::string, TimingSummary> m_timings;
+
+    /// What the collective records need of a job (kept after it is done).
+    struct JobRecordState
+    {
+        uint32_t buckets{1};                    ///< buckets per collective
+        bool gateOpen{true};                    ///< its gate, as at its NICs
+        std::deque<PlannedCollective> plan;     ///< plan of its next collectives
+        std::optional<PlannedCollective> bound; ///< plan in force at the last gate opening
+        int64_t current{-1}; ///< m_collectives index of its collective not yet finished
+    };
+
+    std::map<uint32_t, JobRecordState> m_recordState;
+    std::vector<CollectiveRecord> m_collectives;
     bool m_deciding{false};
     std::string m_actions; ///< JSON array items of the decision being made
     std::string m_notes;   ///< JSON object members of the decision being made
 
     TracedCallback<const SchedulerDecision&> m_decisionTrace;
     TracedCallback<uint32_t, bool> m_gateTrace;
+    TracedCallback<const CollectiveRecord&> m_collectiveTrace;
 };
 
 } // namespace ns3

@@ -376,6 +376,13 @@ EpochScheduler::DoJobDone(uint32_t job)
     Replan();
 }
 
+int64_t
+EpochScheduler::CurrentRoute(uint32_t job) const
+{
+    auto it = m_state.find(job);
+    return it == m_state.end() ? -1 : it->second.route;
+}
+
 void
 EpochScheduler::EpochTick()
 {
@@ -612,6 +619,7 @@ EpochScheduler::Install(const Plan& plan,
         }
         JobState& st = it->second;
         st.plannedStarts.clear();
+        ClearPlan(id);
         nlohmann::json js = nlohmann::json::array();
         nlohmann::json jr = nlohmann::json::array();
         for (uint32_t k = 0; k < allowed.size(); ++k)
@@ -647,6 +655,12 @@ EpochScheduler::Install(const Plan& plan,
             }
             // Planned in the past (the solve took its time): as soon as possible.
             st.plannedStarts.push_back(std::max(madeAt + cover.slot * s, now));
+            const Time estimate = st.routings[r].commTime;
+            RecordPlan(id,
+                       {st.plannedStarts.back(),
+                        cover.slot * SlotsCovering(estimate, cover.slot, 1),
+                        r,
+                        estimate});
         }
         starts[std::to_string(id)] = js;
         routes[std::to_string(id)] = jr;

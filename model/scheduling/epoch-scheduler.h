@@ -136,6 +136,7 @@ class EpochScheduler : public CollectiveScheduler
     void DoCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket) override;
     void DoCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket) override;
     void DoJobDone(uint32_t job) override;
+    int64_t CurrentRoute(uint32_t job) const override;
 
   private:
     /// What the scheduler tracks of one job.

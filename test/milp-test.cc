@@ -164,8 +164,10 @@ struct ToyModel
     std::vector<std::vector<std::pair<int, std::size_t>>> starts; ///< per job: (slot, var)
 };
 
+/// \p share: the part of the resource a running job takes; any share above
+/// one half still lets one job run at a time.
 ToyModel
-BuildToyModel(const ToyInstance& inst)
+BuildToyModel(const ToyInstance& inst, double share = 1.0)
 {
     ToyModel t;
     t.starts.resize(inst.jobs.size());
@@ -192,7 +194,7 @@ BuildToyModel(const ToyInstance& inst)
             {
                 if (s <= slot && slot < s + inst.jobs[j].p)
                 {
-                    busy.push_back({x, 1.0});
+                    busy.push_back({x, share});
                 }
             }
         }
@@ -320,6 +322,74 @@ RandomToy(uint32_t seed, std::size_t jobs, int slots)
         inst.chains.push_back(ToyChain{0, 1, static_cast<int>(rng() % 3)});
     }
     return inst;
+}
+
+/// Jobs on one machine from slot 0 with no release dates, no chains and
+/// \p spare slots beyond their total duration.
+ToyInstance
+SingleMachineToy(uint32_t seed, std::size_t jobs, int spare)
+{
+    std::mt19937 rng(seed);
+    ToyInstance inst;
+    inst.slots = spare;
+    for (std::size_t j = 0; j < jobs; ++j)
+    {
+        const int p = 1 + static_cast<int>(rng() % 6);
+        inst.jobs.push_back(ToyJob{p, 1.0 + static_cast<double>(rng() % 9), 0});
+        inst.slots += p;
+    }
+    return inst;
+}
+
+/// Smith's rule: jobs by increasing p / w (ties by index). Back to back from
+/// slot 0 in this order is optimal for one machine without release dates or
+/// chains.
+std::vector<std::size_t>
+SmithOrder(const ToyInstance& inst)
+{
+    std::vector<std::size_t> order(inst.jobs.size());
+    for (std::size_t j = 0; j < order.size(); ++j)
+    {
+        order[j] = j;
+    }
+    std::stable_sort(order.begin(), order.end(), [&inst](std::size_t a, std::size_t b) {
+        return inst.jobs[a].p * inst.jobs[b].w < inst.jobs[b].p * inst.jobs[a].w;
+    });
+    return order;
+}
+
+/// Weighted completion time of the jobs run back to back in \p order.
+double
+BackToBackCost(const ToyInstance& inst, const std::vector<std::size_t>& order)
+{
+    double cost = 0.0;
+    int t = 0;
+    for (std::size_t j : order)
+    {
+        t += inst.jobs[j].p;
+        cost += inst.jobs[j].w * t;
+    }
+    return cost;
+}
+
+/// The model's values for the jobs run back to back in \p order.
+std::vector<double>
+BackToBackValues(const ToyInstance& inst, const ToyModel& t, const std::vector<std::size_t>& order)
+{
+    std::vector<double> x(t.model.GetNumVariables(), 0.0);
+    int slot = 0;
+    for (std::size_t j : order)
+    {
+        for (const auto& [s, var] : t.starts[j])
+        {
+            if (s == slot)
+            {
+                x[var] = 1.0;
+            }
+        }
+        slot += inst.jobs[j].p;
+    }
+    return x;
 }
 
 // -------------------------------------------------------------------- tests
@@ -697,6 +767,128 @@ TEST(MilpSolver, SameModelSameResult)
         EXPECT_EQ(a.objective, b.objective) << "threads " << threads;
         EXPECT_EQ(a.nodes, b.nodes) << "threads " << threads;
         EXPECT_NEAR(a.objective, *BruteForceToy(inst), 1e-9) << "threads " << threads;
+    }
+}
+
+TEST(MilpSolver, PreprocessingKeepsTheOptimum)
+{
+    // The same optimum, bound and proof with CBC's preprocessing on (the
+    // default) and off, against brute force and Smith's rule.
+    CbcMilpSolver solver;
+    auto solveBoth = [&solver](const MilpModel& m, double optimum, const std::string& what) {
+        for (bool preprocess : {true, false})
+        {
+            MilpSolveOptions opt;
+            opt.relativeGap = 0.0;
+            opt.preprocess = preprocess;
+            const MilpResult r = solver.Solve(m, opt);
+            const std::string where = what + (preprocess ? " (preprocessed)" : " (plain)");
+            ASSERT_EQ(r.status, MilpStatus::OPTIMAL) << where << ": " << ToString(r.status);
+            EXPECT_NEAR(r.objective, optimum, 1e-9) << where;
+            EXPECT_NEAR(r.bound, optimum, 1e-6) << where;
+            EXPECT_LE(r.gap, 1e-9) << where;
+            std::string why;
+            EXPECT_TRUE(m.IsFeasible(r.values, 1e-9, &why)) << where << ": " << why;
+        }
+    };
+    for (uint32_t seed : {11u, 13u})
+    {
+        const Knapsack k = MakeKnapsack(12, seed, seed == 13);
+        solveBoth(KnapsackModel(k), BruteForceKnapsack(k), "knapsack " + std::to_string(seed));
+    }
+    int compared = 0;
+    for (uint32_t seed = 30; compared < 2; ++seed)
+    {
+        const ToyInstance inst = RandomToy(seed, 4, 8);
+        if (const std::optional<double> optimum = BruteForceToy(inst))
+        {
+            solveBoth(BuildToyModel(inst).model, *optimum, "toy " + std::to_string(seed));
+            ++compared;
+        }
+    }
+    // Shares of 0.9 give preprocessing coefficients to tighten.
+    const ToyInstance single = SingleMachineToy(8, 5, 8);
+    solveBoth(BuildToyModel(single, 0.9).model,
+              BackToBackCost(single, SmithOrder(single)),
+              "one machine");
+
+    const ToyInstance impossible{{{3, 1.0, 0}, {3, 1.0, 0}}, 5, {}};
+    for (bool preprocess : {true, false})
+    {
+        MilpSolveOptions opt;
+        opt.preprocess = preprocess;
+        EXPECT_EQ(solver.Solve(BuildToyModel(impossible).model, opt).status, MilpStatus::INFEASIBLE)
+            << "preprocess " << preprocess;
+    }
+}
+
+TEST(MilpSolver, TimeLimitDuringPreprocessing)
+{
+    // CBC 2.10's preprocessing crashed (CglPreProcess::postProcess) when the
+    // time limit passed between its passes and there was a solution to map
+    // back, e.g. a warm start; with no solution it claimed infeasibility.
+    // Shares of 0.9 make it run several passes on this small model. The
+    // limits sweep the whole solve, whatever this machine's speed, so some
+    // land among the passes; every result must hold against Smith's rule
+    // whatever the limit stopped.
+    const ToyInstance inst = SingleMachineToy(8, 5, 8);
+    const ToyModel t = BuildToyModel(inst, 0.9);
+    std::vector<std::size_t> order = SmithOrder(inst);
+    const double optimum = BackToBackCost(inst, order);
+    std::swap(order[0], order[1]); // a good warm start, not the best
+    const std::vector<double> warm = BackToBackValues(inst, t, order);
+    ASSERT_TRUE(t.model.IsFeasible(warm));
+    const double warmCost = BackToBackCost(inst, order);
+    ASSERT_GT(warmCost, optimum);
+
+    CbcMilpSolver solver;
+    MilpSolveOptions opt;
+    opt.relativeGap = 0.0;
+    opt.warmStart = warm;
+    const MilpResult full = solver.Solve(t.model, opt);
+    ASSERT_EQ(full.status, MilpStatus::OPTIMAL) << ToString(full.status);
+    EXPECT_NEAR(full.objective, optimum, 1e-9);
+
+    for (const bool warmStart : {true, false})
+    {
+        opt.warmStart = warmStart ? warm : std::vector<double>{};
+        // With a warm start the crash came from limits among the passes;
+        // without one the false "infeasible" came from limits passing just
+        // as preprocessing started, early in the solve.
+        const int steps = warmStart ? 8 : 64;
+        for (int k = 1; k <= (warmStart ? 7 : 12); ++k)
+        {
+            opt.timeLimitSeconds = full.wallSeconds * k / steps;
+            const MilpResult r = solver.Solve(t.model, opt);
+            const std::string where = std::string(warmStart ? "warm" : "cold") + ", limit " +
+                                      std::to_string(opt.timeLimitSeconds) + " s";
+            if (std::isfinite(r.bound))
+            {
+                EXPECT_LE(r.bound, optimum + 1e-6) << where;
+            }
+            if (!r.HasSolution())
+            {
+                EXPECT_FALSE(warmStart) << where << ": warm start lost";
+                EXPECT_EQ(r.status, MilpStatus::NO_SOLUTION) << where << ": " << ToString(r.status);
+                continue;
+            }
+            if (r.status == MilpStatus::OPTIMAL)
+            {
+                EXPECT_NEAR(r.objective, optimum, 1e-9) << where;
+            }
+            else
+            {
+                EXPECT_EQ(r.status, MilpStatus::FEASIBLE) << where << ": " << ToString(r.status);
+            }
+            EXPECT_GE(r.objective, optimum - 1e-9) << where;
+            if (warmStart)
+            {
+                EXPECT_LE(r.objective, warmCost + 1e-9) << where;
+            }
+            const std::optional<double> cost = ToyCost(inst, DecodeStarts(t, r.values));
+            ASSERT_TRUE(cost.has_value()) << where << ": plan breaks a rule";
+            EXPECT_NEAR(*cost, r.objective, 1e-9) << where;
+        }
     }
 }
 

@@ -175,6 +175,53 @@ Load(const MilpModel& model, double sign, OsiClpSolverInterface& solver)
     }
 }
 
+/// Slack on CBC's clock when telling whether the time limit had passed.
+constexpr double kClockSlackSeconds = 1e-3;
+
+/// What CbcMain1's callback learns during one solve (the model's
+/// application data).
+struct DriverState
+{
+    /// The time limit had passed when preprocessing ended, so it may have
+    /// skipped passes.
+    bool preprocessingCut{false};
+    /// Branch and bound ran.
+    bool searched{false};
+};
+
+/**
+ * CbcMain1's callback. CBC 2.10's preprocessing (CglPreProcess 0.60) stops
+ * its passes when the time limit passes but keeps counting the passes it
+ * skipped, so postProcess, which maps the search's solutions back to the
+ * model, dereferences their missing models and crashes (seen with a warm
+ * start, which always leaves a solution to map back). Whether passes were
+ * skipped is only known inside CGL; they can have been only if the limit had
+ * passed when preprocessing returned (whereFrom 2). The search then starts
+ * with no time left, so its solutions are dropped after it (whereFrom 4):
+ * CBC then skips postProcess and falls back on the solution it had before
+ * preprocessing, the warm start if there was one.
+ */
+int
+DriverCallback(CbcModel* model, int whereFrom)
+{
+    auto* state = static_cast<DriverState*>(model->getApplicationData());
+    if (whereFrom == 2)
+    {
+        state->preprocessingCut =
+            model->getCurrentSeconds() >= model->getMaximumSeconds() - kClockSlackSeconds;
+    }
+    else if (whereFrom == 3)
+    {
+        state->searched = true;
+    }
+    else if (whereFrom == 4 && state->preprocessingCut)
+    {
+        model->deleteSolutions();
+        model->setMinimizationObjValue(COIN_DBL_MAX);
+    }
+    return 0;
+}
+
 /// Runs CBC's driver on \p model and fills \p result.
 void
 RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpResult& result)
@@ -234,29 +281,30 @@ RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpR
         // 100 + n: n threads with a repeatable search.
         args.insert(args.end(), {"-threads", std::to_string(100 + options.threads)});
     }
-    // CBC 2.10's preprocessing can crash in CglPreProcess::postProcess when a
-    // time limit stops a search that started from a warm start (seen on the
-    // epoch plans of a 16-job, 128-host cluster); without it the search is
-    // slower but sound.
-    args.insert(args.end(), {"-preprocess", "off", "-solve", "-quit"});
+    if (!options.preprocess)
+    {
+        args.insert(args.end(), {"-preprocess", "off"});
+    }
+    args.insert(args.end(), {"-solve", "-quit"});
     std::vector<const char*> argv;
     for (const auto& a : args)
     {
         argv.push_back(a.c_str());
     }
-    CbcMain1(
-        static_cast<int>(argv.size()),
-        argv.data(),
-        cbc,
-        [](CbcModel*, int) { return 0; },
-        data);
+    DriverState state;
+    cbc.setApplicationData(&state);
+    CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, DriverCallback, data);
 
     result.nodes = static_cast<uint64_t>(std::max(0, cbc.getNodeCount()));
     const int status = cbc.status();
     const int secondary = cbc.secondaryStatus();
     const double rawBound = cbc.getBestPossibleObjValue();
-    // CBC uses huge values (1e50, COIN_DBL_MAX) for "no bound".
-    if (std::isfinite(rawBound) && std::fabs(rawBound) < 1e40)
+    // CBC uses huge values (1e50, COIN_DBL_MAX) for "no bound"; its bound
+    // is a search's, and preprocessing that ran out of time may end the
+    // solve without one.
+    const bool hasBound = std::isfinite(rawBound) && std::fabs(rawBound) < 1e40 &&
+                          (!state.preprocessingCut || state.searched);
+    if (hasBound)
     {
         result.bound = sign * rawBound + model.GetObjectiveConstant();
     }
@@ -277,7 +325,8 @@ RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpR
         // CBC stop (it may stop at the root when a heuristic or the warm
         // start closed the gap), unless the time limit cut the search short:
         // CBC's statuses and bound are then not to be trusted.
-        const bool timedOut = cbc.isSecondsLimitReached() || secondary == 4;
+        const bool timedOut =
+            cbc.isSecondsLimitReached() || secondary == 4 || state.preprocessingCut;
         bool meetsBound = !timedOut && std::isfinite(result.bound) &&
                           MilpRelativeGap(result.objective, result.bound) <= kProvenGap;
         if (std::isfinite(result.bound) && IntegralObjective(model))
@@ -301,7 +350,12 @@ RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpR
         result.status = finished || closedGap ? MilpStatus::OPTIMAL : MilpStatus::FEASIBLE;
         return;
     }
-    if (cbc.isProvenInfeasible() || secondary == 1)
+    if (state.preprocessingCut)
+    {
+        // Preprocessing that runs out of time may say "infeasible".
+        result.status = MilpStatus::NO_SOLUTION;
+    }
+    else if (cbc.isProvenInfeasible() || secondary == 1)
     {
         result.status = MilpStatus::INFEASIBLE;
     }
@@ -320,8 +374,7 @@ RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpR
                          std::to_string(secondary) + " and no solution";
     }
     result.bound = std::numeric_limits<double>::quiet_NaN();
-    if (result.status == MilpStatus::NO_SOLUTION && std::isfinite(rawBound) &&
-        std::fabs(rawBound) < 1e40)
+    if (result.status == MilpStatus::NO_SOLUTION && hasBound)
     {
         result.bound = sign * rawBound + model.GetObjectiveConstant();
     }

@@ -20,7 +20,12 @@
  * (100 + n), so results stay repeatable; the seed sets both CBC's and CLP's
  * random seeds. A warm start that passes MilpModel::IsFeasible is handed to
  * CBC as a MIP start and is never lost: if CBC returns nothing better, the
- * warm start is the result.
+ * warm start is the result. Preprocessing (CglPreProcess) is on unless
+ * MilpSolveOptions::preprocess is false. CGL 0.60 crashes when the time limit
+ * passes between its preprocessing passes and a solution must be mapped back;
+ * a solve whose limit passed during preprocessing therefore drops the
+ * search's solutions (the search had no time left) and ends with the warm
+ * start as FEASIBLE, or NO_SOLUTION, never a false INFEASIBLE.
  *
  * Status: OPTIMAL only when CBC finished the search, or stopped on the gap
  * with its bound equal to the objective; a stop on the gap with a positive

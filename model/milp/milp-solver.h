@@ -48,6 +48,10 @@ struct MilpSolveOptions
     /// only if it satisfies the model (MilpModel::IsFeasible).
     std::vector<double> warmStart;
     uint32_t seed{1}; ///< random seed of the solver's heuristics, >= 1
+    /// Let the solver simplify the model before its search (CBC: CglPreProcess).
+    /// The optimum is the same either way; off is for comparing solve times
+    /// and for ruling preprocessing out when diagnosing a solver problem.
+    bool preprocess{true};
 
     /// Throws std::invalid_argument naming the bad field, for a model with
     /// \p numVariables variables.

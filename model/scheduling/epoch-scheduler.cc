@@ -108,6 +108,13 @@ EpochScheduler::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&EpochScheduler::m_threads),
                           MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("Preprocess",
+                          "Whether the solver preprocesses the MILP (CBC's CglPreProcess): "
+                          "faster on large plans, slower on plans of a few hundred variables; "
+                          "modelled solve times do not depend on it.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EpochScheduler::m_preprocess),
+                          MakeBooleanChecker())
             .AddAttribute("RouteChoice",
                           "Whether plans choose each collective's route among the candidate "
                           "routings (false: every job keeps its default ECMP paths).",
@@ -213,6 +220,7 @@ EpochScheduler::GetSolveOptions() const
     o.timeLimitSeconds = m_timeLimit.GetSeconds();
     o.relativeGap = m_gap;
     o.threads = m_threads;
+    o.preprocess = m_preprocess;
     return o;
 }
 

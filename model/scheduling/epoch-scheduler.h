@@ -205,6 +205,7 @@ class EpochScheduler : public CollectiveScheduler
     Time m_timeLimit;
     double m_gap;
     uint32_t m_threads;
+    bool m_preprocess;
     bool m_routeChoice;
     uint32_t m_randomRoutes;
     uint32_t m_pathProbes;

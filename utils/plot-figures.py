@@ -25,13 +25,16 @@ import argparse
 import json
 import math
 import os
-import socket
 import shutil
 import sqlite3
 import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
+
+# The scripts' shared modules sit beside them (also when this file is run through a link).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_runs import run_state  # noqa: E402
 
 try:
     import matplotlib
@@ -109,25 +112,6 @@ class ResultsDb:
 
     def count_runs(self):
         return self.query("SELECT COUNT(*) FROM runs")[0][0]
-
-
-def process_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def run_state(status, pid, host):
-    """A run's status as stored, except that a 'running' run whose process is gone
-    (same host, no such pid) is 'abandoned': it was killed and will never finish."""
-    if (status == "running" and pid is not None and host == socket.gethostname()
-            and not process_alive(int(pid))):
-        return "abandoned"
-    return status
 
 
 def check_complete(db, examples):

@@ -468,7 +468,8 @@ def comparison_table(data):
         runs = ", ".join(str(run_id) for run_id, _, _ in bound.references)
         notes.append(f"{bound.label}: optimal's lower bound on the mean training time (job "
                      "start to end) that no policy can beat on the model's estimates, from "
-                     "each optimal run's plan with the most jobs (run "
+                     "each optimal run's plan with the most jobs ("
+                     f"run{'s' if len(bound.references) > 1 else ''} "
                      f"{runs}), averaged over their jobs; drawn as the dotted line.")
     elif data.bound_missing:
         notes.append(f"Lower bound: not drawn: {data.bound_missing}.")

@@ -522,7 +522,7 @@ class PlotFiguresTest(unittest.TestCase):
                 self.assertEqual(row["Mean training time"], f"{BOUND_NS:.4g} ns")
                 self.assertEqual(row["Training / fair"], f"{BOUND_NS / FAIR_TRAIN_NS:.3f}")
                 self.assertEqual([r["Policy"] for r in rows][:3], ["fair", "optimal", "isolated"])
-                self.assertIn(f"(run {ids['optimal'][0]}, {ids['optimal'][1]})", self.summary())
+                self.assertIn(f"(runs {ids['optimal'][0]}, {ids['optimal'][1]})", self.summary())
 
     def test_lower_bound_missing_for_a_run_is_not_drawn_and_said_why(self):
         ids = bound_database(self.db)

@@ -538,6 +538,30 @@ class PlotFiguresTest(unittest.TestCase):
         rows = markdown_table(self.summary(), "## Figure 1: policy comparison on a model mix")
         self.assertFalse([r for r in rows if r["Policy"].startswith("lower bound")])
 
+    def test_lower_bound_of_other_jobs_or_seeds_is_not_drawn(self):
+        def partial(conn, ids):
+            conn.execute("UPDATE scheduler_decisions SET detail_json = ? WHERE run_id = ?",
+                         (reference(1, 1e-7), ids["optimal"][1]))
+            return (f"optimal run {ids['optimal'][1]}'s reference with the most jobs covers "
+                    "1 of its 2 jobs")
+
+        def other_seed(conn, ids):
+            conn.execute("UPDATE runs SET seed = 7 WHERE run_id = ?", (ids["optimal"][1],))
+            return "optimal's runs have other seeds than fair's"
+
+        for change in (partial, other_seed):
+            with self.subTest(change=change.__name__):
+                self.db.unlink(missing_ok=True)
+                ids = bound_database(self.db)
+                conn = sqlite3.connect(self.db)
+                why = change(conn, ids)
+                conn.commit()
+                conn.close()
+                result = self.plot("--figures", "1")
+                self.assert_ok(result)
+                self.assertIn(why, result.stderr)
+                self.assertIn(f"Lower bound: not drawn: {why}", self.summary())
+
     def test_malformed_reference_is_refused_naming_row_and_field(self):
         ids = bound_database(self.db)
         conn = sqlite3.connect(self.db)

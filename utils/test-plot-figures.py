@@ -7,7 +7,9 @@ the script as a subprocess and checks its outputs against numbers computed here 
 the synthetic inputs, not from anything the script prints.
 """
 
+import contextlib
 import importlib.util
+import io
 import os
 import sqlite3
 import socket
@@ -254,11 +256,17 @@ BOUND_NS = (2 * 100 + 2 * 140) / 4
 FAIR_TRAIN_NS = (300 + 100 + 500 + 200) / 4
 
 
+_script = None
+
+
 def load_script():
-    spec = importlib.util.spec_from_file_location("plot_figures", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The script as a module, loaded once: in-process runs spare matplotlib's start-up."""
+    global _script
+    if _script is None:
+        spec = importlib.util.spec_from_file_location("plot_figures", SCRIPT)
+        _script = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_script)
+    return _script
 
 
 def full_database(path, drop=()):
@@ -314,6 +322,13 @@ class PlotFiguresTest(unittest.TestCase):
         return subprocess.run(
             [sys.executable, str(SCRIPT), str(db or self.db), "--out", str(self.out), *extra],
             capture_output=True, text=True, timeout=300)
+
+    def plot_here(self, *extra):
+        """plot() in this process, for the checks that need no fresh interpreter."""
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            code = load_script().main([str(self.db), "--out", str(self.out), *extra])
+        return subprocess.CompletedProcess([], code, stdout.getvalue(), stderr.getvalue())
 
     def assert_ok(self, result):
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -513,7 +528,7 @@ class PlotFiguresTest(unittest.TestCase):
                 if kind != "lp":
                     continue  # the table's row is the same code
                 # The row beside the policies in figures.md.
-                self.assert_ok(self.plot("--figures", "1"))
+                self.assert_ok(self.plot_here("--figures", "1"))
                 rows = markdown_table(self.summary(),
                                       "## Figure 1: policy comparison on a model mix")
                 row = next(r for r in rows if r["Policy"].startswith("lower bound"))
@@ -530,7 +545,7 @@ class PlotFiguresTest(unittest.TestCase):
         conn.execute("DELETE FROM scheduler_decisions WHERE run_id = ?", (ids["optimal"][1],))
         conn.commit()
         conn.close()
-        result = self.plot("--figures", "1")
+        result = self.plot_here("--figures", "1")
         self.assert_ok(result)
         why = f"optimal run {ids['optimal'][1]} recorded no reference"
         self.assertIn(why, result.stderr)
@@ -557,7 +572,7 @@ class PlotFiguresTest(unittest.TestCase):
                 why = change(conn, ids)
                 conn.commit()
                 conn.close()
-                result = self.plot("--figures", "1")
+                result = self.plot_here("--figures", "1")
                 self.assert_ok(result)
                 self.assertIn(why, result.stderr)
                 self.assertIn(f"Lower bound: not drawn: {why}", self.summary())
@@ -569,7 +584,7 @@ class PlotFiguresTest(unittest.TestCase):
                      " AND t_ns = 0", ('{"reference":{"jobs":"two"}}', ids["optimal"][1]))
         conn.commit()
         conn.close()
-        self.assert_refused(self.plot("--figures", "1"),
+        self.assert_refused(self.plot_here("--figures", "1"),
                             f"run {ids['optimal'][1]}, figure1, optimal, t_ns 0",
                             "field 'reference.jobs' is 'two'")
 

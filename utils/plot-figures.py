@@ -10,7 +10,10 @@ Runs are chosen by runs.example:
   figure3  policy comparison on a large cluster (tables jobs, iterations)
   figure4  interleaving of jobs on one link over time (table link_samples)
 A policy's runs are the runs of that example whose runs.scheduler is the policy;
-'isolated' has one run per job, and their jobs are pooled.
+'isolated' has one run per job (each job alone on default routes), and their jobs
+are pooled. Where 'optimal' ran, figures 1 and 3 draw its lower bound on the mean
+training time (table scheduler_decisions, detail_json "reference": per optimal run
+the plan with the most jobs) as a line, normalized to fair like the bars.
 
 Writes DIR/figureN.png for every selected figure the database holds, and
 DIR/figures.md: our numbers beside the papers' claims, "n/a" where data is missing.
@@ -25,13 +28,16 @@ import argparse
 import json
 import math
 import os
-import socket
 import shutil
 import sqlite3
 import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
+
+# The scripts' shared modules sit beside them (also when this file is run through a link).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_runs import run_state  # noqa: E402
 
 try:
     import matplotlib
@@ -109,25 +115,6 @@ class ResultsDb:
 
     def count_runs(self):
         return self.query("SELECT COUNT(*) FROM runs")[0][0]
-
-
-def process_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def run_state(status, pid, host):
-    """A run's status as stored, except that a 'running' run whose process is gone
-    (same host, no such pid) is 'abandoned': it was killed and will never finish."""
-    if (status == "running" and pid is not None and host == socket.gethostname()
-            and not process_alive(int(pid))):
-        return "abandoned"
-    return status
 
 
 def check_complete(db, examples):
@@ -219,11 +206,38 @@ class PolicyMeans:
         return mean(self.comm_ns)
 
 
+class LowerBound:
+    """optimal's lower bound on the mean training time, valid for any policy on the
+    model's estimates, pooled over optimal's runs like the bars pool their jobs."""
+
+    def __init__(self, kind, references):
+        self.kind = kind  # "lp", or "chains-alone" when the LP was not solved
+        self.references = references  # per optimal run: (run_id, jobs, bound in s)
+
+    @property
+    def jobs(self):
+        return sum(jobs for _, jobs, _ in self.references)
+
+    @property
+    def mean_ns(self):
+        """Mean over all the runs' jobs: each run's bound weighted by its jobs."""
+        return sum(jobs * seconds for _, jobs, seconds in self.references) * 1e9 / self.jobs
+
+    @property
+    def label(self):
+        return "lower bound, any policy " + ("(LP)" if self.kind == "lp" else "(chains alone)")
+
+
 class PolicyComparison:
     def __init__(self, example, policies):
         self.example = example
         self.policies = policies  # ordered for display, fair first
         self.fair = policies[0]
+        self.bound = None  # a LowerBound, when optimal ran and recorded one
+        self.bound_missing = None  # why there is no bound although optimal ran
+
+    def bound_ratio(self):
+        return None if self.bound is None else self.bound.mean_ns / self.fair.train_mean
 
     def ratio(self, policy, metric):
         """policy's mean of `metric` ('train' or 'comm') over fair's, or None."""
@@ -282,7 +296,80 @@ def load_policy_comparison(db, example):
         raise Skip(f"no 'fair' runs with example '{example}' to normalize against")
     if not fair.train_mean or not fair.comm_mean:
         raise Skip(f"fair's mean training or communication time in '{example}' is zero or missing")
-    return PolicyComparison(example, sorted(policies.values(), key=lambda p: policy_key(p.name)))
+    comparison = PolicyComparison(example,
+                                  sorted(policies.values(), key=lambda p: policy_key(p.name)))
+    if "optimal" in policies:
+        try:
+            comparison.bound = load_bound(db, example, policies)
+        except Skip as reason:
+            comparison.bound_missing = str(reason)
+            print(f"{example}: no lower bound drawn: {reason}", file=sys.stderr)
+    return comparison
+
+
+def reference_of_run(db, run_id, example):
+    """The optimal run's reference with the most jobs (the plan made once every job had
+    arrived; the first such), as (jobs, bound in s, bound kind), or None."""
+    best = None
+    for rowid, t_ns, detail in db.query(
+            "SELECT rowid, t_ns, detail_json FROM scheduler_decisions WHERE run_id = ?"
+            " AND detail_json LIKE '%\"reference\"%' ORDER BY t_ns, rowid", (run_id,)):
+        where = (f"{db.path}: scheduler_decisions row {rowid} (run {run_id}, {example}, "
+                 f"optimal, t_ns {t_ns}): detail_json")
+        try:
+            reference = json.loads(detail)
+        except ValueError as e:
+            raise Refusal(f"{where} is not JSON ({e})") from None
+        if not isinstance(reference, dict) or "reference" not in reference:
+            continue
+        reference = reference["reference"]
+        if not isinstance(reference, dict):
+            raise Refusal(f"{where}: field 'reference' is not an object")
+        jobs = reference.get("jobs")
+        seconds = reference.get("bound_mean_completion_s")
+        kind = reference.get("bound")
+        if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0:
+            raise Refusal(f"{where}: field 'reference.jobs' is {jobs!r}, not a count")
+        if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+                or not math.isfinite(seconds) or seconds < 0):
+            raise Refusal(f"{where}: field 'reference.bound_mean_completion_s' is {seconds!r},"
+                          " not a duration in seconds")
+        if not isinstance(kind, str):
+            raise Refusal(f"{where}: field 'reference.bound' is {kind!r}, not a name")
+        if jobs > 0 and (best is None or jobs > best[0]):
+            best = (jobs, seconds, kind)
+    return best
+
+
+def load_bound(db, example, policies):
+    """optimal's lower bound over optimal's runs, checked to cover the jobs and seeds the
+    bars are computed from."""
+    if "scheduler_decisions" not in db.tables or not {
+            "run_id", "t_ns", "detail_json"} <= db.columns("scheduler_decisions"):
+        raise Skip("the database has no scheduler_decisions table with detail_json")
+    run_columns = db.columns("runs")
+    if "seed" in run_columns:
+        def seeds(policy):
+            return sorted(db.query(
+                "SELECT seed FROM runs WHERE example = ? AND scheduler = ?", (example, policy)))
+        if seeds("optimal") != seeds("fair"):
+            raise Skip("optimal's runs have other seeds than fair's, so its bound is not "
+                       "comparable to fair's mean")
+    references, kinds = [], set()
+    for run_id in sorted(policies["optimal"].runs):
+        best = reference_of_run(db, run_id, example)
+        if best is None:
+            raise Skip(f"optimal run {run_id} recorded no reference (scheduler_decisions "
+                       "detail_json 'reference')")
+        jobs, seconds, kind = best
+        (run_jobs,), = db.query("SELECT COUNT(*) FROM jobs WHERE run_id = ?", (run_id,))
+        if jobs != run_jobs:
+            raise Skip(f"optimal run {run_id}'s reference with the most jobs covers {jobs} of "
+                       f"its {run_jobs} jobs, so it bounds another mean than the bars'")
+        references.append((run_id, jobs, seconds))
+        kinds.add(kind)
+    # One run whose LP was not solved makes the pooled bound a chains-alone one.
+    return LowerBound("lp" if kinds == {"lp"} else "chains-alone", references)
 
 
 def load_plans(db, example, policies):
@@ -311,9 +398,18 @@ def model_mix(policy):
     return text + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
 
 
+# How the figures name policies whose short name says too little.
+POLICY_LABELS = {"isolated": "each job alone\non default routes"}
+
+
 def draw_policy_comparison(data, number, heading, path):
-    names = [p.name if p.name != "isolated" else "isolated\n(each job alone)"
-             for p in data.policies]
+    fig = policy_comparison_figure(data, number, heading)
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def policy_comparison_figure(data, number, heading):
+    names = [POLICY_LABELS.get(p.name, p.name) for p in data.policies]
     fig, ax = plt.subplots(figsize=(max(6.5, 1.15 * len(names) + 2.5), 5))
     width = 0.38
     series = (
@@ -333,6 +429,11 @@ def draw_policy_comparison(data, number, heading, path):
         ax.bar_label(bars, labels=[f"{y:.2f}" for y in ys], padding=2, fontsize=8)
         top = max([top] + ys)
     ax.axhline(1.0, color="grey", linestyle="--", linewidth=0.8, zorder=0)
+    bound = data.bound_ratio()
+    if bound is not None:
+        # Normalized like the training bars: the same jobs' mean over fair's.
+        ax.axhline(bound, color="C0", linestyle=":", linewidth=1.5,
+                   label=f"{data.bound.label}: training time {bound:.2f}")
     ax.set_xticks(range(len(names)), names)
     ax.set_xlabel("scheduling policy")
     ax.set_ylabel("mean time, normalized to fair (fair = 1.0)")
@@ -344,8 +445,7 @@ def draw_policy_comparison(data, number, heading, path):
                  f"{fmt_time(fair.train_mean)}, communication {fmt_time(fair.comm_mean)}",
                  fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+    return fig
 
 
 def comparison_table(data):
@@ -356,6 +456,25 @@ def comparison_table(data):
         lines.append(f"| {p.name} | {len(p.runs)} | {len(p.train_ns)} | {len(p.comm_ns)} "
                      f"| {fmt_time(p.train_mean)} | {fmt_ratio(data.ratio(p, 'train'))} "
                      f"| {fmt_time(p.comm_mean)} | {fmt_ratio(data.ratio(p, 'comm'))} |")
+    bound = data.bound
+    if bound is not None:
+        lines.append(f"| {bound.label} | {len(bound.references)} | {bound.jobs} | n/a "
+                     f"| {fmt_time(bound.mean_ns)} | {fmt_ratio(data.bound_ratio())} | n/a "
+                     "| n/a |")
+    notes = []
+    if data.find("isolated"):
+        notes.append("isolated: each job alone on default routes (one run per job).")
+    if bound is not None:
+        runs = ", ".join(str(run_id) for run_id, _, _ in bound.references)
+        notes.append(f"{bound.label}: optimal's lower bound on the mean training time (job "
+                     "start to end) that no policy can beat on the model's estimates, from "
+                     "each optimal run's plan with the most jobs ("
+                     f"run{'s' if len(bound.references) > 1 else ''} "
+                     f"{runs}), averaged over their jobs; drawn as the dotted line.")
+    elif data.bound_missing:
+        notes.append(f"Lower bound: not drawn: {data.bound_missing}.")
+    for note in notes:
+        lines += ["", note]
     return lines
 
 

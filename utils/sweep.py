@@ -56,6 +56,10 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
+# The scripts' shared modules sit beside them (also when this file is run through a link).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_runs import process_alive, run_state  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).resolve()
 GRID_KEYS = ("example", "fixed", "grid", "description")
@@ -456,25 +460,6 @@ class Layout:
             match = pattern.match(entry.name)
             if match and not process_alive(int(match.group(1))):
                 remove_db(entry)
-
-
-def process_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def run_state(status, pid, host):
-    """A run's status as stored, except that a 'running' run whose process is gone
-    (same host, no such pid) is 'abandoned': it was killed and will never finish."""
-    if (status == "running" and pid is not None and host == socket.gethostname()
-            and not process_alive(int(pid))):
-        return "abandoned"
-    return status
 
 
 def run_states(connection, schema="main"):

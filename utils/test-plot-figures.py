@@ -7,6 +7,9 @@ the script as a subprocess and checks its outputs against numbers computed here 
 the synthetic inputs, not from anything the script prints.
 """
 
+import contextlib
+import importlib.util
+import io
 import os
 import sqlite3
 import socket
@@ -49,6 +52,9 @@ CREATE TABLE collectives(
     ready_ns INTEGER NOT NULL, start_ns INTEGER, finish_ns INTEGER, route INTEGER,
     planned_start_ns INTEGER, planned_finish_ns INTEGER, planned_route INTEGER,
     estimate_ns INTEGER, PRIMARY KEY (run_id, job_id, iteration));
+CREATE TABLE scheduler_decisions(
+    run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL, scheduler TEXT NOT NULL,
+    kind TEXT NOT NULL, job_id INTEGER, detail_json TEXT NOT NULL, wall_us REAL NOT NULL);
 CREATE TABLE link_samples(
     run_id INTEGER NOT NULL, link_id INTEGER NOT NULL, direction INTEGER NOT NULL,
     job_id INTEGER, t_ns INTEGER NOT NULL, tx_bytes INTEGER NOT NULL);
@@ -154,18 +160,19 @@ class Database:
             marks = ",".join("?" * len(row))
             self.conn.execute(f"INSERT INTO {table} VALUES ({marks})", row)
 
-    def run(self, example, scheduler, params='{}', status="complete"):
+    def run(self, example, scheduler, params='{}', status="complete", seed=1):
         cursor = self.conn.execute(
             "INSERT INTO runs (example, scheduler, seed, params_json, status, started_at)"
-            " VALUES (?, ?, 1, ?, ?, '2026-01-01T00:00:00Z')",
-            (example, scheduler, params, status))
+            " VALUES (?, ?, ?, ?, ?, '2026-01-01T00:00:00Z')",
+            (example, scheduler, seed, params, status))
         return cursor.lastrowid
 
     def policy_comparison(self, example, figure):
+        """Each policy's runs get seeds 1, 2, ... in order (isolated's: one per job)."""
         ids = {}
         for policy, runs in figure.items():
-            for run_jobs in runs:
-                run_id = self.run(example, policy)
+            for seed, run_jobs in enumerate(runs, start=1):
+                run_id = self.run(example, policy, seed=seed)
                 ids.setdefault(policy, []).append(run_id)
                 for job_id, (arrival, end, comms) in enumerate(run_jobs):
                     if policy == "isolated":
@@ -209,6 +216,57 @@ class Database:
     def close(self):
         self.conn.commit()
         self.conn.close()
+
+
+# Figure 1 with optimal, two seeds. Fair's mean training time: (300 + 100 + 500 + 200) / 4
+# = 275 ns; optimal's: (150 + 120 + 260 + 100) / 4 = 157.5 ns.
+FIGURE1_OPTIMAL = {
+    "fair": [[(0, 300, [10, 30]), (100, 200, [50, 70])], [(0, 500, [10]), (50, 250, [20])]],
+    "optimal": [[(0, 150, [10, 10]), (100, 220, [20, 20])], [(0, 260, [10]), (50, 150, [10])]],
+    "isolated": [[(0, 100, [5])], [(100, 160, [10])], [(0, 200, [5])], [(50, 140, [10])]],
+}
+
+
+def reference(jobs, bound_s, kind="lp"):
+    return ('{"actions":[],"reference":{"jobs":%d,"bound":"%s","bound_mean_completion_s":%r,'
+            '"planned_mean_completion_s":1.0,"proven":true}}' % (jobs, kind, bound_s))
+
+
+def bound_database(path, second_kind="lp"):
+    """FIGURE1_OPTIMAL with optimal's references. Seed 1: plans at an arrival (1 job) and
+    two with both jobs, 100 ns then 90 ns; the first plan with the most jobs (100 ns)
+    counts. Seed 2: one plan with both jobs, 140 ns. The bound is their mean over the
+    four jobs, 2 x 100 + 2 x 140 over 4 = 120 ns, over fair's 275 ns: 0.436."""
+    db = Database(path)
+    ids = db.policy_comparison("figure1", FIGURE1_OPTIMAL)
+    first, second = ids["optimal"]
+    for run_id, t_ns, detail in ((first, 0, reference(1, 5e-9)),
+                                 (first, 50, '{"actions":[{"gate":0}]}'),
+                                 (first, 100, reference(2, 1.0e-7)),
+                                 (first, 150, reference(2, 9e-8)),
+                                 (second, 0, reference(2, 1.4e-7, second_kind)),
+                                 # Another policy's row is not optimal's.
+                                 (ids["fair"][0], 0, reference(9, 1e-9))):
+        db.insert("scheduler_decisions", (run_id, t_ns, "optimal", "plan", None, detail, 1.0))
+    db.close()
+    return ids
+
+
+BOUND_NS = (2 * 100 + 2 * 140) / 4
+FAIR_TRAIN_NS = (300 + 100 + 500 + 200) / 4
+
+
+_script = None
+
+
+def load_script():
+    """The script as a module, loaded once: in-process runs spare matplotlib's start-up."""
+    global _script
+    if _script is None:
+        spec = importlib.util.spec_from_file_location("plot_figures", SCRIPT)
+        _script = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_script)
+    return _script
 
 
 def full_database(path, drop=()):
@@ -264,6 +322,13 @@ class PlotFiguresTest(unittest.TestCase):
         return subprocess.run(
             [sys.executable, str(SCRIPT), str(db or self.db), "--out", str(self.out), *extra],
             capture_output=True, text=True, timeout=300)
+
+    def plot_here(self, *extra):
+        """plot() in this process, for the checks that need no fresh interpreter."""
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            code = load_script().main([str(self.db), "--out", str(self.out), *extra])
+        return subprocess.CompletedProcess([], code, stdout.getvalue(), stderr.getvalue())
 
     def assert_ok(self, result):
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -434,6 +499,94 @@ class PlotFiguresTest(unittest.TestCase):
                          ["figure1.png", "figure3.png", "figures.md"])
         self.assertEqual(self.claim("speed-up")["This database"], "n/a")
         self.assertIn("not selected", self.claim("speed-up")["Note"])
+
+    # ------------------------------------------------------------------ lower bound
+
+    def test_lower_bound_is_drawn_from_the_reference_with_most_jobs(self):
+        for kind, label in (("lp", "lower bound, any policy (LP)"),
+                            ("chains-alone", "lower bound, any policy (chains alone)")):
+            with self.subTest(kind=kind):
+                self.db.unlink(missing_ok=True)
+                ids = bound_database(self.db, second_kind=kind)
+                # The line on the training-time plot, normalized to fair.
+                script = load_script()
+                data = script.load_policy_comparison(script.ResultsDb(str(self.db)), "figure1")
+                fig = script.policy_comparison_figure(data, 1, "test")
+                ax = fig.axes[0]
+                lines = [line for line in ax.get_lines() if line.get_linestyle() == ":"]
+                self.assertEqual(len(lines), 1)
+                ys = set(lines[0].get_ydata())
+                self.assertEqual(len(ys), 1, "a horizontal line")
+                self.assertAlmostEqual(ys.pop(), BOUND_NS / FAIR_TRAIN_NS, places=12)
+                self.assertTrue(lines[0].get_label().startswith(label), lines[0].get_label())
+                self.assertIn(lines[0].get_label(),
+                              [text.get_text() for text in ax.get_legend().get_texts()])
+                ticks = [tick.get_text() for tick in ax.get_xticklabels()]
+                self.assertIn("each job alone\non default routes", ticks)
+                self.assertNotIn("isolated", ticks)
+                script.plt.close(fig)
+                if kind != "lp":
+                    continue  # the table's row is the same code
+                # The row beside the policies in figures.md.
+                self.assert_ok(self.plot_here("--figures", "1"))
+                rows = markdown_table(self.summary(),
+                                      "## Figure 1: policy comparison on a model mix")
+                row = next(r for r in rows if r["Policy"].startswith("lower bound"))
+                self.assertEqual(row["Policy"], label)
+                self.assertEqual((row["Runs"], row["Jobs"]), ("2", "4"))
+                self.assertEqual(row["Mean training time"], f"{BOUND_NS:.4g} ns")
+                self.assertEqual(row["Training / fair"], f"{BOUND_NS / FAIR_TRAIN_NS:.3f}")
+                self.assertEqual([r["Policy"] for r in rows][:3], ["fair", "optimal", "isolated"])
+                self.assertIn(f"(runs {ids['optimal'][0]}, {ids['optimal'][1]})", self.summary())
+
+    def test_lower_bound_missing_for_a_run_is_not_drawn_and_said_why(self):
+        ids = bound_database(self.db)
+        conn = sqlite3.connect(self.db)
+        conn.execute("DELETE FROM scheduler_decisions WHERE run_id = ?", (ids["optimal"][1],))
+        conn.commit()
+        conn.close()
+        result = self.plot_here("--figures", "1")
+        self.assert_ok(result)
+        why = f"optimal run {ids['optimal'][1]} recorded no reference"
+        self.assertIn(why, result.stderr)
+        self.assertIn(f"Lower bound: not drawn: {why}", self.summary())
+        rows = markdown_table(self.summary(), "## Figure 1: policy comparison on a model mix")
+        self.assertFalse([r for r in rows if r["Policy"].startswith("lower bound")])
+
+    def test_lower_bound_of_other_jobs_or_seeds_is_not_drawn(self):
+        def partial(conn, ids):
+            conn.execute("UPDATE scheduler_decisions SET detail_json = ? WHERE run_id = ?",
+                         (reference(1, 1e-7), ids["optimal"][1]))
+            return (f"optimal run {ids['optimal'][1]}'s reference with the most jobs covers "
+                    "1 of its 2 jobs")
+
+        def other_seed(conn, ids):
+            conn.execute("UPDATE runs SET seed = 7 WHERE run_id = ?", (ids["optimal"][1],))
+            return "optimal's runs have other seeds than fair's"
+
+        for change in (partial, other_seed):
+            with self.subTest(change=change.__name__):
+                self.db.unlink(missing_ok=True)
+                ids = bound_database(self.db)
+                conn = sqlite3.connect(self.db)
+                why = change(conn, ids)
+                conn.commit()
+                conn.close()
+                result = self.plot_here("--figures", "1")
+                self.assert_ok(result)
+                self.assertIn(why, result.stderr)
+                self.assertIn(f"Lower bound: not drawn: {why}", self.summary())
+
+    def test_malformed_reference_is_refused_naming_row_and_field(self):
+        ids = bound_database(self.db)
+        conn = sqlite3.connect(self.db)
+        conn.execute("UPDATE scheduler_decisions SET detail_json = ? WHERE run_id = ?"
+                     " AND t_ns = 0", ('{"reference":{"jobs":"two"}}', ids["optimal"][1]))
+        conn.commit()
+        conn.close()
+        self.assert_refused(self.plot_here("--figures", "1"),
+                            f"run {ids['optimal'][1]}, figure1, optimal, t_ns 0",
+                            "field 'reference.jobs' is 'two'")
 
     # ------------------------------------------------------------------ refusals
 

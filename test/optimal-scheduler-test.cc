@@ -85,6 +85,8 @@ TEST_F(OptimalSchedulerTest, BoundBelowPlanAndEveryPolicy)
         references.end(),
         [](const nlohmann::json& a, const nlohmann::json& b) { return a["jobs"] < b["jobs"]; });
     EXPECT_EQ(all["jobs"].get<uint32_t>(), 3u);
+    // The three jobs arrive together: one whole-run plan for them, not one per arrival.
+    EXPECT_EQ(references.front()["jobs"].get<uint32_t>(), 3u);
     EXPECT_EQ(all["bound"].get<std::string>(), "lp");
     const double planned = all["planned_mean_completion_s"].get<double>();
     const double bound = all["bound_mean_completion_s"].get<double>();

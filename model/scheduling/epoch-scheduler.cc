@@ -205,6 +205,7 @@ EpochScheduler::DoDispose()
 {
     m_epochEvent.Cancel();
     m_install.Cancel();
+    m_arrivals.Cancel();
     for (auto& [id, st] : m_state)
     {
         st.openEvent.Cancel();
@@ -314,7 +315,17 @@ EpochScheduler::DoJobArrived(const SchedulerJob& job)
     {
         m_epochEvent = Simulator::Schedule(m_epoch, &EpochScheduler::EpochTick, this);
     }
-    Replan();
+    if (ReplansOnEvents())
+    {
+        Replan();
+        return;
+    }
+    // A whole-run plan: jobs that arrive at the same time are planned once,
+    // after the last of them (their arrivals are already queued for now).
+    if (!m_arrivals.IsRunning())
+    {
+        m_arrivals = ScheduleDecision(Simulator::Now(), "arrivals", -1, [this]() { Replan(); });
+    }
 }
 
 void

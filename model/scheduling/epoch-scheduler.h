@@ -128,7 +128,8 @@ class EpochScheduler : public CollectiveScheduler
     virtual double CollectiveWeight(double jobWeight, uint32_t k, uint32_t n) const;
 
     /// Whether epochs, completed collectives and late ones re-plan (true) or
-    /// only arrivals and departures do (a plan of the whole run).
+    /// only arrivals and departures do (a plan of the whole run; jobs that
+    /// arrive at the same time are then planned once, together).
     virtual bool ReplansOnEvents() const;
 
     void DoDispose() override;
@@ -222,6 +223,7 @@ class EpochScheduler : public CollectiveScheduler
     Time m_charged;      ///< solve time charged to the plan being made
     Time m_lastSolve;    ///< solve time of the last plan (to foresee the next)
     EventId m_install;   ///< the solve in progress: its plan's installation
+    EventId m_arrivals;  ///< the plan of the jobs arriving now (whole-run planners)
     bool m_dirty{false}; ///< something changed during the solve in progress
 };
 

@@ -13,7 +13,8 @@ namespace ns3
  * \ingroup collective-scheduling
  * \brief The quality reference: the whole run planned at once.
  *
- * On every job arrival and departure (not at epochs or completions) it
+ * On every job arrival (once for jobs arriving at the same time) and
+ * departure (not at epochs or completions) it
  * plans every remaining collective of every job (all iterations, compute
  * times from the job model, every candidate routing, which include the
  * least-loaded assignment Crux uses) for the sum of the jobs' completion

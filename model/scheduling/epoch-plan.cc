@@ -3,11 +3,12 @@
  */
 #include "epoch-plan.h"
 
+#include "epoch-plan-internal.h"
+
 #include "ns3/unit-strings.h"
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -16,83 +17,15 @@
 namespace ns3
 {
 
+using namespace epoch_plan;
+
 namespace
 {
-
-/// Capacity may be exceeded by this much (rounding of sums of usages).
-constexpr double kCapacityTolerance = 1e-9;
-
-using Key = std::pair<uint32_t, uint32_t>;
-
-[[noreturn]] void
-Fail(const std::string& what)
-{
-    throw std::invalid_argument("epoch-plan: " + what);
-}
 
 std::string
 Where(uint32_t job, uint32_t index)
 {
     return "job " + std::to_string(job) + " collective " + std::to_string(index);
-}
-
-/// The jobs in increasing id order: every function walks collectives in
-/// (job id, index) order, whatever the order of PlanInstance::jobs.
-std::vector<const PlanJob*>
-JobsById(const PlanInstance& instance)
-{
-    std::vector<const PlanJob*> jobs;
-    for (const auto& j : instance.jobs)
-    {
-        jobs.push_back(&j);
-    }
-    std::sort(jobs.begin(), jobs.end(), [](const PlanJob* a, const PlanJob* b) {
-        return a->id < b->id;
-    });
-    return jobs;
-}
-
-/// Capacity of \p link reserved in slot \p t (< horizon).
-double
-Reserved(const PlanInstance& instance, uint32_t link, int64_t t)
-{
-    auto it = instance.reserved.find(link);
-    return it == instance.reserved.end() ? 0.0 : it->second[t];
-}
-
-/// Earliest start of the collective after one that starts no earlier than
-/// \p previousStart and runs \p previousDuration: horizon (deferred) once the
-/// chain is past the horizon.
-int64_t
-ChainEarliest(const PlanInstance& instance,
-              const PlanJob& job,
-              uint32_t index,
-              int64_t previousStart,
-              int64_t previousDuration)
-{
-    const PlanCollective& c = job.collectives[index];
-    if (index == 0)
-    {
-        return std::min(c.readySlot, instance.horizon);
-    }
-    if (previousStart >= instance.horizon)
-    {
-        return instance.horizon;
-    }
-    const int64_t after = previousStart + previousDuration + job.computeSlots;
-    return std::min(std::max(c.readySlot, after), instance.horizon);
-}
-
-/// The shortest duration among the routes of \p c.
-int64_t
-ShortestDuration(const PlanCollective& c)
-{
-    int64_t d = c.duration;
-    for (const PlanRoute& r : c.alternatives)
-    {
-        d = std::min(d, r.duration);
-    }
-    return d;
 }
 
 /// Whether \p c on route \p r fits in an empty plan starting at slot \p s <
@@ -114,84 +47,6 @@ FitsAlone(const PlanInstance& instance, const PlanCollective& c, uint32_t r, int
     }
     return true;
 }
-
-/// Capacity already taken per link and slot, reservations included: the
-/// ledger of the greedy and of the brute force.
-class Ledger
-{
-  public:
-    explicit Ledger(const PlanInstance& instance)
-        : m_horizon(instance.horizon)
-    {
-        for (const auto& job : instance.jobs)
-        {
-            for (const auto& c : job.collectives)
-            {
-                for (uint32_t route = 0; route < c.Routes(); ++route)
-                {
-                    for (const auto& [link, u] : c.Usage(route))
-                    {
-                        if (m_taken.count(link) == 0)
-                        {
-                            auto r = instance.reserved.find(link);
-                            m_taken[link] = r == instance.reserved.end()
-                                                ? std::vector<double>(m_horizon, 0.0)
-                                                : r->second;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether \p c fits on route \p r when started at \p s < horizon.
-    bool Fits(const PlanCollective& c, uint32_t r, int64_t s) const
-    {
-        const int64_t end = std::min(s + c.Duration(r), m_horizon);
-        for (const auto& [link, u] : c.Usage(r))
-        {
-            const std::vector<double>& taken = m_taken.at(link);
-            for (int64_t t = s; t < end; ++t)
-            {
-                if (taken[t] + u > 1.0 + kCapacityTolerance)
-                {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    /// Take the capacity of \p c on route \p r started at \p s < horizon;
-    /// returns what to hand to Restore() to undo it exactly.
-    std::vector<std::pair<double*, double>> Take(const PlanCollective& c, uint32_t r, int64_t s)
-    {
-        std::vector<std::pair<double*, double>> undo;
-        const int64_t end = std::min(s + c.Duration(r), m_horizon);
-        for (const auto& [link, u] : c.Usage(r))
-        {
-            std::vector<double>& taken = m_taken.at(link);
-            for (int64_t t = s; t < end; ++t)
-            {
-                undo.emplace_back(&taken[t], taken[t]);
-                taken[t] += u;
-            }
-        }
-        return undo;
-    }
-
-    static void Restore(const std::vector<std::pair<double*, double>>& undo)
-    {
-        for (auto it = undo.rbegin(); it != undo.rend(); ++it)
-        {
-            *it->first = it->second;
-        }
-    }
-
-  private:
-    int64_t m_horizon;
-    std::map<uint32_t, std::vector<double>> m_taken;
-};
 
 /// One choice of a collective in the MILP: a start slot on a route, and its variable.
 struct Choice
@@ -798,185 +653,6 @@ GreedyPlan(const PlanInstance& instance)
         previousStart[pick] = start;
         previousDuration[pick] = c.Duration(route);
         ++next[pick];
-    }
-    plan.objective = PlanObjective(instance, plan);
-    return plan;
-}
-
-Plan
-BruteForcePlan(const PlanInstance& instance, uint64_t maxCombinations)
-{
-    instance.Validate();
-    const int64_t horizon = instance.horizon;
-
-    struct Item
-    {
-        const PlanJob* job;
-        uint32_t index;
-    };
-
-    std::vector<Item> items;
-    // Number of (route, start) vectors that respect ready slots and
-    // chaining, counted per job from its last collective back, saturating.
-    const uint64_t cap = maxCombinations + 1;
-    auto mul = [cap](uint64_t a, uint64_t b) {
-        return (a != 0 && b > cap / a) ? cap : std::min(cap, a * b);
-    };
-    uint64_t combinations = 1;
-    for (const PlanJob* job : JobsById(instance))
-    {
-        const uint32_t n = job->collectives.size();
-        for (uint32_t k = 0; k < n; ++k)
-        {
-            items.push_back({job, k});
-        }
-        if (n == 0)
-        {
-            continue;
-        }
-        // choices(k, s): routes collective k can take at start s (1 when deferred).
-        auto routesAt = [&](uint32_t k, int64_t s) -> uint64_t {
-            return s == horizon ? 1 : job->collectives[k].Routes();
-        };
-        // ways[s][r]: completions of collectives k+1.. after collective k starts at s on route r.
-        const PlanCollective* last = &job->collectives[n - 1];
-        std::vector<std::vector<uint64_t>> ways(horizon + 1,
-                                                std::vector<uint64_t>(last->Routes(), 1));
-        for (uint32_t k = n - 1; k >= 1; --k)
-        {
-            // suffix[s] = completions summed over starts s..horizon and routes of collective k
-            std::vector<uint64_t> suffix(horizon + 2, 0);
-            for (int64_t s = horizon; s >= 0; --s)
-            {
-                uint64_t here = 0;
-                for (uint64_t r = 0; r < routesAt(k, s); ++r)
-                {
-                    here = std::min(cap, here + ways[s][r]);
-                }
-                suffix[s] = std::min(cap, suffix[s + 1] + here);
-            }
-            const PlanCollective& p = job->collectives[k - 1];
-            std::vector<std::vector<uint64_t>> before(horizon + 1,
-                                                      std::vector<uint64_t>(p.Routes(), 0));
-            for (int64_t s = 0; s <= horizon; ++s)
-            {
-                for (uint32_t r = 0; r < p.Routes(); ++r)
-                {
-                    before[s][r] = suffix[ChainEarliest(instance, *job, k, s, p.Duration(r))];
-                }
-            }
-            ways = std::move(before);
-        }
-        uint64_t total = 0;
-        for (int64_t s = ChainEarliest(instance, *job, 0, 0, 0); s <= horizon; ++s)
-        {
-            for (uint64_t r = 0; r < routesAt(0, s); ++r)
-            {
-                total = std::min(cap, total + ways[s][r]);
-            }
-        }
-        combinations = mul(combinations, total);
-    }
-    if (combinations > maxCombinations)
-    {
-        Fail("brute force would enumerate more than " + std::to_string(maxCombinations) +
-             " route and start vectors");
-    }
-
-    // Lower bound on the objective of items i.. (each at its earliest start
-    // from the ready slots alone, on its shortest route), to cut branches
-    // that cannot win.
-    std::vector<double> restBound(items.size() + 1, 0.0);
-    {
-        std::vector<int64_t> earliest(items.size());
-        for (std::size_t i = 0; i < items.size(); ++i)
-        {
-            const Item& it = items[i];
-            const int64_t previous =
-                it.index == 0 ? 0 : ShortestDuration(it.job->collectives[it.index - 1]);
-            earliest[i] = ChainEarliest(instance,
-                                        *it.job,
-                                        it.index,
-                                        it.index == 0 ? 0 : earliest[i - 1],
-                                        previous);
-        }
-        for (std::size_t i = items.size(); i-- > 0;)
-        {
-            const PlanCollective& c = items[i].job->collectives[items[i].index];
-            restBound[i] = restBound[i + 1] +
-                           c.weight * static_cast<double>(earliest[i] + ShortestDuration(c));
-        }
-    }
-
-    Ledger ledger(instance);
-    std::vector<int64_t> starts(items.size(), 0);
-    std::vector<uint32_t> routes(items.size(), 0);
-    std::vector<int64_t> best;
-    std::vector<uint32_t> bestRoutes;
-    double bestObjective = std::numeric_limits<double>::infinity();
-    auto better = [&bestObjective](double value) {
-        return std::isinf(bestObjective) ||
-               value < bestObjective - 1e-9 * std::max(1.0, std::fabs(bestObjective));
-    };
-
-    std::function<void(std::size_t, double)> search = [&](std::size_t i, double partial) {
-        if (!better(partial + restBound[i]))
-        {
-            return;
-        }
-        if (i == items.size())
-        {
-            best = starts;
-            bestRoutes = routes;
-            bestObjective = partial;
-            return;
-        }
-        const Item& it = items[i];
-        const PlanCollective& c = it.job->collectives[it.index];
-        int64_t lo = ChainEarliest(instance, *it.job, it.index, 0, 0);
-        if (it.index > 0)
-        {
-            const PlanCollective& p = it.job->collectives[it.index - 1];
-            lo = ChainEarliest(instance,
-                               *it.job,
-                               it.index,
-                               starts[i - 1],
-                               p.Duration(routes[i - 1]));
-        }
-        for (int64_t s = lo; s <= horizon; ++s)
-        {
-            starts[i] = s;
-            if (s == horizon)
-            {
-                routes[i] = 0;
-                search(i + 1, partial + c.weight * static_cast<double>(s + c.duration));
-                continue;
-            }
-            for (uint32_t r = 0; r < c.Routes(); ++r)
-            {
-                routes[i] = r;
-                if (ledger.Fits(c, r, s))
-                {
-                    const auto undo = ledger.Take(c, r, s);
-                    search(i + 1, partial + c.weight * static_cast<double>(s + c.Duration(r)));
-                    Ledger::Restore(undo);
-                }
-            }
-        }
-    };
-    search(0, 0.0);
-
-    Plan plan;
-    plan.method = "brute-force";
-    plan.proven = true;
-    for (std::size_t i = 0; i < items.size(); ++i)
-    {
-        const Key key{items[i].job->id, items[i].index};
-        plan.start[key] = best[i];
-        if (bestRoutes[i] != 0)
-        {
-            plan.route[key] = bestRoutes[i];
-        }
     }
     plan.objective = PlanObjective(instance, plan);
     return plan;

@@ -1,0 +1,176 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EPOCH_PLAN_INTERNAL_H
+#define EPOCH_PLAN_INTERNAL_H
+
+// What the planners' implementation files share (epoch-plan.cc and
+// epoch-plan-brute-force.cc): validation errors, walking jobs in id order,
+// chaining, and the capacity ledger.
+
+#include "epoch-plan.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+namespace epoch_plan
+{
+
+/// Capacity may be exceeded by this much (rounding of sums of usages).
+inline constexpr double kCapacityTolerance = 1e-9;
+
+using Key = std::pair<uint32_t, uint32_t>;
+
+[[noreturn]] inline void
+Fail(const std::string& what)
+{
+    throw std::invalid_argument("epoch-plan: " + what);
+}
+
+/// The jobs in increasing id order: every function walks collectives in
+/// (job id, index) order, whatever the order of PlanInstance::jobs.
+inline std::vector<const PlanJob*>
+JobsById(const PlanInstance& instance)
+{
+    std::vector<const PlanJob*> jobs;
+    for (const auto& j : instance.jobs)
+    {
+        jobs.push_back(&j);
+    }
+    std::sort(jobs.begin(), jobs.end(), [](const PlanJob* a, const PlanJob* b) {
+        return a->id < b->id;
+    });
+    return jobs;
+}
+
+/// Capacity of \p link reserved in slot \p t (< horizon).
+inline double
+Reserved(const PlanInstance& instance, uint32_t link, int64_t t)
+{
+    auto it = instance.reserved.find(link);
+    return it == instance.reserved.end() ? 0.0 : it->second[t];
+}
+
+/// Earliest start of the collective after one that starts no earlier than
+/// \p previousStart and runs \p previousDuration: horizon (deferred) once the
+/// chain is past the horizon.
+inline int64_t
+ChainEarliest(const PlanInstance& instance,
+              const PlanJob& job,
+              uint32_t index,
+              int64_t previousStart,
+              int64_t previousDuration)
+{
+    const PlanCollective& c = job.collectives[index];
+    if (index == 0)
+    {
+        return std::min(c.readySlot, instance.horizon);
+    }
+    if (previousStart >= instance.horizon)
+    {
+        return instance.horizon;
+    }
+    const int64_t after = previousStart + previousDuration + job.computeSlots;
+    return std::min(std::max(c.readySlot, after), instance.horizon);
+}
+
+/// The shortest duration among the routes of \p c.
+inline int64_t
+ShortestDuration(const PlanCollective& c)
+{
+    int64_t d = c.duration;
+    for (const PlanRoute& r : c.alternatives)
+    {
+        d = std::min(d, r.duration);
+    }
+    return d;
+}
+
+/// Capacity already taken per link and slot, reservations included: the
+/// ledger of the greedy and of the brute force.
+class Ledger
+{
+  public:
+    explicit Ledger(const PlanInstance& instance)
+        : m_horizon(instance.horizon)
+    {
+        for (const auto& job : instance.jobs)
+        {
+            for (const auto& c : job.collectives)
+            {
+                for (uint32_t route = 0; route < c.Routes(); ++route)
+                {
+                    for (const auto& [link, u] : c.Usage(route))
+                    {
+                        if (m_taken.count(link) == 0)
+                        {
+                            auto r = instance.reserved.find(link);
+                            m_taken[link] = r == instance.reserved.end()
+                                                ? std::vector<double>(m_horizon, 0.0)
+                                                : r->second;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether \p c fits on route \p r when started at \p s < horizon.
+    bool Fits(const PlanCollective& c, uint32_t r, int64_t s) const
+    {
+        const int64_t end = std::min(s + c.Duration(r), m_horizon);
+        for (const auto& [link, u] : c.Usage(r))
+        {
+            const std::vector<double>& taken = m_taken.at(link);
+            for (int64_t t = s; t < end; ++t)
+            {
+                if (taken[t] + u > 1.0 + kCapacityTolerance)
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /// Take the capacity of \p c on route \p r started at \p s < horizon;
+    /// returns what to hand to Restore() to undo it exactly.
+    std::vector<std::pair<double*, double>> Take(const PlanCollective& c, uint32_t r, int64_t s)
+    {
+        std::vector<std::pair<double*, double>> undo;
+        const int64_t end = std::min(s + c.Duration(r), m_horizon);
+        for (const auto& [link, u] : c.Usage(r))
+        {
+            std::vector<double>& taken = m_taken.at(link);
+            for (int64_t t = s; t < end; ++t)
+            {
+                undo.emplace_back(&taken[t], taken[t]);
+                taken[t] += u;
+            }
+        }
+        return undo;
+    }
+
+    static void Restore(const std::vector<std::pair<double*, double>>& undo)
+    {
+        for (auto it = undo.rbegin(); it != undo.rend(); ++it)
+        {
+            *it->first = it->second;
+        }
+    }
+
+  private:
+    int64_t m_horizon;
+    std::map<uint32_t, std::vector<double>> m_taken;
+};
+
+} // namespace epoch_plan
+} // namespace ns3
+
+#endif /* EPOCH_PLAN_INTERNAL_H */

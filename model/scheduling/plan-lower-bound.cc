@@ -116,7 +116,7 @@ Build(const PlanInstance& instance, PlanBoundObjective objective, uint32_t resol
     const double unit = resolution;
     const int64_t steps = instance.horizon * resolution;
     const double horizon = static_cast<double>(steps);
-    // Per (link, slot): the rate terms of every collective that may use it.
+    // Per (link, step): the rate terms of every collective that may use it.
     std::map<std::pair<uint32_t, int64_t>, std::vector<Term>> load;
     for (const PlanJob& job : instance.jobs)
     {

@@ -36,17 +36,7 @@ class RecordingTransport : public CollectiveTransport
 std::vector<uint32_t>
 DirectedPath(const RoceFabric& fabric, uint32_t src, uint32_t dst, uint16_t port)
 {
-    const FabricTopology& topo = fabric.GetTopology();
-    std::vector<uint32_t> path = fabric.GetPath(src, dst, port);
-    uint32_t node = topo.GetHosts().at(src);
-    for (uint32_t& link : path)
-    {
-        const FabricLink& l = topo.GetLink(link);
-        const bool forward = l.a == node;
-        node = forward ? l.b : l.a;
-        link = 2 * link + (forward ? 0 : 1);
-    }
-    return path;
+    return fabric.GetTopology().DirectedLinks(src, fabric.GetPath(src, dst, port));
 }
 
 namespace

@@ -105,6 +105,20 @@ FabricTopology::GetLink(uint32_t linkId) const
     return m_links.at(linkId);
 }
 
+std::vector<uint32_t>
+FabricTopology::DirectedLinks(uint32_t srcHost, std::vector<uint32_t> path) const
+{
+    uint32_t node = GetHosts().at(srcHost);
+    for (uint32_t& link : path)
+    {
+        const FabricLink& l = GetLink(link);
+        const bool forward = l.a == node;
+        node = forward ? l.b : l.a;
+        link = 2 * link + (forward ? 0 : 1);
+    }
+    return path;
+}
+
 uint32_t
 FabricTopology::GetNNodes() const
 {

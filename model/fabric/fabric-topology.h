@@ -112,6 +112,11 @@ class FabricTopology
     const FabricNode& GetNode(uint32_t nodeId) const;
     /// \return the link \p linkId \throw std::out_of_range
     const FabricLink& GetLink(uint32_t linkId) const;
+    /**
+     * The directed ids of \p path, a walk of link ids from host \p srcHost
+     * (a host index): 2 x link id, + 1 when the link is crossed from b to a.
+     */
+    std::vector<uint32_t> DirectedLinks(uint32_t srcHost, std::vector<uint32_t> path) const;
 
     /// \return number of nodes (hosts and switches)
     uint32_t GetNNodes() const;

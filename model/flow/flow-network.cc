@@ -150,16 +150,7 @@ FlowNetwork::GetPath(uint32_t src, uint32_t dst, uint16_t srcPort) const
 std::vector<uint32_t>
 FlowNetwork::DirectedPath(uint32_t src, uint32_t dst, uint16_t port) const
 {
-    std::vector<uint32_t> path = GetPath(src, dst, port);
-    uint32_t node = m_topology.GetHosts().at(src);
-    for (uint32_t& link : path)
-    {
-        const FabricLink& l = m_topology.GetLink(link);
-        const bool forward = l.a == node;
-        node = forward ? l.b : l.a;
-        link = 2 * link + (forward ? 0 : 1);
-    }
-    return path;
+    return m_topology.DirectedLinks(src, GetPath(src, dst, port));
 }
 
 double

@@ -75,17 +75,7 @@ FlowSchedulerControl::GetHostRack(uint32_t host) const
 std::vector<uint32_t>
 DirectedPath(const FlowNetwork& network, uint32_t src, uint32_t dst, uint16_t port)
 {
-    const FabricTopology& topo = network.GetTopology();
-    std::vector<uint32_t> path = network.GetPath(src, dst, port);
-    uint32_t node = topo.GetHosts().at(src);
-    for (uint32_t& link : path)
-    {
-        const FabricLink& l = topo.GetLink(link);
-        const bool forward = l.a == node;
-        node = forward ? l.b : l.a;
-        link = 2 * link + (forward ? 0 : 1);
-    }
-    return path;
+    return network.GetTopology().DirectedLinks(src, network.GetPath(src, dst, port));
 }
 
 } // namespace ns3

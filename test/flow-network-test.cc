@@ -323,6 +323,24 @@ TEST_F(FlowNetworkTest, JobClassAppliesToMessagesPostedAfterIt)
     EXPECT_NEAR(lo.GetSeconds(), 2 * w + Latency(1000000), 2e-10);
 }
 
+TEST_F(FlowNetworkTest, ClassChangeMovesMessagesHeldAtTheGate)
+{
+    // Job 1's message waits behind its closed gate, posted in class 3; the
+    // job moves to class 6 before the gate opens, so it overtakes job 0's
+    // class-5 message once it goes.
+    m_net->SetGate(1, false);
+    Time lo(-1);
+    Time hi(-1);
+    Post(0, 1, 1000000, 0, &lo, 5);
+    Post(0, 2, 1000000, 1, &hi, 3);
+    m_net->SetPriorityClass(1, 6);
+    m_net->SetGate(1, true);
+    Simulator::Run();
+    const double w = WireSeconds(1000000, kRate);
+    EXPECT_NEAR(hi.GetSeconds(), w + Latency(1000000), 2e-10);
+    EXPECT_NEAR(lo.GetSeconds(), 2 * w + Latency(1000000), 2e-10);
+}
+
 TEST_F(FlowNetworkTest, WeightSplitsTheLink)
 {
     m_net->SetRateWeight(1, 3);

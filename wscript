@@ -108,6 +108,7 @@ def build(bld):
         'model/roce/rdma-congestion-ops.h',
         'model/roce/roce-psn.h',
         'model/roce/wake-timer.h',
+        'model/roce/free-list-allocated.h',
         'model/roce/packet-handoff.h',
         'model/roce/ring-queue.h',
         'model/roce/roce-header.h',

@@ -3,6 +3,7 @@
  */
 #include "roce-channel.h"
 
+#include "free-list-allocated.h"
 #include "packet-handoff.h"
 #include "roce-net-device.h"
 
@@ -10,8 +11,6 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
-
-#include <vector>
 
 namespace ns3
 {
@@ -27,11 +26,10 @@ uint64_t g_linkBytes = 0;
 
 /**
  * A frame's arrival at a port: the one event of every packet-hop. Its memory
- * comes from a free list (the hottest allocation of a run, and recently
- * freed blocks are still in cache), and it hands its packet reference
- * straight to the port instead of copying it.
+ * comes from a free list (the hottest allocation of a run), and it hands its
+ * packet reference straight to the port instead of copying it.
  */
-class RoceArrival : public EventImpl
+class RoceArrival : public EventImpl, public FreeListAllocated<RoceArrival>
 {
   public:
     /// Takes over \p p's reference (\p p is left empty) without touching the packet.
@@ -50,9 +48,6 @@ class RoceArrival : public EventImpl
         }
     }
 
-    static void* operator new(std::size_t size);
-    static void operator delete(void* block);
-
   protected:
     void Notify() override
     {
@@ -67,33 +62,6 @@ class RoceArrival : public EventImpl
     RoceForwardingInfo m_info;
 };
 
-/// Blocks of freed RoceArrivals; bounded by the most frames ever in flight.
-std::vector<void*>&
-FreeArrivals()
-{
-    static std::vector<void*> blocks;
-    return blocks;
-}
-
-void*
-RoceArrival::operator new(std::size_t size)
-{
-    NS_ASSERT(size == sizeof(RoceArrival));
-    std::vector<void*>& blocks = FreeArrivals();
-    if (blocks.empty())
-    {
-        return ::operator new(size);
-    }
-    void* block = blocks.back();
-    blocks.pop_back();
-    return block;
-}
-
-void
-RoceArrival::operator delete(void* block)
-{
-    FreeArrivals().push_back(block);
-}
 } // namespace
 
 TypeId

@@ -4,7 +4,10 @@
 #ifndef WAKE_TIMER_H
 #define WAKE_TIMER_H
 
+#include "free-list-allocated.h"
+
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -17,7 +20,9 @@ namespace ns3
  * The per-packet path asks for a wake-up after nearly every frame; keeping
  * the pending time here avoids asking the simulator whether the event is
  * still pending (EventId::IsRunning), which costs more than the rest of the
- * request. The owner's handler must call Fired() first.
+ * request. The owner's handler must call Fired() first. A wake-up is
+ * requested for nearly every queued frame, so its event comes from a free
+ * list instead of malloc.
  */
 class WakeTimer
 {
@@ -36,7 +41,8 @@ class WakeTimer
         }
         m_pending = true;
         m_at = at;
-        m_event = Simulator::Schedule(at - Simulator::Now(), fn, obj);
+        m_event = Simulator::Schedule(at - Simulator::Now(),
+                                      Ptr<EventImpl>(new WakeEvent<OBJ>(fn, obj), false));
     }
 
     /// The wake-up ran.
@@ -52,6 +58,28 @@ class WakeTimer
     }
 
   private:
+    /// The wake-up event: \p fn on \p obj.
+    template <typename OBJ>
+    class WakeEvent : public EventImpl, public FreeListAllocated<WakeEvent<OBJ>>
+    {
+      public:
+        WakeEvent(void (OBJ::*fn)(), OBJ* obj)
+            : m_fn(fn),
+              m_obj(obj)
+        {
+        }
+
+      protected:
+        void Notify() override
+        {
+            (m_obj->*m_fn)();
+        }
+
+      private:
+        void (OBJ::*m_fn)();
+        OBJ* m_obj;
+    };
+
     EventId m_event;
     Time m_at;
     bool m_pending{false};

@@ -246,9 +246,9 @@ RoceNetDevice::HasQueued() const
 }
 
 void
-RoceNetDevice::ScheduleWake(Time at)
+RoceNetDevice::ScheduleWake(Time at, Time now)
 {
-    m_wake.RequestAt(at, &RoceNetDevice::Wake, this);
+    m_wake.RequestAt(at, now, &RoceNetDevice::Wake, this);
 }
 
 void
@@ -265,9 +265,8 @@ RoceNetDevice::PauseExpired()
 }
 
 bool
-RoceNetDevice::DequeueDataClass(uint8_t& cls)
+RoceNetDevice::DequeueDataClass(uint8_t& cls, Time now)
 {
-    const Time now = Simulator::Now();
     if (m_scheduling == STRICT_PRIORITY)
     {
         // The highest data class with packets and no pause.
@@ -312,7 +311,7 @@ RoceNetDevice::DequeueDataClass(uint8_t& cls)
 }
 
 bool
-RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info)
+RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info, Time now)
 {
     if (!m_macControl.empty())
     {
@@ -324,7 +323,6 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info)
         info = RoceForwardingInfo::Peek(p);
         return true;
     }
-    const Time now = Simulator::Now();
     bool found = false;
     if ((m_nonEmpty & (1u << kControlClass)) && now >= m_pausedUntil[kControlClass])
     {
@@ -333,7 +331,7 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info)
     }
     else if (m_totalQueued > 0)
     {
-        found = DequeueDataClass(cls);
+        found = DequeueDataClass(cls, now);
     }
     if (found)
     {
@@ -378,13 +376,13 @@ RoceNetDevice::TrySend()
     const Time now = Simulator::Now();
     if (now < m_txFreeAt)
     {
-        ScheduleWake(m_txFreeAt);
+        ScheduleWake(m_txFreeAt, now);
         return;
     }
     Ptr<Packet> p;
     uint8_t cls = 0;
     RoceForwardingInfo info;
-    if (!Dequeue(p, cls, info))
+    if (!Dequeue(p, cls, info, now))
     {
         return;
     }
@@ -398,7 +396,7 @@ RoceNetDevice::TrySend()
     // owner calls TrySend when it has something.
     if (m_ownerPullsData || HasQueued())
     {
-        ScheduleWake(m_txFreeAt);
+        ScheduleWake(m_txFreeAt, now);
     }
 }
 

@@ -233,10 +233,10 @@ class RoceNetDevice : public NetDevice
     };
 
     /// Pick the next frame allowed on the wire; false if none.
-    bool Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info);
-    bool DequeueDataClass(uint8_t& cls);
+    bool Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info, Time now);
+    bool DequeueDataClass(uint8_t& cls, Time now);
     bool HasQueued() const;
-    void ScheduleWake(Time at);
+    void ScheduleWake(Time at, Time now);
     void Wake();
     void PauseExpired();
     void HandlePfc(Ptr<Packet> p);

@@ -31,6 +31,13 @@ class WakeTimer
     template <typename OBJ>
     void RequestAt(Time at, void (OBJ::*fn)(), OBJ* obj)
     {
+        RequestAt(at, Simulator::Now(), fn, obj);
+    }
+
+    /// As above, for a caller that already has the current time \p now.
+    template <typename OBJ>
+    void RequestAt(Time at, Time now, void (OBJ::*fn)(), OBJ* obj)
+    {
         if (m_pending)
         {
             if (m_at <= at)
@@ -41,8 +48,7 @@ class WakeTimer
         }
         m_pending = true;
         m_at = at;
-        m_event = Simulator::Schedule(at - Simulator::Now(),
-                                      Ptr<EventImpl>(new WakeEvent<OBJ>(fn, obj), false));
+        m_event = Simulator::Schedule(at - now, Ptr<EventImpl>(new WakeEvent<OBJ>(fn, obj), false));
     }
 
     /// The wake-up ran.

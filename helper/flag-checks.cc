@@ -72,6 +72,22 @@ RequireCountFlag(const std::string& flag, int64_t value, int64_t min)
                     std::to_string(std::numeric_limits<uint32_t>::max()));
 }
 
+namespace
+{
+std::set<std::string>&
+MutableCommandLineAttributes()
+{
+    static std::set<std::string> paths;
+    return paths;
+}
+} // namespace
+
+const std::set<std::string>&
+CommandLineAttributes()
+{
+    return MutableCommandLineAttributes();
+}
+
 void
 ParseExampleCommandLine(CommandLine& cmd, int argc, char* argv[], const std::string& example)
 {
@@ -96,6 +112,7 @@ ParseExampleCommandLine(CommandLine& cmd, int argc, char* argv[], const std::str
             std::cerr << example << ": error: " << e.what() << std::endl;
             std::exit(2);
         }
+        MutableCommandLineAttributes().insert(path);
     }
     cmd.Parse(argc, argv);
 }

@@ -9,6 +9,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -78,6 +79,15 @@ ApplyFlag(const std::string& flag, const std::string& value, F f)
  * print its help (1).
  */
 void ParseExampleCommandLine(CommandLine& cmd, int argc, char* argv[], const std::string& example);
+
+/**
+ * \ingroup collective-scheduling
+ * \return the attributes ("ns3::Type::Attribute") whose defaults the
+ * command line set through ParseExampleCommandLine. A scenario's fabric key
+ * that sets the same attribute steps aside for them (ScenarioHelper), so
+ * that such a flag is never silently overridden.
+ */
+const std::set<std::string>& CommandLineAttributes();
 
 } // namespace ns3
 

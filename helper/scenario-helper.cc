@@ -4,6 +4,7 @@
 #include "scenario-helper.h"
 
 #include "checked-attributes.h"
+#include "flag-checks.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -85,6 +86,50 @@ ScenarioHelper::BuildTopology() const
     throw std::runtime_error(m_spec.Where("topology.kind") + ": unknown topology '" + t.kind + "'");
 }
 
+bool
+ScenarioHelper::KeyStepsAside(const std::string& key, const std::string& attribute) const
+{
+    const std::string field = "fabric." + key;
+    const bool inFile = m_spec.lines.count(field) != 0;
+    for (const auto& [name, text] : m_spec.attributes)
+    {
+        if (name == attribute)
+        {
+            if (inFile)
+            {
+                throw std::runtime_error(m_spec.Where(field) + " and " +
+                                         m_spec.Where("attributes." + name) +
+                                         " set the same attribute: give only one");
+            }
+            return true;
+        }
+    }
+    if (CommandLineAttributes().count(attribute) != 0)
+    {
+        if (inFile)
+        {
+            throw std::runtime_error(m_spec.Where(field) + " and --" + attribute +
+                                     " set the same attribute: give only one");
+        }
+        return true;
+    }
+    return false;
+}
+
+uint32_t
+ScenarioHelper::FabricUint(const std::string& key, const std::string& attribute, uint32_t own) const
+{
+    if (!KeyStepsAside(key, attribute))
+    {
+        return own;
+    }
+    const std::string::size_type split = attribute.rfind("::");
+    TypeId::AttributeInformation info;
+    TypeId::LookupByName(attribute.substr(0, split))
+        .LookupAttributeByName(attribute.substr(split + 2), &info);
+    return static_cast<uint32_t>(DynamicCast<const UintegerValue>(info.initialValue)->Get());
+}
+
 RoceFabricHelper
 ScenarioHelper::MakeFabricHelper() const
 {
@@ -98,27 +143,18 @@ ScenarioHelper::MakeFabricHelper() const
     {
         throw std::runtime_error(m_spec.Where("fabric.cc") + ": " + e.what());
     }
-    // Each fabric key sets one attribute. The scenario's "attributes" may set
-    // the same attribute's default instead (e.g. a payload that is no path
-    // MTU); then the key's own default steps aside, and giving both is an error.
+    // Each fabric key sets one attribute. The scenario's "attributes" or the
+    // command line may set the same attribute's default instead (e.g. a
+    // payload that is no path MTU); then the key's own default steps aside,
+    // and giving both is an error (KeyStepsAside).
     auto set = [&](const char* key,
                    const std::string& attribute,
                    const AttributeValue& value,
                    void (RoceFabricHelper::*setter)(const std::string&, const AttributeValue&)) {
         const std::string field = std::string("fabric.") + key;
         const std::string::size_type split = attribute.rfind("::");
-        for (const auto& [name, text] : m_spec.attributes)
+        if (KeyStepsAside(key, attribute))
         {
-            if (name != attribute)
-            {
-                continue;
-            }
-            if (m_spec.lines.count(field) != 0)
-            {
-                throw std::runtime_error(m_spec.Where(field) + " and " +
-                                         m_spec.Where("attributes." + name) +
-                                         " set the same attribute: give only one");
-            }
             return;
         }
         TypeId tid = TypeId::LookupByName(attribute.substr(0, split));
@@ -161,8 +197,13 @@ ScenarioHelper::MakeFlowNetwork(const FabricTopology& topology) const
 {
     const ScenarioSpec::Fabric& f = m_spec.fabric;
     Ptr<FlowNetwork> network = CreateObject<FlowNetwork>();
-    network->SetAttribute("PayloadPerPacket", UintegerValue(f.mtu));
-    network->SetAttribute("AckInterval", UintegerValue(f.ackInterval));
+    // The same values the NICs take, wherever they were set.
+    network->SetAttribute(
+        "PayloadPerPacket",
+        UintegerValue(FabricUint("mtu", "ns3::RdmaNic::PayloadPerPacket", f.mtu)));
+    network->SetAttribute(
+        "AckInterval",
+        UintegerValue(FabricUint("ackInterval", "ns3::RdmaNic::AckInterval", f.ackInterval)));
     network->SetAttribute("EcmpSeed", UintegerValue(static_cast<uint32_t>(m_spec.seed)));
     network->SetAttribute("RecordMessages", BooleanValue(m_spec.output.flowRows));
     network->Build(topology);

@@ -64,6 +64,18 @@ class ScenarioHelper
     void AddJobs(TrainingCluster& cluster, const std::vector<JobSpec>& jobs) const;
 
   private:
+    /**
+     * Whether fabric key \p key steps aside for a default of \p attribute
+     * set elsewhere: in the scenario's "attributes" or on the command line
+     * (CommandLineAttributes). \throw std::runtime_error naming both places
+     * when the file gives the key too.
+     */
+    bool KeyStepsAside(const std::string& key, const std::string& attribute) const;
+
+    /// Fabric key \p key's value for unsigned \p attribute: \p own, or the
+    /// attribute's current default where the key steps aside.
+    uint32_t FabricUint(const std::string& key, const std::string& attribute, uint32_t own) const;
+
     /// Where job \p index of CollectJobs() came from, for error messages.
     std::string JobLocation(std::size_t index, uint32_t id) const;
 

@@ -51,9 +51,15 @@ class ExamplesSettingsTest : public ExamplesTest
     /// Run multi-tenant-fat-tree on \p scenario; expect exit 2 and an error starting at \p where.
     void ExpectScenarioError(const fs::path& scenario,
                              const std::string& where,
-                             const std::string& part)
+                             const std::string& part,
+                             const std::string& flag = "")
     {
-        const Outcome o = Example("multi-tenant-fat-tree", {"--scenario=" + scenario.string()});
+        std::vector<std::string> args{"--scenario=" + scenario.string()};
+        if (!flag.empty())
+        {
+            args.push_back(flag);
+        }
+        const Outcome o = Example("multi-tenant-fat-tree", args);
         EXPECT_EQ(o.exitCode, 2) << o.Describe();
         EXPECT_NE(o.err.find("error: " + where), std::string::npos)
             << "expected '" << where << "' in:\n"
@@ -114,6 +120,30 @@ TEST_F(ExamplesSettingsTest, AttributeAloneTakesThePlaceOfTheFabricKeysDefault)
     ASSERT_EQ(o.exitCode, 0) << o.Describe();
     const std::string bytes = "SELECT sum(tx_bytes_ab + tx_bytes_ba) FROM links";
     EXPECT_GT(QueryInt(Path("per-packet.db"), bytes), QueryInt(Path("plain.db"), bytes));
+}
+
+TEST_F(ExamplesSettingsTest, AttributeFlagTakesThePlaceOfTheFabricKeysDefault)
+{
+    // The same as above from the command line: the scenario's default of an
+    // ACK per 16 packets must not silently override the flag.
+    const fs::path plain = Scenario("plain.json", "  \"output\": {\"db\": \"plain.db\"}");
+    const fs::path flagged = Scenario("flagged.json", "  \"output\": {\"db\": \"flagged.db\"}");
+    ASSERT_EQ(Example("multi-tenant-fat-tree", {"--scenario=" + plain.string()}).exitCode, 0);
+    const Outcome o = Example("multi-tenant-fat-tree",
+                              {"--scenario=" + flagged.string(), "--ns3::RdmaNic::AckInterval=1"});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    const std::string bytes = "SELECT sum(tx_bytes_ab + tx_bytes_ba) FROM links";
+    EXPECT_GT(QueryInt(Path("flagged.db"), bytes), QueryInt(Path("plain.db"), bytes));
+}
+
+TEST_F(ExamplesSettingsTest, FabricKeyAndAttributeFlagForTheSameSettingAreAConflict)
+{
+    const fs::path s = Scenario("conflict-flag.json", "  \"fabric\": {\"ackInterval\": 8}");
+    ExpectScenarioError(s,
+                        s.string() + ":" + std::to_string(LineOf(s, "ackInterval")) +
+                            ": fabric.ackInterval and --ns3::RdmaNic::AckInterval",
+                        "set the same attribute",
+                        "--ns3::RdmaNic::AckInterval=1");
 }
 
 TEST_F(ExamplesSettingsTest, AttributeFlagThatAnAttributeRejectsNamesTheFlag)

@@ -525,7 +525,13 @@ TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothR
                  Job(1, {0, 1}, 2000000, MicroSeconds(300), 4),
                  Job(2, {2, 3}, 2000000, MicroSeconds(300), 4)};
     spec.output.db = (m_dir / "tiers.db").string();
+    // Plans take effect at once: a modelled solve is longer than these
+    // scaled-down iterations, and this is about what the plans decide.
+    Config::SetDefault("ns3::EpochScheduler::SolveTime",
+                       EnumValue(EpochScheduler::SOLVE_TIME_NONE));
     const RunOutcome o = ScenarioRunner(spec, "test").Run("harmonics");
+    Config::SetDefault("ns3::EpochScheduler::SolveTime",
+                       EnumValue(EpochScheduler::SOLVE_TIME_MODELLED));
     for (const JobOutcome& j : o.jobs)
     {
         ASSERT_TRUE(j.done);
@@ -545,7 +551,8 @@ TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothR
                                                         {1, {{"tier", "local"}, {"rack", 0}}},
                                                         {2, {{"tier", "local"}, {"rack", 1}}}};
     uint32_t plans = 0;
-    std::map<int64_t, uint32_t> plannedStarts;
+    uint32_t kept = 0;
+    uint32_t warm = 0;
     std::vector<int64_t> job0Planned; // when job 0's planned starts opened its gate
     for (const DecisionRow& d : decisions)
     {
@@ -556,6 +563,11 @@ TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothR
             {
                 EXPECT_EQ(tier, expected.at(std::stoll(job))) << d.detail.dump();
             }
+            for (const auto& l : d.detail["locals"])
+            {
+                kept += l["solved"].get<bool>() ? 0 : 1;
+                warm += l.value("warm_start", false) ? 1 : 0;
+            }
             if (d.detail["tiers"].contains("0"))
             {
                 EXPECT_EQ(d.detail["coordinator"]["jobs"].get<int>(), 1);
@@ -564,7 +576,6 @@ TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothR
         }
         if (d.kind == "planned-start" && d.detail.contains("tier"))
         {
-            ++plannedStarts[d.job];
             nlohmann::json t = {{"tier", d.detail["tier"]}};
             if (d.detail.contains("rack"))
             {
@@ -574,28 +585,27 @@ TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothR
         }
     }
     EXPECT_GT(plans, 3u);
-    EXPECT_GT(plannedStarts[0] + plannedStarts[1] + plannedStarts[2], 0u);
+    // Racks whose jobs did not move kept their plans; re-solved ones started from theirs.
+    EXPECT_GT(kept, 0u);
+    EXPECT_GT(warm, 0u);
 
     // Job 0's gate: one opening per collective, one instant for its NICs in
-    // both racks; where the plan opened it, at the coordinator's planned
-    // start; no message of that collective, from either rack, done before.
+    // both racks, at the collective's start; no message of that collective,
+    // from either rack, done before it.
     const auto gates = Query(spec.output.db,
                              "SELECT t_ns FROM gates WHERE run_id=" + run +
                                  " AND job_id=0 AND open=1 ORDER BY t_ns");
-    const auto collectives =
-        Query(spec.output.db,
-              "SELECT iteration, start_ns, COALESCE(planned_start_ns, -1) FROM collectives "
-              "WHERE run_id=" +
-                  run + " AND job_id=0 ORDER BY iteration");
+    const auto collectives = Query(spec.output.db,
+                                   "SELECT iteration, start_ns FROM collectives "
+                                   "WHERE run_id=" +
+                                       run + " AND job_id=0 ORDER BY iteration");
     ASSERT_EQ(collectives.size(), 4u);
     ASSERT_EQ(gates.size(), collectives.size());
-    uint32_t atPlan = 0;
     for (std::size_t i = 0; i < collectives.size(); ++i)
     {
         const auto& c = collectives[i];
         const int64_t start = std::stoll(c[1]);
         EXPECT_EQ(std::stoll(gates[i][0]), start) << "iteration " << c[0];
-        atPlan += std::stoll(c[2]) == start ? 1 : 0;
         const auto ends = Query(spec.output.db,
                                 "SELECT src_node, MIN(end_ns) FROM flows WHERE run_id=" + run +
                                     " AND job_id=0 AND iteration=" + c[0] + " GROUP BY src_node");
@@ -605,7 +615,6 @@ TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothR
             EXPECT_GT(std::stoll(e[1]), start) << "host node " << e[0];
         }
     }
-    EXPECT_GT(atPlan, 0u);
 }
 
 } // namespace

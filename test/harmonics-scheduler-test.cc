@@ -312,6 +312,37 @@ TEST(HarmonicsPlannerTest, CoordinatorCountsReservedUplinkLoadInTheAggregate)
     EXPECT_EQ(starts[2], 1u);
 }
 
+TEST(HarmonicsPlannerTest, AnAggregateThatFitsNeedsASpineAssignmentThatFits)
+{
+    // Rack 0's uplinks out are 60% taken on both spines in slots 0-2: the
+    // aggregate has room for a ring using 60% of one uplink (0.6 + 0.3 of
+    // the two uplinks' capacity) but no single uplink has, so the ring waits.
+    PlanInstance in;
+    in.horizon = 8;
+    PlanCollective c = CrossColl(0, 2, 1, 0, 0);
+    for (auto* usage : {&c.usage, &c.alternatives[0].usage})
+    {
+        for (auto& [link, share] : *usage)
+        {
+            share = 0.6;
+        }
+    }
+    in.jobs = {Job(0, 1, {c})};
+    for (uint32_t link : {Up(0, 0), Up(0, 1)})
+    {
+        in.reserved[link] = std::vector<double>(in.horizon, 0.0);
+        for (int64_t t = 0; t < 3; ++t)
+        {
+            in.reserved[link][t] = 0.6;
+        }
+    }
+    const CoordinatorPlan p = PlanCoordinator(in, TwoRacksTwoSpines());
+    std::string why;
+    EXPECT_TRUE(CheckPlan(in, p.plan, &why)) << why;
+    EXPECT_EQ(p.plan.start.at({0, 0}), 3);
+    EXPECT_NEAR(p.aggregate.at({0, true})[0], 0.6, 1e-9);
+}
+
 TEST(HarmonicsPlannerTest, LocalPlansRespectTheCoordinatorsReservations)
 {
     // The cross-rack ring (heavier) and rack 0's local job share host 0's

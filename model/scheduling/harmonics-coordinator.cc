@@ -207,6 +207,7 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
         const PlanCollective& c = job.collectives[k];
         const int64_t earliest =
             ChainEarliest(instance, job, k, previousStart[pick], previousDuration[pick]);
+        out.choices += c.Routes() * static_cast<uint64_t>(horizon);
         // (finish, peak uplink load, route) of the best choice so far.
         std::tuple<int64_t, double, uint32_t> best{std::numeric_limits<int64_t>::max(), 0.0, 0};
         int64_t start = horizon;
@@ -214,7 +215,6 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
         {
             for (uint32_t r = 0; r < c.Routes(); ++r)
             {
-                ++out.choices;
                 double peak = 0;
                 if (!ledger.FitsAggregates(c, r, s) || !ledger.FitsUplinks(c, r, s, &peak))
                 {

@@ -31,8 +31,9 @@ using UplinkGroup = std::pair<int32_t, bool>;
 /// What the Global Coordinator decided for the collectives that cross racks.
 struct CoordinatorPlan
 {
-    Plan plan;           ///< start slot and route of every collective it was given
-    uint64_t choices{0}; ///< (slot, route) pairs it weighed: its cost model
+    Plan plan; ///< start slot and route of every collective it was given
+    /// (slot, route) pairs it may weigh, routes x horizon per collective: its cost model
+    uint64_t choices{0};
     /// Per rack and direction, per slot: the load of the rack's uplinks,
     /// reservations included, as a fraction of their aggregate capacity.
     std::map<UplinkGroup, std::vector<double>> aggregate;

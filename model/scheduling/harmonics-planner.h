@@ -34,7 +34,7 @@ struct HarmonicsPlan
     Plan plan;                      ///< the merged plan (method "harmonics")
     uint32_t globalJobs{0};         ///< jobs the coordinator placed
     double coordinatorUs{0};        ///< the coordinator's wall-clock time
-    uint64_t coordinatorChoices{0}; ///< (slot, route) pairs the coordinator weighed
+    uint64_t coordinatorChoices{0}; ///< (slot, route) pairs the coordinator may weigh
     /// The coordinator's view: per rack and direction, per slot, the load of
     /// the rack's uplinks as a fraction of their aggregate capacity.
     std::map<UplinkGroup, std::vector<double>> aggregate;

@@ -136,7 +136,7 @@ HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
     RecordTiming("coordinator", h.coordinatorUs);
     RecordTiming("scheduling", h.schedulingUs);
     // Simulated solve time: the coordinator (a scan of the (slot, route)
-    // pairs it weighs), then the slowest Local Scheduler that solved (they
+    // pairs it may weigh), then the slowest Local Scheduler that solved (they
     // run in parallel).
     const Time coordinator =
         h.globalJobs > 0 ? SolveTime(h.coordinatorChoices, 0, h.coordinatorUs * 1e-6) : Time(0);

@@ -26,7 +26,7 @@ namespace ns3
  * times (PlannedStart).
  *
  * Scheduling time: the coordinator (modelled from the (slot, route) pairs it
- * weighs), then the slowest Local Scheduler that solved (they run in
+ * may weigh), then the slowest Local Scheduler that solved (they run in
  * parallel; a kept rack costs nothing), charged with ChargeSolve. Each
  * plan's decision notes the tier of every job ("tiers": job -> {"tier":
  * "coordinator"} or {"tier": "local", "rack": r}), the coordinator's and

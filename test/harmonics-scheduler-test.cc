@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <regex>
 #include <sqlite3.h>
 
@@ -341,6 +342,50 @@ TEST(HarmonicsPlannerTest, AnAggregateThatFitsNeedsASpineAssignmentThatFits)
     EXPECT_TRUE(CheckPlan(in, p.plan, &why)) << why;
     EXPECT_EQ(p.plan.start.at({0, 0}), 3);
     EXPECT_NEAR(p.aggregate.at({0, true})[0], 0.6, 1e-9);
+}
+
+TEST(HarmonicsPlannerTest, WithOneUplinkPerRackAndOneRouteTheCoordinatorIsSmithsGreedy)
+{
+    // One uplink per rack and direction: each aggregate is that link, so the
+    // coordinator places a single-route instance exactly as GreedyPlan does
+    // (the case of the scheduling-time benchmark).
+    std::mt19937 rng(7);
+    auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const double shares[] = {0.25, 0.5, 1.0};
+    for (int trial = 0; trial < 50; ++trial)
+    {
+        const int racks = pick(2, 4);
+        RackUplinks uplinks;
+        for (int r = 0; r < racks; ++r)
+        {
+            uplinks[Up(r, 0)] = {r, true, 1.0};
+            uplinks[Down(r, 0)] = {r, false, 1.0};
+        }
+        PlanInstance in;
+        in.horizon = pick(6, 12);
+        const int jobs = pick(2, 5);
+        for (int j = 0; j < jobs; ++j)
+        {
+            const uint32_t a = static_cast<uint32_t>(pick(0, racks - 1));
+            const uint32_t b = (a + static_cast<uint32_t>(pick(1, racks - 1))) % racks;
+            const double u = shares[pick(0, 2)];
+            std::map<uint32_t, double> usage = {{HostUp(a, pick(0, 3)), 1.0},
+                                                {HostDown(b, pick(0, 3)), 1.0},
+                                                {Up(a, 0), u},
+                                                {Down(b, 0), u}};
+            PlanJob job = Job(static_cast<uint32_t>(j), pick(0, 2), {});
+            for (int k = 0; k < pick(1, 2); ++k)
+            {
+                job.collectives.push_back(
+                    Coll(k == 0 ? pick(0, 3) : 0, pick(1, 3), pick(1, 3), usage));
+            }
+            in.jobs.push_back(job);
+        }
+        const CoordinatorPlan c = PlanCoordinator(in, uplinks);
+        const Plan g = GreedyPlan(in);
+        EXPECT_EQ(c.plan.start, g.start) << "trial " << trial;
+        EXPECT_DOUBLE_EQ(c.plan.objective, g.objective);
+    }
 }
 
 TEST(HarmonicsPlannerTest, LocalPlansRespectTheCoordinatorsReservations)

@@ -5,8 +5,9 @@
  * Symphony (one MILP over every job and link), by the same MILP solved
  * component by component (the instance split into its independent parts:
  * jobs that share no link, directly or through other jobs, are solved
- * apart, one after the other) and by Harmonics (a Global Coordinator for the
- * jobs that cross racks, one MILP per rack for the others), with the
+ * apart, one after the other) and by Harmonics (a Global Coordinator on the
+ * racks' aggregate uplink capacity for the jobs that cross racks, one MILP
+ * per rack for the others, every rack solved), with the
  * objective each reaches. No packets: the instances are built directly, as
  * the epoch planners build them from a cluster.
  *
@@ -51,6 +52,7 @@ struct Instance
 {
     PlanInstance plan;
     std::map<uint32_t, int32_t> jobRack;
+    RackUplinks uplinks; ///< each rack's one uplink per direction
     uint32_t gpus{0};
 };
 
@@ -66,6 +68,11 @@ MakeInstance(uint32_t racks, int64_t horizon, uint32_t seed)
     Instance in;
     in.plan.horizon = horizon;
     in.gpus = racks * kHosts * 2;
+    for (uint32_t r = 0; r < racks; ++r)
+    {
+        in.uplinks[uplinkBase + 2 * r] = {static_cast<int32_t>(r), true, 1.0};
+        in.uplinks[uplinkBase + 2 * r + 1] = {static_cast<int32_t>(r), false, 1.0};
+    }
     uint32_t id = 0;
     auto addJob = [&](const std::map<uint32_t, double>& usage, int32_t rack, uint32_t workers) {
         PlanJob j;
@@ -349,7 +356,7 @@ Measure(std::unique_ptr<SimulationRun>& run,
                 splitHit = splitHit || HitLimit(p, options);
             }
 
-            const HarmonicsPlan h = PlanHarmonics(in.plan, in.jobRack, cbc, options);
+            const HarmonicsPlan h = PlanHarmonics(in.plan, in.jobRack, in.uplinks, cbc, options);
             const double harmonicsMs = h.schedulingUs / 1e3;
             bool harmonicsHit = false;
             for (const auto& l : h.locals)

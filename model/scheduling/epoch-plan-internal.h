@@ -157,6 +157,12 @@ class Ledger
         return undo;
     }
 
+    /// Capacity of \p link taken in slot \p t (< horizon), reservations included.
+    double Taken(uint32_t link, int64_t t) const
+    {
+        return m_taken.at(link)[t];
+    }
+
     static void Restore(const std::vector<std::pair<double*, double>>& undo)
     {
         for (auto it = undo.rbegin(); it != undo.rend(); ++it)

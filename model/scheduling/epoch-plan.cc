@@ -508,9 +508,14 @@ BuildPlanModel(const PlanInstance& instance)
 }
 
 Plan
-SolvePlan(const PlanInstance& instance, const MilpSolver& solver, const MilpSolveOptions& options)
+SolvePlan(const PlanInstance& instance,
+          const MilpSolver& solver,
+          const MilpSolveOptions& options,
+          const Plan* start)
 {
-    Plan greedy = GreedyPlan(instance);
+    Plan initial = start != nullptr && CheckPlan(instance, *start) ? *start : GreedyPlan(instance);
+    initial.objective = PlanObjective(instance, initial);
+    initial.proven = false;
     IndexedModel im = Build(instance);
     const std::size_t n = im.model.GetNumVariables();
 
@@ -518,16 +523,16 @@ SolvePlan(const PlanInstance& instance, const MilpSolver& solver, const MilpSolv
     opts.warmStart.assign(n, 0.0);
     for (const auto& [key, choices] : im.choices)
     {
-        const int64_t s = greedy.start.at(key);
-        const uint32_t r = greedy.RouteOf(key.first, key.second);
+        const int64_t s = initial.start.at(key);
+        const uint32_t r = initial.RouteOf(key.first, key.second);
         auto it = std::find_if(choices.begin(), choices.end(), [s, r](const Choice& ch) {
             return ch.slot == s && ch.route == r;
         });
         if (it == choices.end())
         {
-            throw std::logic_error("epoch-plan: greedy start " + std::to_string(s) + " on route " +
-                                   std::to_string(r) + " of " + Where(key.first, key.second) +
-                                   " has no model variable");
+            throw std::logic_error("epoch-plan: " + initial.method + " start " + std::to_string(s) +
+                                   " on route " + std::to_string(r) + " of " +
+                                   Where(key.first, key.second) + " has no model variable");
         }
         opts.warmStart[it->var] = 1.0;
     }
@@ -535,9 +540,9 @@ SolvePlan(const PlanInstance& instance, const MilpSolver& solver, const MilpSolv
     MilpResult result = solver.Solve(im.model, opts);
     if (!result.HasSolution())
     {
-        greedy.solve = std::move(result);
-        Verify(instance, greedy);
-        return greedy;
+        initial.solve = std::move(result);
+        Verify(instance, initial);
+        return initial;
     }
     if (result.values.size() != n)
     {

@@ -177,16 +177,19 @@ std::map<uint32_t, std::vector<double>> PlanUsage(const PlanInstance& instance, 
 MilpModel BuildPlanModel(const PlanInstance& instance);
 
 /**
- * Solve \p instance with \p solver. The greedy plan is given as a warm
- * start (replacing options.warmStart), and is returned (method "greedy", the
- * solver's result kept in Plan::solve) if the solver ends without a
- * solution, so a plan always comes back feasible.
+ * Solve \p instance with \p solver. A start plan is given as a warm start
+ * (replacing options.warmStart): \p start when it is given and passes
+ * CheckPlan (a previous plan carried over, say), else the greedy plan. The
+ * start plan is returned (its method, the solver's result kept in
+ * Plan::solve) if the solver ends without a solution, so a plan always
+ * comes back feasible.
  * \throw std::logic_error if the solver's answer fails CheckPlan or its
  * objective differs from the decoded plan's
  */
 Plan SolvePlan(const PlanInstance& instance,
                const MilpSolver& solver,
-               const MilpSolveOptions& options);
+               const MilpSolveOptions& options,
+               const Plan* start = nullptr);
 
 /**
  * Smith's rule: collectives in decreasing weight / shortest route duration

@@ -292,6 +292,28 @@ EpochScheduler::ReplansOnEvents() const
     return true;
 }
 
+Time
+EpochScheduler::PlannedStart(uint32_t /* job */,
+                             uint32_t /* index */,
+                             int64_t slot,
+                             Time origin,
+                             Time slotLength) const
+{
+    return origin + slotLength * slot;
+}
+
+void
+EpochScheduler::NotePlannedStart(uint32_t /* job */)
+{
+}
+
+uint32_t
+EpochScheduler::RemainingCollectives(uint32_t job) const
+{
+    auto it = m_state.find(job);
+    return it == m_state.end() ? 0 : it->second.remaining;
+}
+
 // Events ---------------------------------------------------------------------
 
 void
@@ -673,7 +695,7 @@ EpochScheduler::Install(const Plan& plan,
                 break; // deferred: re-planned later
             }
             // Planned in the past (the solve took its time): as soon as possible.
-            st.plannedStarts.push_back(std::max(madeAt + cover.slot * s, now));
+            st.plannedStarts.push_back(std::max(PlannedStart(id, k, s, madeAt, cover.slot), now));
             const Time estimate = st.routings[r].commTime;
             RecordPlan(id,
                        {st.plannedStarts.back(),
@@ -718,7 +740,15 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
         st.openEvent = ScheduleDecision(st.plannedStarts.front() - GetControlDelay(),
                                         "planned-start",
                                         id,
-                                        [this, id]() { Open(id, false); });
+                                        [this, id]() {
+                                            auto it = m_state.find(id);
+                                            if (it != m_state.end() &&
+                                                it->second.phase == JobState::Phase::READY)
+                                            {
+                                                NotePlannedStart(id);
+                                            }
+                                            Open(id, false);
+                                        });
         return;
     }
     // Late, unplanned or deferred, and its links are taken: it runs at once

@@ -132,6 +132,24 @@ class EpochScheduler : public CollectiveScheduler
     /// arrive at the same time are then planned once, together).
     virtual bool ReplansOnEvents() const;
 
+    /**
+     * When the plan made at \p origin starts collective \p index of job
+     * \p job, which it puts at slot \p slot of \p slotLength (< horizon).
+     * Default: origin + slot x slotLength; a planner that keeps starts of an
+     * earlier plan, off this plan's slot grid, gives them back exactly.
+     */
+    virtual Time PlannedStart(uint32_t job,
+                              uint32_t index,
+                              int64_t slot,
+                              Time origin,
+                              Time slotLength) const;
+
+    /// Add notes to the decision that opens job \p job's gate at its planned start (default: none).
+    virtual void NotePlannedStart(uint32_t job);
+
+    /// Collectives job \p job has still to start (0 for a job not planned).
+    uint32_t RemainingCollectives(uint32_t job) const;
+
     void DoDispose() override;
     void DoJobArrived(const SchedulerJob& job) override;
     void DoCollectiveReady(uint32_t job, uint32_t iteration, uint32_t bucket) override;

@@ -4,9 +4,10 @@
 #include "harmonics-scheduler.h"
 
 #include "ns3/cbc-milp-solver.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -14,36 +15,6 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(HarmonicsScheduler);
-
-namespace
-{
-
-double
-MicrosecondsSince(std::chrono::steady_clock::time_point begin)
-{
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin)
-        .count();
-}
-
-/// \p base's reservations plus \p usage, capped at 1.
-std::map<uint32_t, std::vector<double>>
-AddUsage(std::map<uint32_t, std::vector<double>> base,
-         const std::map<uint32_t, std::vector<double>>& usage,
-         int64_t horizon)
-{
-    for (const auto& [link, u] : usage)
-    {
-        auto& r = base[link];
-        r.resize(horizon, 0.0);
-        for (int64_t t = 0; t < horizon && t < static_cast<int64_t>(u.size()); ++t)
-        {
-            r[t] = std::min(1.0, r[t] + u[t]);
-        }
-    }
-    return base;
-}
-
-} // namespace
 
 TypeId
 HarmonicsScheduler::GetTypeId()
@@ -61,136 +32,196 @@ HarmonicsScheduler::GetName() const
     return "harmonics";
 }
 
-bool
-HarmonicsPlan::Proven() const
+int32_t
+HarmonicsScheduler::JobRack(uint32_t job) const
 {
-    if (globalJobs > 0)
+    std::set<int32_t> racks;
+    for (uint32_t h : GetJobs().at(job).rankHosts)
     {
-        return false;
+        racks.insert(GetControl().GetHostRack(h));
     }
-    return std::all_of(locals.begin(), locals.end(), [](const Local& l) { return l.plan.proven; });
+    return racks.size() == 1 ? *racks.begin() : -1;
 }
 
-HarmonicsPlan
-PlanHarmonics(const PlanInstance& instance,
-              const std::map<uint32_t, int32_t>& jobRack,
-              const MilpSolver& solver,
-              const MilpSolveOptions& options)
+void
+HarmonicsScheduler::LearnUplinks(uint32_t job)
 {
-    instance.Validate();
-    // Split: a job is local to a rack when every rank of it is in that rack.
-    PlanInstance global;
-    global.horizon = instance.horizon;
-    global.reserved = instance.reserved;
-    std::map<int32_t, PlanInstance> local;
-    for (const PlanJob& j : instance.jobs)
+    if (!m_probed.insert(job).second)
     {
-        auto it = jobRack.find(j.id);
-        if (it != jobRack.end() && it->second >= 0)
-        {
-            local[it->second].jobs.push_back(j);
-        }
-        else
-        {
-            global.jobs.push_back(j);
-        }
+        return;
     }
-
-    // Global Coordinator: greedy on the capacity ledger.
-    HarmonicsPlan out;
-    out.globalJobs = static_cast<uint32_t>(global.jobs.size());
-    auto begin = std::chrono::steady_clock::now();
-    std::map<uint32_t, std::vector<double>> reserved = instance.reserved;
-    if (!global.jobs.empty())
+    UintegerValue probes;
+    GetAttribute("PathProbes", probes);
+    m_probe.SetProbes(static_cast<uint32_t>(probes.Get()));
+    const SchedulerControl& control = GetControl();
+    for (const ConnectionGroup& g : GroupConnections(GetJobs().at(job)))
     {
-        for (const PlanJob& j : global.jobs)
+        const int32_t from = control.GetHostRack(g.src);
+        const int32_t to = control.GetHostRack(g.dst);
+        if (from < 0 || to < 0 || from == to)
         {
-            for (const PlanCollective& c : j.collectives)
+            continue;
+        }
+        for (const PortPath& p : m_probe.Candidates(control, g.src, g.dst, g.ownPorts))
+        {
+            if (p.links.size() < 4)
             {
-                out.coordinatorChoices += c.Routes() * static_cast<uint64_t>(global.horizon);
+                continue; // no layer above the racks' switches
             }
+            const uint32_t up = p.links[1];
+            const uint32_t down = p.links[p.links.size() - 2];
+            m_uplinks[up] = {from, true, static_cast<double>(control.GetLinkRateBps(up))};
+            m_uplinks[down] = {to, false, static_cast<double>(control.GetLinkRateBps(down))};
         }
-        const Plan g = GreedyPlan(global);
-        out.plan.start = g.start;
-        out.plan.route = g.route;
-        reserved = AddUsage(reserved, PlanUsage(global, g), instance.horizon);
     }
-    out.coordinatorUs = MicrosecondsSince(begin);
-
-    // Local Schedulers: independent MILPs, one per rack.
-    double slowestUs = 0;
-    for (auto& [rack, li] : local)
-    {
-        li.horizon = instance.horizon;
-        li.reserved = reserved;
-        begin = std::chrono::steady_clock::now();
-        HarmonicsPlan::Local l;
-        l.rack = rack;
-        l.jobs = static_cast<uint32_t>(li.jobs.size());
-        l.plan = SolvePlan(li, solver, options);
-        l.wallUs = MicrosecondsSince(begin);
-        slowestUs = std::max(slowestUs, l.wallUs);
-        out.plan.start.insert(l.plan.start.begin(), l.plan.start.end());
-        out.plan.route.insert(l.plan.route.begin(), l.plan.route.end());
-        out.locals.push_back(std::move(l));
-    }
-    out.schedulingUs = out.coordinatorUs + slowestUs;
-    out.plan.method = "harmonics";
-    out.plan.proven = out.Proven();
-    out.plan.objective = PlanObjective(instance, out.plan);
-    return out;
 }
 
 Plan
 HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
 {
-    std::map<uint32_t, int32_t> jobRack;
+    TimeValue slot;
+    GetAttribute("SlotLength", slot);
+    HarmonicsInput input;
+    input.origin = Simulator::Now();
+    input.slot = slot.Get();
+    input.disturbed = m_disturbed;
     for (const PlanJob& j : instance.jobs)
     {
-        std::set<int32_t> racks;
-        for (uint32_t h : GetJobs().at(j.id).rankHosts)
+        const int32_t rack = JobRack(j.id);
+        input.jobRack[j.id] = rack;
+        if (rack < 0)
         {
-            racks.insert(GetControl().GetHostRack(h));
+            LearnUplinks(j.id);
         }
-        jobRack[j.id] = racks.size() == 1 ? *racks.begin() : -1;
+        input.firstIteration[j.id] =
+            GetJobs().at(j.id).spec.iterations - RemainingCollectives(j.id);
     }
-    const HarmonicsPlan h = PlanHarmonics(instance, jobRack, CbcMilpSolver(), GetSolveOptions());
-    nlohmann::json locals = nlohmann::json::array();
-    for (const auto& l : h.locals)
+    input.uplinks = m_uplinks;
+    const HarmonicsPlan h = m_planner.Replan(instance, input, CbcMilpSolver(), GetSolveOptions());
+    m_disturbed.clear();
+    m_tier = input.jobRack;
+    m_keptOrigin = input.origin;
+    m_keptStart = h.keptStart;
+
+    nlohmann::json tiers = nlohmann::json::object();
+    for (const auto& [id, rack] : input.jobRack)
     {
-        RecordTiming("local", l.wallUs);
-        locals.push_back({{"rack", l.rack},
-                          {"jobs", l.jobs},
-                          {"method", l.plan.method},
-                          {"status", ToString(l.plan.solve.status)},
-                          {"objective", l.plan.objective},
-                          {"variables", l.plan.solve.variables},
-                          {"wall_us", l.wallUs}});
+        tiers[std::to_string(id)] = rack < 0 ? nlohmann::json{{"tier", "coordinator"}}
+                                             : nlohmann::json{{"tier", "local"}, {"rack", rack}};
     }
-    RecordTiming("coordinator", h.coordinatorUs);
-    RecordTiming("scheduling", h.schedulingUs);
-    // Simulated solve time: the coordinator (a greedy scan of every route and
-    // slot of its collectives), then the slowest Local Scheduler (they run in parallel).
+    nlohmann::json locals = nlohmann::json::array();
     Time slowest(0);
     for (const auto& l : h.locals)
     {
-        slowest =
-            std::max(slowest,
-                     SolveTime(l.plan.solve.variables, l.plan.solve.constraints, l.wallUs * 1e-6));
+        nlohmann::json j = {{"rack", l.rack},
+                            {"jobs", l.jobs},
+                            {"solved", l.solved},
+                            {"method", l.plan.method},
+                            {"objective", l.plan.objective}};
+        if (l.solved)
+        {
+            RecordTiming("local", l.wallUs);
+            j["why"] = l.why;
+            j["carried"] = l.carried;
+            j["warm_start"] = l.warmStart;
+            j["status"] = ToString(l.plan.solve.status);
+            j["variables"] = l.plan.solve.variables;
+            j["wall_us"] = l.wallUs;
+            slowest = std::max(
+                slowest,
+                SolveTime(l.plan.solve.variables, l.plan.solve.constraints, l.wallUs * 1e-6));
+        }
+        locals.push_back(j);
     }
+    RecordTiming("coordinator", h.coordinatorUs);
+    RecordTiming("scheduling", h.schedulingUs);
+    // Simulated solve time: the coordinator (a scan of the (slot, route)
+    // pairs it may weigh), then the slowest Local Scheduler that solved (they
+    // run in parallel).
     const Time coordinator =
         h.globalJobs > 0 ? SolveTime(h.coordinatorChoices, 0, h.coordinatorUs * 1e-6) : Time(0);
     ChargeSolve(coordinator + slowest);
+    Note("tiers", tiers.dump());
     Note("coordinator",
-         nlohmann::json{{"jobs", h.globalJobs}, {"wall_us", h.coordinatorUs}}.dump());
+         nlohmann::json{{"jobs", h.globalJobs},
+                        {"choices", h.coordinatorChoices},
+                        {"wall_us", h.coordinatorUs}}
+             .dump());
     Note("locals", locals.dump());
     Note("objective", std::to_string(h.plan.objective));
     Note("scheduling_us", std::to_string(h.schedulingUs));
-    if (!CheckPlan(instance, h.plan))
+    std::string why;
+    if (!CheckPlan(instance, h.plan, &why))
     {
-        NS_FATAL_ERROR("Harmonics produced an infeasible plan");
+        NS_FATAL_ERROR("Harmonics produced an infeasible plan: " << why);
     }
     return h.plan;
+}
+
+Time
+HarmonicsScheduler::PlannedStart(uint32_t job,
+                                 uint32_t index,
+                                 int64_t slot,
+                                 Time origin,
+                                 Time slotLength) const
+{
+    if (origin == m_keptOrigin)
+    {
+        auto it = m_keptStart.find({job, index});
+        if (it != m_keptStart.end())
+        {
+            return it->second;
+        }
+    }
+    return EpochScheduler::PlannedStart(job, index, slot, origin, slotLength);
+}
+
+void
+HarmonicsScheduler::NotePlannedStart(uint32_t job)
+{
+    auto it = m_tier.find(job);
+    if (it == m_tier.end())
+    {
+        return;
+    }
+    if (it->second < 0)
+    {
+        Note("tier", "\"coordinator\"");
+        return;
+    }
+    Note("tier", "\"local\"");
+    Note("rack", std::to_string(it->second));
+}
+
+void
+HarmonicsScheduler::DoCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket)
+{
+    // Before the base class re-plans: did the job's rack leave its plan?
+    auto j = GetJobs().find(job);
+    if (j != GetJobs().end() && bucket + 1 == std::max<uint32_t>(1, j->second.spec.buckets))
+    {
+        const int32_t rack = JobRack(job);
+        TimeValue slot;
+        GetAttribute("SlotLength", slot);
+        // The event reaches the scheduler a control delay after the collective ended.
+        const Time ended = Simulator::Now() - GetControlDelay();
+        Time start;
+        Time end;
+        if (rack >= 0 && (!m_planner.PlannedWindow(job, iteration, &start, &end) ||
+                          Abs(ended - end) > slot.Get()))
+        {
+            m_disturbed.insert(rack);
+        }
+    }
+    EpochScheduler::DoCollectiveDone(job, iteration, bucket);
+}
+
+void
+HarmonicsScheduler::DoJobDone(uint32_t job)
+{
+    m_planner.Forget(job);
+    m_probed.erase(job);
+    EpochScheduler::DoJobDone(job);
 }
 
 } // namespace ns3

@@ -5,70 +5,34 @@
 #define HARMONICS_SCHEDULER_H
 
 #include "epoch-scheduler.h"
+#include "harmonics-planner.h"
 
 namespace ns3
 {
 
 /**
  * \ingroup collective-scheduling
- * \brief Harmonics (CoNEXT 2025): a light Global Coordinator and one Local
- * Scheduler per rack.
+ * \brief Harmonics as a collective scheduler: the epoch planner of
+ * EpochScheduler with HarmonicsPlanner's two tiers.
  *
- * At each epoch (and job arrival and departure) the instance is split: a
- * job whose ranks all sit in one rack belongs to that rack's Local
- * Scheduler; the others (crossing racks) to the Global Coordinator. The
- * coordinator places its collectives greedily (Smith's rule, earliest
- * feasible slot on a capacity ledger of the links they use, GreedyPlan) and
- * hands the capacity they take to the local schedulers as reservations;
- * each local scheduler then solves the time-indexed MILP for its rack's
- * jobs over its rack's links (with CBC, TimeLimit, RelativeGap). Local
- * schedulers are independent (parallel in a deployment), so the scheduling
- * time of an epoch is the coordinator's time plus the slowest local solve;
- * each part is recorded ("coordinator", "local", "scheduling").
+ * A job's rack is its hosts' rack (SchedulerControl::GetHostRack) when they
+ * share one; the others cross racks. The racks' uplinks, for the
+ * coordinator's aggregates, are the first and last links above the hosts'
+ * switches on every ECMP path (probed) of the cross-rack jobs' host pairs.
  *
- * When every job stays inside a rack there is nothing to coordinate and the
- * local MILPs together are Symphony's MILP (racks share no links).
- */
-struct HarmonicsPlan
-{
-    Plan plan;                      ///< the merged plan (method "harmonics")
-    uint32_t globalJobs{0};         ///< jobs the coordinator placed
-    double coordinatorUs{0};        ///< the coordinator's wall-clock time
-    uint64_t coordinatorChoices{0}; ///< routes x slots the coordinator's greedy may scan
-
-    /// Per rack: jobs, wall-clock time and the local plan (its solver statistics).
-    struct Local
-    {
-        int32_t rack{0};
-        uint32_t jobs{0};
-        double wallUs{0};
-        Plan plan;
-    };
-
-    std::vector<Local> locals;
-    double schedulingUs{0}; ///< coordinator + the slowest local planner
-
-    /// Every local plan proven optimal and nothing left to the coordinator.
-    bool Proven() const;
-};
-
-/**
- * \ingroup collective-scheduling
- * Harmonics' planning of \p instance: the jobs with \p jobRack -1 (or
- * absent) cross racks and are placed greedily by the Global Coordinator; the
- * others are planned per rack by a Local Scheduler each (an MILP solved by
- * \p solver with \p options), with the coordinator's capacity as
- * reservations. Used by HarmonicsScheduler and by the scheduling-time
- * benchmark.
- */
-HarmonicsPlan PlanHarmonics(const PlanInstance& instance,
-                            const std::map<uint32_t, int32_t>& jobRack,
-                            const MilpSolver& solver,
-                            const MilpSolveOptions& options);
-
-/**
- * \ingroup collective-scheduling
- * \brief Harmonics as a collective scheduler (see above and PlanHarmonics).
+ * Incremental re-planning: a rack is disturbed when a collective of one of
+ * its jobs ends more than a slot before or after the end its plan gave it,
+ * or ends without a plan; a kept rack's collectives keep their exact start
+ * times (PlannedStart).
+ *
+ * Scheduling time: the coordinator (modelled from the (slot, route) pairs it
+ * may weigh), then the slowest Local Scheduler that solved (they run in
+ * parallel; a kept rack costs nothing), charged with ChargeSolve. Each
+ * plan's decision notes the tier of every job ("tiers": job -> {"tier":
+ * "coordinator"} or {"tier": "local", "rack": r}), the coordinator's and
+ * each Local Scheduler's work ("coordinator", "locals"); a decision that
+ * opens a job's gate at its planned start notes the tier that planned it
+ * ("tier", and "rack" for a local one).
  */
 class HarmonicsScheduler : public EpochScheduler
 {
@@ -78,6 +42,29 @@ class HarmonicsScheduler : public EpochScheduler
 
   protected:
     Plan PlanEpoch(const PlanInstance& instance) override;
+    Time PlannedStart(uint32_t job,
+                      uint32_t index,
+                      int64_t slot,
+                      Time origin,
+                      Time slotLength) const override;
+    void NotePlannedStart(uint32_t job) override;
+    void DoCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket) override;
+    void DoJobDone(uint32_t job) override;
+
+  private:
+    /// The rack of job \p job, -1 if it crosses racks (or a rack is unknown).
+    int32_t JobRack(uint32_t job) const;
+    /// Add the uplinks on the ECMP paths of job \p job's cross-rack host pairs.
+    void LearnUplinks(uint32_t job);
+
+    HarmonicsPlanner m_planner;
+    EcmpPathProbe m_probe;
+    RackUplinks m_uplinks;
+    std::set<uint32_t> m_probed;        ///< jobs whose paths were probed
+    std::set<int32_t> m_disturbed;      ///< racks disturbed since the last plan
+    std::map<uint32_t, int32_t> m_tier; ///< job -> its rack, -1: the coordinator's
+    Time m_keptOrigin{-1};              ///< origin of the plan m_keptStart belongs to
+    std::map<std::pair<uint32_t, uint32_t>, Time> m_keptStart;
 };
 
 } // namespace ns3

@@ -1,0 +1,250 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "harmonics-coordinator.h"
+
+#include "epoch-plan-internal.h"
+
+#include "ns3/unit-strings.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
+
+namespace ns3
+{
+
+using namespace epoch_plan;
+
+namespace
+{
+
+/// The coordinator's ledger: every link exactly, and the racks' uplinks as aggregates.
+class AggregateLedger
+{
+  public:
+    AggregateLedger(const PlanInstance& instance, const RackUplinks& uplinks)
+        : m_horizon(instance.horizon),
+          m_uplinks(uplinks),
+          m_exact(instance)
+    {
+        for (const auto& [link, u] : uplinks)
+        {
+            if (!(u.rate > 0.0))
+            {
+                throw std::invalid_argument("harmonics-coordinator: uplink " +
+                                            std::to_string(link) +
+                                            ": field rate must be > 0, got " + FormatReal(u.rate));
+            }
+            m_capacity[{u.rack, u.up}] += u.rate;
+        }
+        for (const auto& [group, cap] : m_capacity)
+        {
+            m_load[group].assign(m_horizon, 0.0);
+        }
+        for (const auto& [link, r] : instance.reserved)
+        {
+            auto u = uplinks.find(link);
+            if (u == uplinks.end())
+            {
+                continue;
+            }
+            const UplinkGroup g{u->second.rack, u->second.up};
+            for (int64_t t = 0; t < m_horizon; ++t)
+            {
+                m_load[g][t] += r[t] * u->second.rate / m_capacity[g];
+            }
+        }
+    }
+
+    /// Route \p r of \p c as loads of the aggregates it touches.
+    std::map<UplinkGroup, double> Aggregate(const PlanCollective& c, uint32_t r) const
+    {
+        std::map<UplinkGroup, double> a;
+        for (const auto& [link, share] : c.Usage(r))
+        {
+            auto u = m_uplinks.find(link);
+            if (u != m_uplinks.end())
+            {
+                const UplinkGroup g{u->second.rack, u->second.up};
+                a[g] += share * u->second.rate / m_capacity.at(g);
+            }
+        }
+        return a;
+    }
+
+    /// Whether route \p r of \p c started at \p s fits the aggregates and the links that are
+    /// not uplinks.
+    bool FitsAggregates(const PlanCollective& c, uint32_t r, int64_t s) const
+    {
+        const int64_t end = std::min(s + c.Duration(r), m_horizon);
+        for (const auto& [g, a] : Aggregate(c, r))
+        {
+            const std::vector<double>& load = m_load.at(g);
+            for (int64_t t = s; t < end; ++t)
+            {
+                if (load[t] + a > 1.0 + kCapacityTolerance)
+                {
+                    return false;
+                }
+            }
+        }
+        PlanCollective rest; // route r without its uplinks
+        rest.duration = c.Duration(r);
+        for (const auto& [link, share] : c.Usage(r))
+        {
+            if (m_uplinks.count(link) == 0)
+            {
+                rest.usage[link] = share;
+            }
+        }
+        return m_exact.Fits(rest, 0, s);
+    }
+
+    /**
+     * The spine assignment's test: whether route \p r of \p c started at \p s
+     * leaves every uplink it crosses within its capacity, and if so (in
+     * \p peak) the largest load it leaves on one of them.
+     */
+    bool FitsUplinks(const PlanCollective& c, uint32_t r, int64_t s, double* peak) const
+    {
+        PlanCollective up;
+        up.duration = c.Duration(r);
+        for (const auto& [link, share] : c.Usage(r))
+        {
+            if (m_uplinks.count(link) > 0)
+            {
+                up.usage[link] = share;
+            }
+        }
+        if (!m_exact.Fits(up, 0, s))
+        {
+            return false;
+        }
+        *peak = 0.0;
+        const int64_t end = std::min(s + up.duration, m_horizon);
+        for (const auto& [link, share] : up.usage)
+        {
+            for (int64_t t = s; t < end; ++t)
+            {
+                *peak = std::max(*peak, m_exact.Taken(link, t) + share);
+            }
+        }
+        return true;
+    }
+
+    void Take(const PlanCollective& c, uint32_t r, int64_t s)
+    {
+        m_exact.Take(c, r, s);
+        const int64_t end = std::min(s + c.Duration(r), m_horizon);
+        for (const auto& [g, a] : Aggregate(c, r))
+        {
+            for (int64_t t = s; t < end; ++t)
+            {
+                m_load[g][t] += a;
+            }
+        }
+    }
+
+    const std::map<UplinkGroup, std::vector<double>>& Load() const
+    {
+        return m_load;
+    }
+
+  private:
+    int64_t m_horizon;
+    const RackUplinks& m_uplinks;
+    Ledger m_exact;
+    std::map<UplinkGroup, double> m_capacity;
+    std::map<UplinkGroup, std::vector<double>> m_load;
+};
+
+} // namespace
+
+CoordinatorPlan
+PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
+{
+    instance.Validate();
+    const int64_t horizon = instance.horizon;
+    const std::vector<const PlanJob*> jobs = JobsById(instance);
+    AggregateLedger ledger(instance, uplinks);
+    std::vector<uint32_t> next(jobs.size(), 0);
+    std::vector<int64_t> previousStart(jobs.size(), 0);
+    std::vector<int64_t> previousDuration(jobs.size(), 0);
+
+    CoordinatorPlan out;
+    out.plan.method = "coordinator";
+    while (true)
+    {
+        // Smith's rule over the next collective of each job, as GreedyPlan.
+        std::size_t pick = jobs.size();
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+        {
+            if (next[j] >= jobs[j]->collectives.size())
+            {
+                continue;
+            }
+            if (pick == jobs.size())
+            {
+                pick = j;
+                continue;
+            }
+            const PlanCollective& a = jobs[j]->collectives[next[j]];
+            const PlanCollective& b = jobs[pick]->collectives[next[pick]];
+            if (a.weight * static_cast<double>(ShortestDuration(b)) >
+                b.weight * static_cast<double>(ShortestDuration(a)))
+            {
+                pick = j;
+            }
+        }
+        if (pick == jobs.size())
+        {
+            break;
+        }
+        const PlanJob& job = *jobs[pick];
+        const uint32_t k = next[pick];
+        const PlanCollective& c = job.collectives[k];
+        const int64_t earliest =
+            ChainEarliest(instance, job, k, previousStart[pick], previousDuration[pick]);
+        out.choices += c.Routes() * static_cast<uint64_t>(horizon);
+        // (finish, peak uplink load, route) of the best choice so far.
+        std::tuple<int64_t, double, uint32_t> best{std::numeric_limits<int64_t>::max(), 0.0, 0};
+        int64_t start = horizon;
+        for (int64_t s = earliest; s < horizon && s + ShortestDuration(c) < std::get<0>(best); ++s)
+        {
+            for (uint32_t r = 0; r < c.Routes(); ++r)
+            {
+                double peak = 0;
+                if (!ledger.FitsAggregates(c, r, s) || !ledger.FitsUplinks(c, r, s, &peak))
+                {
+                    continue;
+                }
+                const std::tuple<int64_t, double, uint32_t> mine{s + c.Duration(r), peak, r};
+                if (mine < best)
+                {
+                    best = mine;
+                    start = s;
+                }
+            }
+        }
+        const uint32_t route = start < horizon ? std::get<2>(best) : 0;
+        if (start < horizon)
+        {
+            ledger.Take(c, route, start);
+        }
+        out.plan.start[{job.id, k}] = start;
+        if (route != 0)
+        {
+            out.plan.route[{job.id, k}] = route;
+        }
+        previousStart[pick] = start;
+        previousDuration[pick] = c.Duration(route);
+        ++next[pick];
+    }
+    out.plan.objective = PlanObjective(instance, out.plan);
+    out.aggregate = ledger.Load();
+    return out;
+}
+
+} // namespace ns3

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -73,6 +74,13 @@ CollectiveScheduler::GetTypeId()
 
 CollectiveScheduler::CollectiveScheduler() = default;
 CollectiveScheduler::~CollectiveScheduler() = default;
+
+std::string
+CollectiveScheduler::GetName() const
+{
+    const std::string name = ShortNameRegistry::Get(GetInstanceTypeId());
+    return name.empty() ? GetInstanceTypeId().GetName() : name;
+}
 
 bool
 CollectiveScheduler::StartsJobsGated() const

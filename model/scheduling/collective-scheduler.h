@@ -78,9 +78,10 @@ struct CollectiveRecord
 /**
  * \ingroup collective-scheduling
  * \brief Base class of collective schedulers, pluggable the way QueueDiscs
- * are: a policy subclasses it, is found by TypeId name (or by its short name
- * through CollectiveSchedulerHelper) and acts only through the control API
- * below, never on NIC internals.
+ * are: a policy subclasses it, gives itself a short name
+ * (NS_OBJECT_SHORT_NAME), is found by it or by TypeId name through
+ * CollectiveSchedulerHelper, and acts only through the control API below,
+ * never on NIC internals.
  *
  * It runs as an Application on a controller node. Each event (job arrived,
  * collective ready, collective done, job done) reaches the policy
@@ -105,8 +106,11 @@ class CollectiveScheduler : public Application
     CollectiveScheduler();
     ~CollectiveScheduler() override;
 
-    /// \return the policy's short name (fair, cassini, ...)
-    virtual std::string GetName() const = 0;
+    /**
+     * \return the policy's short name (fair, cassini, ...): the one its class
+     * gave itself with NS_OBJECT_SHORT_NAME, else its TypeId name
+     */
+    virtual std::string GetName() const;
 
     /**
      * Whether jobs start with their gates closed, so that no packet leaves

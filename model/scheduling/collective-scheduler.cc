@@ -68,7 +68,12 @@ CollectiveScheduler::GetTypeId()
             .AddTraceSource("Collective",
                             "A job's collective finished: its record, planned and executed.",
                             MakeTraceSourceAccessor(&CollectiveScheduler::m_collectiveTrace),
-                            "ns3::CollectiveScheduler::CollectiveCallback");
+                            "ns3::CollectiveScheduler::CollectiveCallback")
+            .AddTraceSource("Timing",
+                            "A part of the scheduling time got a sample: the part and its "
+                            "summary so far.",
+                            MakeTraceSourceAccessor(&CollectiveScheduler::m_timingTrace),
+                            "ns3::CollectiveScheduler::TimingCallback");
     return tid;
 }
 
@@ -339,6 +344,7 @@ CollectiveScheduler::RecordTiming(const std::string& part, double us)
     ++t.count;
     t.totalUs += us;
     t.maxUs = std::max(t.maxUs, us);
+    m_timingTrace(part, t);
 }
 
 void

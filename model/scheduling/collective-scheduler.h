@@ -206,6 +206,8 @@ class CollectiveScheduler : public Application
     typedef void (*GateCallback)(uint32_t job, bool open);
     /// Trace signature of a finished collective's record.
     typedef void (*CollectiveCallback)(const CollectiveRecord& record);
+    /// Trace signature of a timing part's summary, as it stands after a new sample.
+    typedef void (*TimingCallback)(const std::string& part, const TimingSummary& summary);
 
   protected:
     void DoDispose() override;
@@ -319,6 +321,7 @@ class CollectiveScheduler : public Application
     TracedCallback<const SchedulerDecision&> m_decisionTrace;
     TracedCallback<uint32_t, bool> m_gateTrace;
     TracedCallback<const CollectiveRecord&> m_collectiveTrace;
+    TracedCallback<const std::string&, const TimingSummary&> m_timingTrace;
 };
 
 } // namespace ns3

@@ -281,7 +281,8 @@ main(int argc, char* argv[])
             RequireFlag(!CollectiveSchedulerHelper::FindScheduler(scheduler).empty(),
                         "scheduler",
                         scheduler,
-                        "is not a known scheduler");
+                        "is not a known scheduler (known: " +
+                            ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) + ")");
         }
         if (!backend.empty())
         {
@@ -310,7 +311,9 @@ main(int argc, char* argv[])
                 RequireFlag(!CollectiveSchedulerHelper::FindScheduler(p).empty(),
                             "compare",
                             compare,
-                            "names an unknown scheduler '" + p + "'");
+                            "names an unknown scheduler '" + p + "' (known: " +
+                                ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) +
+                                ")");
                 policies.push_back(p);
             }
         }

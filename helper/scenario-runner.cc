@@ -443,6 +443,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
                                          ": faults need the packet backend");
             }
             flowRecords = std::make_unique<FlowNetworkRecords>(network);
+            run.StreamFlows(*flowRecords, m_spec.output.flowRows);
         }
         else
         {

@@ -260,6 +260,9 @@ TEST_P(SchedulerRowsDurabilityTest, KilledRunKeepsTheSchedulerRowsSoFar)
                   0)
             << table;
     }
+    // Flows are kept as they complete at either level.
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM flows"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM flows WHERE end_ns IS NULL OR ack_ns IS NULL"), 0);
     // Collectives are kept as they finish, whole.
     EXPECT_EQ(QueryInt(db,
                        "SELECT count(*) FROM collectives WHERE start_ns IS NULL OR finish_ns IS "

@@ -13,6 +13,7 @@ def build(bld):
     deps = ['core', 'network'] + (['mpi'] if bld.env['ENABLE_MPI'] else [])
     module = bld.create_ns3_module('collective-scheduling', deps)
     module.source = [
+        'model/registry/short-name-registry.cc',
         'model/roce/rdma-congestion-ops.cc',
         'model/roce/roce-header.cc',
         'model/roce/pfc-header.cc',
@@ -107,6 +108,7 @@ def build(bld):
     headers = bld(features='ns3header')
     headers.module = 'collective-scheduling'
     headers.source = [
+        'model/registry/short-name-registry.h',
         'model/roce/rdma-congestion-ops.h',
         'model/roce/roce-psn.h',
         'model/roce/wake-timer.h',

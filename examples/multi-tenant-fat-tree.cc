@@ -84,8 +84,8 @@ main(int argc, char* argv[])
     cmd.AddValue("iterations", "Iterations per job", iterations);
     cmd.AddValue("placement", "packed, spread or random", placement);
     cmd.AddValue("collective",
-                 "ring-all-reduce, halving-doubling-all-reduce, reduce-scatter, all-gather or "
-                 "all-to-all",
+                 "Collective of every job (" +
+                     ShortNameRegistry::ListNames(Collective::GetTypeId()) + ")",
                  collective);
     cmd.AddValue("buckets", "Gradient buckets (overlap with backward when > 1)", buckets);
     cmd.AddValue("channels", "Parallel rings (NCCL channels)", channels);
@@ -98,7 +98,11 @@ main(int argc, char* argv[])
     cmd.AddValue("sequenceLength", "Tokens per sequence", sequenceLength);
     cmd.AddValue("linkRate", "Rate of every link", linkRate);
     cmd.AddValue("linkDelay", "Propagation delay of every link", linkDelay);
-    cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
+    cmd.AddValue("cc",
+                 "Congestion control (" +
+                     ShortNameRegistry::ListNames(RdmaCongestionOps::GetTypeId()) +
+                     ", or a TypeId name; attributes in brackets: dcqcn[profile=hpcc])",
+                 cc);
     cmd.AddValue("mtu", "RoCE path MTU: RDMA payload bytes per data packet (256-4096)", mtu);
     cmd.AddValue("seed", "Random seed", seed);
     cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
@@ -277,7 +281,8 @@ main(int argc, char* argv[])
             RequireFlag(!CollectiveSchedulerHelper::FindScheduler(scheduler).empty(),
                         "scheduler",
                         scheduler,
-                        "is not a known scheduler");
+                        "is not a known scheduler (known: " +
+                            ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) + ")");
         }
         if (!backend.empty())
         {
@@ -306,7 +311,9 @@ main(int argc, char* argv[])
                 RequireFlag(!CollectiveSchedulerHelper::FindScheduler(p).empty(),
                             "compare",
                             compare,
-                            "names an unknown scheduler '" + p + "'");
+                            "names an unknown scheduler '" + p + "' (known: " +
+                                ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) +
+                                ")");
                 policies.push_back(p);
             }
         }

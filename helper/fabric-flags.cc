@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/global-value.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -23,7 +24,11 @@ FabricFlags::AddTo(CommandLine& cmd)
                  "RoCE path MTU: RDMA payload bytes per full data packet (256, 512, 1024, 2048 or "
                  "4096; the frame adds 58-74 bytes of headers)",
                  mtu);
-    cmd.AddValue("cc", "Congestion control: none or dcqcn", cc);
+    cmd.AddValue("cc",
+                 "Congestion control (" +
+                     ShortNameRegistry::ListNames(RdmaCongestionOps::GetTypeId()) +
+                     ", or a TypeId name; attributes in brackets: dcqcn[profile=hpcc])",
+                 cc);
     cmd.AddValue("pfc", "Enable PFC in the switches", pfc);
     cmd.AddValue("seed", "Random seed (traffic, ECMP hash, PSNs, ECN)", seed);
     cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);

@@ -13,30 +13,64 @@ FlowNetworkRecords::FlowNetworkRecords(Ptr<FlowNetwork> network)
 {
 }
 
+void
+FlowNetworkRecords::SetCompletedFlowSink(int64_t runId, std::function<void(const FlowRecord&)> sink)
+{
+    m_sinkRunId = runId;
+    m_sink = std::move(sink);
+    m_network->TraceConnectWithoutContext("Delivered",
+                                          MakeCallback(&FlowNetworkRecords::Delivered, this));
+}
+
+void
+FlowNetworkRecords::Delivered(const RdmaMessageInfo& info, Time /* when */)
+{
+    if (!m_sink)
+    {
+        return;
+    }
+    if (m_streamed.size() <= info.flowId)
+    {
+        m_streamed.resize(info.flowId + 1, false);
+    }
+    m_streamed[info.flowId] = true;
+    m_sink(Row(m_sinkRunId, m_network->GetMessages().at(info.flowId)));
+}
+
+FlowRecord
+FlowNetworkRecords::Row(int64_t runId, const FlowNetwork::MessageRecord& m)
+{
+    FlowRecord r;
+    r.runId = runId;
+    r.flowId = m.info.flowId;
+    r.jobId = m.info.jobId;
+    r.srcNode = m.info.srcNode;
+    r.dstNode = m.info.dstNode;
+    r.bytes = m.info.bytes;
+    r.startNs = m.info.start.GetNanoSeconds();
+    r.endNs = m.delivered.IsNegative() ? -1 : m.delivered.GetNanoSeconds();
+    r.ackNs = m.acked.IsNegative() ? -1 : m.acked.GetNanoSeconds();
+    r.priority = m.info.priority;
+    r.srcPort = m.info.srcPort;
+    r.iteration = m.info.iteration;
+    r.collective = m.info.collective;
+    r.step = m.info.step;
+    return r;
+}
+
 std::vector<FlowRecord>
-FlowNetworkRecords::GetFlowRecords(int64_t runId,
-                                   bool /* withStreamed: nothing is streamed */) const
+FlowNetworkRecords::GetFlowRecords(int64_t runId, bool withStreamed) const
 {
     std::vector<FlowRecord> rows;
     rows.reserve(m_network->GetMessages().size());
     for (const FlowNetwork::MessageRecord& m : m_network->GetMessages())
     {
-        FlowRecord r;
-        r.runId = runId;
-        r.flowId = m.info.flowId;
-        r.jobId = m.info.jobId;
-        r.srcNode = m.info.srcNode;
-        r.dstNode = m.info.dstNode;
-        r.bytes = m.info.bytes;
-        r.startNs = m.info.start.GetNanoSeconds();
-        r.endNs = m.delivered.IsNegative() ? -1 : m.delivered.GetNanoSeconds();
-        r.ackNs = m.acked.IsNegative() ? -1 : m.acked.GetNanoSeconds();
-        r.priority = m.info.priority;
-        r.srcPort = m.info.srcPort;
-        r.iteration = m.info.iteration;
-        r.collective = m.info.collective;
-        r.step = m.info.step;
-        rows.push_back(r);
+        const uint64_t id = m.info.flowId;
+        if (!withStreamed && id < m_streamed.size() && m_streamed[id])
+        {
+            continue;
+        }
+        rows.push_back(Row(runId, m));
     }
     return rows;
 }

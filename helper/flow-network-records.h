@@ -8,6 +8,9 @@
 
 #include "ns3/flow-network.h"
 
+#include <functional>
+#include <vector>
+
 namespace ns3
 {
 
@@ -24,12 +27,28 @@ class FlowNetworkRecords : public RunRecords
   public:
     explicit FlowNetworkRecords(Ptr<FlowNetwork> network);
 
+    /**
+     * Hand each message's row for run \p runId to \p sink as it is
+     * delivered (its row is then final: the time its sender sees the final
+     * ACK is known); GetFlowRecords without the streamed rows then leaves
+     * those out.
+     */
+    void SetCompletedFlowSink(int64_t runId, std::function<void(const FlowRecord&)> sink);
+
     std::vector<FlowRecord> GetFlowRecords(int64_t runId, bool withStreamed = true) const override;
     std::vector<LinkRecord> GetLinkRecords(int64_t runId) const override;
     Time GetLastActivity() const override;
 
   private:
+    /// The flows row of message \p m.
+    static FlowRecord Row(int64_t runId, const FlowNetwork::MessageRecord& m);
+    /// The network's Delivered trace.
+    void Delivered(const RdmaMessageInfo& info, Time when);
+
     Ptr<FlowNetwork> m_network;
+    int64_t m_sinkRunId{-1};
+    std::function<void(const FlowRecord&)> m_sink;
+    std::vector<bool> m_streamed; ///< by flow id: handed to the sink
 };
 
 } // namespace ns3

@@ -16,6 +16,7 @@
 #include "ns3/node-list.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-helper.h"
@@ -492,25 +493,12 @@ RoceFabricHelper::ParseCongestionControl(const std::string& spec)
         typeName = spec.substr(0, open);
         params = spec.substr(open + 1, spec.size() - open - 2);
     }
-    if (typeName == "none")
-    {
-        typeName = "ns3::RdmaNoCongestionControl";
-    }
-    else if (typeName == "dcqcn")
-    {
-        typeName = "ns3::Dcqcn";
-    }
-    else if (typeName == "mltcp-dcqcn")
-    {
-        typeName = "ns3::MltcpDcqcn";
-    }
     TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
-        !tid.IsChildOf(RdmaCongestionOps::GetTypeId()))
+    if (!ShortNameRegistry::LookupFailSafe(RdmaCongestionOps::GetTypeId(), typeName, &tid))
     {
-        throw std::invalid_argument(
-            "unknown congestion control '" + spec +
-            "' (choose none, dcqcn, mltcp-dcqcn or an RdmaCongestionOps TypeId)");
+        throw std::invalid_argument("unknown congestion control '" + spec + "' (choose " +
+                                    ShortNameRegistry::ListNames(RdmaCongestionOps::GetTypeId()) +
+                                    " or an RdmaCongestionOps TypeId)");
     }
     // Name=value items in order; a profile (Dcqcn and subclasses) goes first wherever it is
     // written, so the explicit values always override it.
@@ -578,6 +566,12 @@ RoceFabricHelper::ParseCongestionControl(const std::string& spec)
         factory.Set(name, *v);
     }
     return factory;
+}
+
+std::vector<std::string>
+RoceFabricHelper::GetCongestionControlNames()
+{
+    return ShortNameRegistry::GetNames(RdmaCongestionOps::GetTypeId());
 }
 
 void

@@ -233,8 +233,9 @@ class RoceFabricHelper
     void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
     void SetMmuAttribute(const std::string& name, const AttributeValue& value);
     /**
-     * Congestion control of every queue pair: "none", "dcqcn", "mltcp-dcqcn"
-     * or the name of an RdmaCongestionOps TypeId, optionally followed by
+     * Congestion control of every queue pair: the short name an
+     * RdmaCongestionOps class registered ("none", "dcqcn", "mltcp-dcqcn":
+     * GetCongestionControlNames) or its TypeId name, optionally followed by
      * attribute values in ObjectFactory syntax:
      * "ns3::MltcpDcqcn[Slope=1.5|Intercept=0.5]", "dcqcn[ByteCounter=10000]".
      * For ns3::Dcqcn and its subclasses, the item "profile=NAME" selects a
@@ -252,6 +253,9 @@ class RoceFabricHelper
      * \throw std::invalid_argument as SetCongestionControl
      */
     static ObjectFactory ParseCongestionControl(const std::string& spec);
+
+    /// \return the short names of every registered congestion control, sorted
+    static std::vector<std::string> GetCongestionControlNames();
 
     /// Seed mixed into every switch's ECMP hash seed.
     void SetEcmpSeed(uint32_t seed)

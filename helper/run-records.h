@@ -18,7 +18,8 @@ namespace ns3
  * \brief What a network model gives a run's results: the rows of the flows
  * and links tables and the time of its last activity. The packet-level
  * fabric's RoceFlowMonitor and the flow-level FlowNetworkRecords give the
- * same rows, so a run writes the same tables at both levels.
+ * same rows, and both stream them as flows complete (StreamFlows), so a run
+ * writes the same tables the same way at both levels.
  */
 class RunRecords
 {

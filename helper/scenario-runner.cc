@@ -422,9 +422,12 @@ ScenarioRunner::Simulate(const std::string& typeName,
         std::unique_ptr<RoceFlowMonitor> packetMonitor;
         std::unique_ptr<FlowNetworkRecords> flowRecords;
         Ptr<FabricFaults> faults = CreateObject<FabricFaults>();
+        std::shared_ptr<const StreamedSchedulerRows> streamedSchedulerRows;
         if (run.GetDatabase() && DistributedSize() == 1)
         {
             StreamTrainingResults(run.GetDatabase(), run.GetRunId(), cluster);
+            streamedSchedulerRows =
+                StreamSchedulerResults(run.GetDatabase(), run.GetRunId(), policy);
         }
         Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
         if (flowLevel)
@@ -440,6 +443,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
                                          ": faults need the packet backend");
             }
             flowRecords = std::make_unique<FlowNetworkRecords>(network);
+            run.StreamFlows(*flowRecords, m_spec.output.flowRows);
         }
         else
         {
@@ -485,7 +489,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
         }
         auto writeRows = [&](ResultsDatabase& db, int64_t id) {
             WriteTrainingResults(db, id, *cluster);
-            WriteSchedulerResults(db, id, *policy);
+            WriteSchedulerResults(db, id, *policy, streamedSchedulerRows.get());
             sampler->Write(db, id);
             faults->Write(db, id);
         };

@@ -60,6 +60,22 @@ SimulationRun::StreamFlows(RoceFlowMonitor& monitor, bool flowRows)
 }
 
 void
+SimulationRun::StreamFlows(FlowNetworkRecords& records, bool flowRows)
+{
+    if (!m_db || !flowRows || DistributedSize() > 1)
+    {
+        return;
+    }
+    Ptr<ResultsDatabase> db = m_db;
+    records.SetCompletedFlowSink(m_runId, [db](const FlowRecord& f) {
+        if (db->IsOpen())
+        {
+            db->AddFlow(f);
+        }
+    });
+}
+
+void
 SimulationRun::EndIfInterrupted(const RunRecords& monitor,
                                 bool flowRows,
                                 const std::function<void(ResultsDatabase&, int64_t)>& extra)

@@ -4,6 +4,7 @@
 #ifndef SIMULATION_RUN_H
 #define SIMULATION_RUN_H
 
+#include "flow-network-records.h"
 #include "roce-flow-monitor.h"
 #include "run-interruption.h"
 #include "run-records.h"
@@ -54,6 +55,9 @@ class SimulationRun
      * write only the others.
      */
     void StreamFlows(RoceFlowMonitor& monitor, bool flowRows = true);
+
+    /// As above, for a run at the flow level: each message as it is delivered.
+    void StreamFlows(FlowNetworkRecords& records, bool flowRows = true);
 
     /**
      * If a SIGINT or SIGTERM came: write the rows of \p monitor and \p extra

@@ -10,6 +10,8 @@
 
 #include "scenario-run-test.h"
 
+#include "ns3/short-name-registry.h"
+
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -104,11 +106,6 @@ class ChainProbeScheduler : public SymphonyScheduler
         return tid;
     }
 
-    std::string GetName() const override
-    {
-        return "chain-probe";
-    }
-
     static std::vector<SeenPlan> seen;
 
   protected:
@@ -132,6 +129,7 @@ class ChainProbeScheduler : public SymphonyScheduler
 
 std::vector<SeenPlan> ChainProbeScheduler::seen;
 NS_OBJECT_ENSURE_REGISTERED(ChainProbeScheduler);
+NS_OBJECT_SHORT_NAME(ChainProbeScheduler, "chain-probe");
 
 class CollectiveRecordsTest : public test::ScenarioRunTest
 {

@@ -9,12 +9,14 @@
 
 #include "ns3/results-database.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 namespace ns3
 {
@@ -183,6 +185,141 @@ TEST_F(ExamplesDurabilityTest, RunWhoseLastWriteFailsIsFailedNotComplete)
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs"), 2);
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM iterations"), 6);
 }
+
+/// The scheduler's rows at each network level: they are streamed the same at both.
+class SchedulerRowsDurabilityTest : public ExamplesDurabilityTest,
+                                    public ::testing::WithParamInterface<std::string>
+{
+  protected:
+    /// A gating scheduler (its decisions, gates and collectives) at the level under test.
+    std::vector<std::string> SchedulerArgs(const fs::path& db, const std::string& iterations)
+    {
+        return {"--db=" + db.string(),
+                "--scale=0.001",
+                "--iterations=" + iterations,
+                "--seed=3",
+                "--scheduler=cassini",
+                "--backend=" + GetParam()};
+    }
+
+    /// Rows of \p sql as text, one line per row.
+    std::vector<std::string> Lines(const fs::path& db, const std::string& sql)
+    {
+        std::vector<std::string> lines;
+        for (const Row& row : Query(db, sql))
+        {
+            std::string line;
+            for (const auto& v : row)
+            {
+                line += (v ? *v : "NULL") + ",";
+            }
+            lines.push_back(line);
+        }
+        return lines;
+    }
+};
+
+// A run killed with SIGKILL after its scheduler has acted keeps the
+// decisions, gate changes and finished collectives committed so far: every
+// one names a job of the run, a kept iteration's collective is kept with it,
+// and what is kept is the beginning of what the same run writes when it
+// completes.
+TEST_P(SchedulerRowsDurabilityTest, KilledRunKeepsTheSchedulerRowsSoFar)
+{
+    const fs::path db = Path("killed-scheduler.db");
+    const pid_t pid = Spawn("multi-tenant-fat-tree", SchedulerArgs(db, "1000000"));
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    const int64_t seen = WaitForRows(pid,
+                                     db,
+                                     "SELECT min((SELECT count(*) FROM scheduler_decisions),"
+                                     " (SELECT count(*) FROM gates),"
+                                     " (SELECT count(*) FROM collectives))",
+                                     3,
+                                     status);
+    if (seen < 3 && waitpid(pid, &status, WNOHANG) == 0)
+    {
+        kill(pid, SIGKILL); // it ran two minutes without its rows: leave nothing running
+        waitpid(pid, &status, 0);
+    }
+    ASSERT_GE(seen, 3) << "the run ended or its scheduler wrote nothing: " << ChildError();
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+    EXPECT_EQ(*Query(db, "SELECT status FROM runs")[0][0], "running");
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduler_runs"), 0); // an end-of-run row
+    for (const char* table : {"scheduler_decisions", "gates", "collectives"})
+    {
+        EXPECT_GE(QueryInt(db, std::string("SELECT count(*) FROM ") + table), seen) << table;
+        // Each names a job of the run.
+        EXPECT_EQ(QueryInt(db,
+                           std::string("SELECT count(*) FROM ") + table +
+                               " t WHERE t.job_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM jobs j"
+                               " WHERE j.run_id = t.run_id AND j.job_id = t.job_id)"),
+                  0)
+            << table;
+    }
+    // Flows are kept as they complete at either level.
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM flows"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM flows WHERE end_ns IS NULL OR ack_ns IS NULL"), 0);
+    // Collectives are kept as they finish, whole.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM collectives WHERE start_ns IS NULL OR finish_ns IS "
+                       "NULL OR NOT (ready_ns <= start_ns AND start_ns <= finish_ns)"),
+              0);
+    // Rows are committed in the order they happen: an iteration ends after
+    // its collective, so a kept iteration has its collective kept.
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM iterations"), 0);
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM iterations i WHERE NOT EXISTS (SELECT 1 FROM "
+                       "collectives c WHERE c.run_id = i.run_id AND c.job_id = i.job_id AND "
+                       "c.iteration = i.iter AND c.ready_ns = i.comm_ready_ns AND c.finish_ns <= "
+                       "i.comm_end_ns)"),
+              0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    EXPECT_EQ(*Query(db, "PRAGMA integrity_check")[0][0], "ok");
+
+    // The same run, as long as the killed one got, to its end: what the
+    // killed run kept is the beginning of its rows, and its own rows are
+    // whole (each collective once, as many decisions as the summary counts).
+    const int64_t iterations = QueryInt(db, "SELECT max(iteration) + 2 FROM collectives");
+    const fs::path full = Path("complete-scheduler.db");
+    const Outcome o =
+        Example("multi-tenant-fat-tree", SchedulerArgs(full, std::to_string(iterations)));
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    EXPECT_EQ(*Query(full, "SELECT status FROM runs")[0][0], "complete");
+    EXPECT_EQ(QueryInt(full, "SELECT count(*) FROM collectives WHERE finish_ns IS NOT NULL"),
+              2 * iterations);
+    EXPECT_EQ(QueryInt(full, "SELECT count(*) FROM scheduler_decisions"),
+              QueryInt(full, "SELECT decisions FROM scheduler_runs"));
+    for (const auto& [table, columns] : std::vector<std::pair<std::string, std::string>>{
+             {"scheduler_decisions", "t_ns, kind, job_id"},
+             {"gates", "t_ns, job_id, open"}})
+    {
+        const std::string sql = "SELECT " + columns + " FROM " + table + " ORDER BY rowid";
+        const std::vector<std::string> kept = Lines(db, sql);
+        const std::vector<std::string> all = Lines(full, sql);
+        ASSERT_LE(kept.size(), all.size()) << table;
+        EXPECT_TRUE(std::equal(kept.begin(), kept.end(), all.begin()))
+            << table << ": the killed run's rows are not the beginning of the complete run's";
+    }
+    const std::string collectives = "SELECT job_id, iteration, ready_ns, start_ns, finish_ns,"
+                                    " route FROM collectives";
+    const std::vector<std::string> all = Lines(full, collectives);
+    for (const std::string& c : Lines(db, collectives))
+    {
+        EXPECT_NE(std::find(all.begin(), all.end(), c), all.end())
+            << c << ": a kept collective the complete run does not have";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels,
+                         SchedulerRowsDurabilityTest,
+                         ::testing::Values("packet", "flow"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             return info.param;
+                         });
 
 } // namespace
 } // namespace test

@@ -6,6 +6,12 @@
 
 #include "results-database-test-util.h"
 
+#include "ns3/collective-scheduler.h"
+#include "ns3/scheduler-results.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
 using namespace ns3;
 using namespace ns3::results_test;
 
@@ -564,6 +570,164 @@ TEST_F(ResultsDatabaseTest, FailureIsRecordedEvenWhenPendingRowsCannotBeWritten)
     EXPECT_NE(r.Text(RunSql(id, "error"))->find("disk full"), std::string::npos);
     EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 1);
     EXPECT_EQ(r.Int("SELECT count(*) FROM links"), 0);
+}
+
+/// A policy that notes each collective it hears of, and times it (part "even" or "odd").
+class NotingPolicy : public CollectiveScheduler
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::results_test::NotingPolicy")
+                                .SetParent<CollectiveScheduler>()
+                                .SetGroupName("CollectiveScheduling")
+                                .AddConstructor<NotingPolicy>();
+        return tid;
+    }
+
+  protected:
+    void DoCollectiveReady(uint32_t /* job */, uint32_t iteration, uint32_t /* bucket */) override
+    {
+        Note("iteration", std::to_string(iteration));
+        RecordTiming(iteration % 2 ? "odd" : "even", 1.0 + iteration);
+    }
+};
+
+/// Every row of \p table of run \p runId, its columns \p columns joined by ',' (NULL as "-").
+std::vector<std::string>
+Rows(Reader& r, const std::string& table, const std::string& columns, int64_t runId)
+{
+    std::string joined;
+    std::size_t start = 0;
+    while (start <= columns.size())
+    {
+        const std::size_t end = std::min(columns.find(',', start), columns.size());
+        joined += (joined.empty() ? "" : " || ',' || ") + std::string("ifnull(") +
+                  columns.substr(start, end - start) + ", '-')";
+        start = end + 1;
+    }
+    return r.Column("SELECT " + joined + " FROM " + table +
+                    " WHERE run_id = " + std::to_string(runId) + " ORDER BY rowid");
+}
+
+std::vector<std::string>
+Sorted(std::vector<std::string> rows)
+{
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+/// \return whether \p prefix is a prefix of \p rows
+bool
+IsPrefix(const std::vector<std::string>& prefix, const std::vector<std::string>& rows)
+{
+    return prefix.size() <= rows.size() && std::equal(prefix.begin(), prefix.end(), rows.begin());
+}
+
+// A scheduler's decisions, gates, collectives and timing are buffered as they
+// happen and committed with the run's other rows in batches (here of 4 rows):
+// before the run ends, the file holds a prefix of each, as a killed run would
+// leave it; at the end the rest is written once, and the run's rows are those
+// the end-of-run writer alone writes.
+TEST_F(ResultsDatabaseTest, SchedulerRowsAreStreamedInBatchesAndWrittenOnceAtTheEnd)
+{
+    auto db = OpenDb(4);
+    db->SetAttribute("FlushInterval", TimeValue(Seconds(0))); // batches by rows only
+    const int64_t id = db->BeginRun("x", "noting", 1, "{}");
+    AddJob(*db, id, 0);
+    AddJob(*db, id, 1);
+    Ptr<NotingPolicy> policy = CreateObject<NotingPolicy>();
+    const Time delay = policy->GetControlDelay();
+    std::shared_ptr<const StreamedSchedulerRows> streamed = StreamSchedulerResults(db, id, policy);
+    // Job 0: five collectives 10 us apart, each ready with the gate closed,
+    // started when it opens 3 us later, done 5 us after it was ready. Job 1:
+    // one collective that never finishes.
+    const uint32_t kIterations = 5;
+    std::vector<std::string> gates;
+    std::vector<std::string> collectives;
+    std::vector<std::string> decisions;
+    for (uint32_t i = 0; i < kIterations; ++i)
+    {
+        const int64_t t = 10000 * i;
+        Simulator::Schedule(NanoSeconds(t), [policy, i]() {
+            policy->RecordGateChange(0, false);
+            policy->NotifyCollectiveReady(0, i, 0);
+        });
+        Simulator::Schedule(NanoSeconds(t + 3000),
+                            [policy]() { policy->RecordGateChange(0, true); });
+        Simulator::Schedule(NanoSeconds(t + 5000),
+                            [policy, i]() { policy->NotifyCollectiveDone(0, i, 0); });
+        gates.push_back(std::to_string(t) + ",0,0");
+        gates.push_back(std::to_string(t + 3000) + ",0,1");
+        collectives.push_back("0," + std::to_string(i) + "," + std::to_string(t) + "," +
+                              std::to_string(t + 3000) + "," + std::to_string(t + 5000));
+        decisions.push_back(
+            std::to_string(t + delay.GetNanoSeconds()) +
+            ",collective-ready,0,{\"actions\":[],\"iteration\":" + std::to_string(i) + "}");
+    }
+    Simulator::Schedule(MicroSeconds(1), [policy]() { policy->NotifyCollectiveReady(1, 0, 0); });
+    collectives.push_back("1,0,1000,1000,-");
+    decisions.insert(decisions.begin() + 1,
+                     std::to_string(1000 + delay.GetNanoSeconds()) +
+                         ",collective-ready,1,{\"actions\":[],\"iteration\":0}");
+    Simulator::Run();
+
+    // As a kill would leave the file: all but the last batch's rows, in order.
+    Reader r(m_path);
+    const char* const kDecision = "t_ns,kind,job_id,detail_json";
+    const char* const kGate = "t_ns,job_id,open";
+    const char* const kCollective = "job_id,iteration,ready_ns,start_ns,finish_ns";
+    EXPECT_LT(db->GetPendingRows(), 4u);
+    const std::vector<std::string> keptDecisions = Rows(r, "scheduler_decisions", kDecision, id);
+    const std::vector<std::string> keptGates = Rows(r, "gates", kGate, id);
+    const std::vector<std::string> keptCollectives = Rows(r, "collectives", kCollective, id);
+    EXPECT_GT(keptDecisions.size(), 0u);
+    EXPECT_GT(keptGates.size(), 0u);
+    EXPECT_GT(keptCollectives.size(), 0u);
+    EXPECT_GT(r.Int("SELECT count(*) FROM scheduler_timing").value_or(0), 0);
+    EXPECT_TRUE(IsPrefix(keptDecisions, decisions));
+    EXPECT_TRUE(IsPrefix(keptGates, gates));
+    // Collectives as they finish: only job 0's.
+    EXPECT_TRUE(IsPrefix(keptCollectives, collectives));
+    EXPECT_EQ(r.Int("SELECT count(*) FROM scheduler_runs"), 0);
+
+    db->Transaction([&]() {
+        WriteSchedulerResults(*db, id, *policy, streamed.get());
+        db->FinishRun(id, 50000, 1.0, 1, 1);
+    });
+    EXPECT_EQ(Rows(r, "scheduler_decisions", kDecision, id), decisions);
+    EXPECT_EQ(Rows(r, "gates", kGate, id), gates);
+    EXPECT_EQ(Sorted(Rows(r, "collectives", kCollective, id)), Sorted(collectives));
+    // even: job 0's iterations 0, 2, 4 and job 1's 0; odd: 1 and 3.
+    EXPECT_EQ(Rows(r, "scheduler_timing", "part,count,total_us,max_us", id),
+              (std::vector<std::string>{"even,4,10.0,5.0", "odd,2,6.0,4.0"}));
+    EXPECT_EQ(r.Int("SELECT decisions FROM scheduler_runs"), 6);
+
+    // The same rows as the end-of-run writer alone writes for the run.
+    const std::string alonePath = m_dir + "/alone.db";
+    Ptr<ResultsDatabase> alone = CreateObject<ResultsDatabase>();
+    alone->Open(alonePath);
+    const int64_t aloneId = alone->BeginRun("x", "noting", 1, "{}");
+    alone->Transaction([&]() {
+        AddJob(*alone, aloneId, 0);
+        AddJob(*alone, aloneId, 1);
+        WriteSchedulerResults(*alone, aloneId, *policy);
+        alone->FinishRun(aloneId, 50000, 1.0, 1, 1);
+    });
+    Reader a(alonePath);
+    for (const auto& [table, columns] : std::vector<std::pair<std::string, std::string>>{
+             {"scheduler_decisions", "t_ns,scheduler,kind,job_id,detail_json,wall_us"},
+             {"gates", kGate},
+             {"collectives",
+              "job_id,iteration,ready_ns,start_ns,finish_ns,route,planned_start_ns,"
+              "planned_finish_ns,planned_route,estimate_ns"},
+             {"scheduler_runs", "scheduler,params_json,decisions,total_wall_us,max_wall_us"},
+             {"scheduler_timing", "part,count,total_us,mean_us,max_us"}})
+    {
+        EXPECT_EQ(Sorted(Rows(r, table, columns, id)), Sorted(Rows(a, table, columns, aloneId)))
+            << table;
+    }
+    Simulator::Destroy();
 }
 
 } // namespace

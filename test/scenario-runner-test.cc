@@ -4,8 +4,8 @@
  * Whole runs under each policy: isolated runs equal single-job runs, every
  * policy repeats itself bit for bit on the same seed, CASSINI interleaves
  * two jobs that fair sharing slows down, MLTCP's jobs drift apart, and the
- * database holds each run's decisions, gates and summary (and nothing of a
- * run that failed, which is marked so).
+ * database holds each run's decisions, gates and summary (and of a run
+ * that failed, which is marked so, the rows written before it stopped).
  */
 
 #include "scenario-run-test.h"
@@ -32,6 +32,27 @@ Count(sqlite3* db, const std::string& sql)
     }
     sqlite3_finalize(st);
     return n;
+}
+
+/// Every row of \p sql, its columns joined by ','.
+std::vector<std::string>
+Lines(sqlite3* db, const std::string& sql)
+{
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+    std::vector<std::string> lines;
+    while (sqlite3_step(st) == SQLITE_ROW)
+    {
+        std::string line;
+        for (int c = 0; c < sqlite3_column_count(st); ++c)
+        {
+            const unsigned char* text = sqlite3_column_text(st, c);
+            line += (text ? reinterpret_cast<const char*>(text) : "NULL") + std::string(",");
+        }
+        lines.push_back(line);
+    }
+    sqlite3_finalize(st);
+    return lines;
 }
 
 class ScenarioRunnerTest : public test::ScenarioRunTest
@@ -133,7 +154,8 @@ TEST_F(ScenarioRunnerTest, DatabaseHoldsDecisionsGatesAndSummary)
     ASSERT_EQ(cassini.runIds.size(), 1u);
     EXPECT_GT(cassini.decisions, 0u);
 
-    // A run cut short by its stop time is marked failed and has no scheduler rows.
+    // A run cut short by its stop time is marked failed and keeps the rows
+    // streamed before the stop, not the end-of-run summary.
     spec.stopTimeNs = 100000;
     EXPECT_THROW(ScenarioRunner(spec, "test").Run("cassini"), IncompleteRunError);
 
@@ -146,7 +168,23 @@ TEST_F(ScenarioRunnerTest, DatabaseHoldsDecisionsGatesAndSummary)
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE status='failed'"), 1);
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM scheduler_decisions WHERE run_id=" + id),
               static_cast<int64_t>(cassini.decisions));
-    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM scheduler_decisions WHERE run_id<>" + id), 0);
+    // The failed run's decisions and gate changes are those the complete run
+    // made up to the stop time (same seed), in the same order.
+    const std::string failedId = "(SELECT run_id FROM runs WHERE status='failed')";
+    for (const std::string table : {"scheduler_decisions", "gates"})
+    {
+        const std::string columns = table == "gates" ? "t_ns, job_id, open" : "t_ns, kind, job_id";
+        const std::vector<std::string> cut =
+            Lines(db,
+                  "SELECT " + columns + " FROM " + table + " WHERE run_id=" + failedId +
+                      " ORDER BY rowid");
+        const std::vector<std::string> whole =
+            Lines(db,
+                  "SELECT " + columns + " FROM " + table + " WHERE run_id=" + id +
+                      " AND t_ns <= " + std::to_string(spec.stopTimeNs) + " ORDER BY rowid");
+        EXPECT_EQ(cut, whole) << table;
+        EXPECT_FALSE(cut.empty()) << table;
+    }
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM scheduler_runs"), 1);
     EXPECT_EQ(Count(db, "SELECT decisions FROM scheduler_runs WHERE run_id=" + id),
               static_cast<int64_t>(cassini.decisions));

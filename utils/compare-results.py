@@ -7,8 +7,8 @@ Usage: utils/compare-results.py BEFORE.db AFTER.db
 Every table both files hold is compared row by row, in run order, with the
 columns that measure the machine rather than the model left out: wall
 times, timestamps, the event count (a change of how the simulator is driven
-may change it without changing any result), scheduler timings and run ids
-(only their order matters). What remains (a run's end time and packet-hops,
+may change it without changing any result), scheduler timings, the process
+and host that wrote a run, and run ids (only their order matters). What remains (a run's end time and packet-hops,
 every flow, link, job, iteration, gate and decision row) must be identical.
 Prints each difference found and exits 1 if there is any, 0 if none.
 """
@@ -19,14 +19,14 @@ import sys
 
 # Columns that depend on the machine or on the wall clock, per table.
 IGNORED = {
-    "runs": {"run_id", "started_at", "finished_at", "wall_s", "events"},
+    "runs": {"run_id", "started_at", "finished_at", "wall_s", "events", "pid", "host"},
     "scheduler_decisions": {"wall_us"},
     "scheduler_runs": {"total_wall_us", "max_wall_us"},
     "scheduler_timing": {"total_us", "mean_us", "max_us"},
 }
 # Keys of JSON text columns (scheduler decisions' details) that hold wall-clock
 # times: the planners report how long they took beside what they decided.
-WALL_KEYS = {"wall_us", "scheduling_us", "solve_wall_us"}
+WALL_KEYS = {"wall_us", "scheduling_us", "solve_wall_us", "bound_wall_s"}
 SKIPPED_TABLES = {"sqlite_sequence"}
 
 

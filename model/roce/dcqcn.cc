@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -20,6 +21,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("Dcqcn");
 NS_OBJECT_ENSURE_REGISTERED(Dcqcn);
+NS_OBJECT_SHORT_NAME(Dcqcn, "dcqcn");
 
 namespace
 {

@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 
 #include <cmath>
 #include <sstream>
@@ -16,6 +17,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("MltcpDcqcn");
 NS_OBJECT_ENSURE_REGISTERED(MltcpDcqcn);
+NS_OBJECT_SHORT_NAME(MltcpDcqcn, "mltcp-dcqcn");
 
 TypeId
 MltcpDcqcn::GetTypeId()

@@ -4,6 +4,7 @@
 #include "rdma-congestion-ops.h"
 
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 
 namespace ns3
 {
@@ -11,6 +12,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RdmaCongestionOps");
 NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionOps);
 NS_OBJECT_ENSURE_REGISTERED(RdmaNoCongestionControl);
+NS_OBJECT_SHORT_NAME(RdmaNoCongestionControl, "none");
 
 TypeId
 RdmaCongestionOps::GetTypeId()

@@ -7,6 +7,7 @@
 
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -21,6 +22,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("CassiniScheduler");
 NS_OBJECT_ENSURE_REGISTERED(CassiniScheduler);
+NS_OBJECT_SHORT_NAME(CassiniScheduler, "cassini");
 
 namespace
 {
@@ -114,12 +116,6 @@ CassiniScheduler::GetTypeId()
 
 CassiniScheduler::CassiniScheduler() = default;
 CassiniScheduler::~CassiniScheduler() = default;
-
-std::string
-CassiniScheduler::GetName() const
-{
-    return "cassini";
-}
 
 bool
 CassiniScheduler::StartsJobsGated() const

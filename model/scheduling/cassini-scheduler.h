@@ -76,7 +76,6 @@ class CassiniScheduler : public CollectiveScheduler
     CassiniScheduler();
     ~CassiniScheduler() override;
 
-    std::string GetName() const override;
     bool StartsJobsGated() const override;
 
     /**

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -67,12 +68,24 @@ CollectiveScheduler::GetTypeId()
             .AddTraceSource("Collective",
                             "A job's collective finished: its record, planned and executed.",
                             MakeTraceSourceAccessor(&CollectiveScheduler::m_collectiveTrace),
-                            "ns3::CollectiveScheduler::CollectiveCallback");
+                            "ns3::CollectiveScheduler::CollectiveCallback")
+            .AddTraceSource("Timing",
+                            "A part of the scheduling time got a sample: the part and its "
+                            "summary so far.",
+                            MakeTraceSourceAccessor(&CollectiveScheduler::m_timingTrace),
+                            "ns3::CollectiveScheduler::TimingCallback");
     return tid;
 }
 
 CollectiveScheduler::CollectiveScheduler() = default;
 CollectiveScheduler::~CollectiveScheduler() = default;
+
+std::string
+CollectiveScheduler::GetName() const
+{
+    const std::string name = ShortNameRegistry::Get(GetInstanceTypeId());
+    return name.empty() ? GetInstanceTypeId().GetName() : name;
+}
 
 bool
 CollectiveScheduler::StartsJobsGated() const
@@ -331,6 +344,7 @@ CollectiveScheduler::RecordTiming(const std::string& part, double us)
     ++t.count;
     t.totalUs += us;
     t.maxUs = std::max(t.maxUs, us);
+    m_timingTrace(part, t);
 }
 
 void

@@ -78,9 +78,10 @@ struct CollectiveRecord
 /**
  * \ingroup collective-scheduling
  * \brief Base class of collective schedulers, pluggable the way QueueDiscs
- * are: a policy subclasses it, is found by TypeId name (or by its short name
- * through CollectiveSchedulerHelper) and acts only through the control API
- * below, never on NIC internals.
+ * are: a policy subclasses it, gives itself a short name
+ * (NS_OBJECT_SHORT_NAME), is found by it or by TypeId name through
+ * CollectiveSchedulerHelper, and acts only through the control API below,
+ * never on NIC internals.
  *
  * It runs as an Application on a controller node. Each event (job arrived,
  * collective ready, collective done, job done) reaches the policy
@@ -105,8 +106,11 @@ class CollectiveScheduler : public Application
     CollectiveScheduler();
     ~CollectiveScheduler() override;
 
-    /// \return the policy's short name (fair, cassini, ...)
-    virtual std::string GetName() const = 0;
+    /**
+     * \return the policy's short name (fair, cassini, ...): the one its class
+     * gave itself with NS_OBJECT_SHORT_NAME, else its TypeId name
+     */
+    virtual std::string GetName() const;
 
     /**
      * Whether jobs start with their gates closed, so that no packet leaves
@@ -202,6 +206,8 @@ class CollectiveScheduler : public Application
     typedef void (*GateCallback)(uint32_t job, bool open);
     /// Trace signature of a finished collective's record.
     typedef void (*CollectiveCallback)(const CollectiveRecord& record);
+    /// Trace signature of a timing part's summary, as it stands after a new sample.
+    typedef void (*TimingCallback)(const std::string& part, const TimingSummary& summary);
 
   protected:
     void DoDispose() override;
@@ -315,6 +321,7 @@ class CollectiveScheduler : public Application
     TracedCallback<const SchedulerDecision&> m_decisionTrace;
     TracedCallback<uint32_t, bool> m_gateTrace;
     TracedCallback<const CollectiveRecord&> m_collectiveTrace;
+    TracedCallback<const std::string&, const TimingSummary&> m_timingTrace;
 };
 
 } // namespace ns3

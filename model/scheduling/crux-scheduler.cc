@@ -7,6 +7,7 @@
 
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -22,6 +23,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("CruxScheduler");
 NS_OBJECT_ENSURE_REGISTERED(CruxScheduler);
+NS_OBJECT_SHORT_NAME(CruxScheduler, "crux");
 
 namespace
 {
@@ -60,12 +62,6 @@ CruxScheduler::GetTypeId()
 
 CruxScheduler::CruxScheduler() = default;
 CruxScheduler::~CruxScheduler() = default;
-
-std::string
-CruxScheduler::GetName() const
-{
-    return "crux";
-}
 
 uint8_t
 CruxScheduler::GetPriorityClasses() const

@@ -53,7 +53,6 @@ class CruxScheduler : public CollectiveScheduler
     CruxScheduler();
     ~CruxScheduler() override;
 
-    std::string GetName() const override;
     /// Classes 0 to min(Classes, 7) - 1, those CruxClasses compresses to.
     uint8_t GetPriorityClasses() const override;
 

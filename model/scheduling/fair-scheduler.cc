@@ -3,11 +3,15 @@
  */
 #include "fair-scheduler.h"
 
+#include "ns3/short-name-registry.h"
+
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(FairScheduler);
+NS_OBJECT_SHORT_NAME(FairScheduler, "fair");
 NS_OBJECT_ENSURE_REGISTERED(IsolatedScheduler);
+NS_OBJECT_SHORT_NAME(IsolatedScheduler, "isolated");
 
 TypeId
 FairScheduler::GetTypeId()
@@ -19,12 +23,6 @@ FairScheduler::GetTypeId()
     return tid;
 }
 
-std::string
-FairScheduler::GetName() const
-{
-    return "fair";
-}
-
 TypeId
 IsolatedScheduler::GetTypeId()
 {
@@ -33,12 +31,6 @@ IsolatedScheduler::GetTypeId()
                             .SetGroupName("CollectiveScheduling")
                             .AddConstructor<IsolatedScheduler>();
     return tid;
-}
-
-std::string
-IsolatedScheduler::GetName() const
-{
-    return "isolated";
 }
 
 } // namespace ns3

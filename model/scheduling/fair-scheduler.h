@@ -18,7 +18,6 @@ class FairScheduler : public CollectiveScheduler
 {
   public:
     static TypeId GetTypeId();
-    std::string GetName() const override;
 };
 
 /**
@@ -31,7 +30,6 @@ class IsolatedScheduler : public FairScheduler
 {
   public:
     static TypeId GetTypeId();
-    std::string GetName() const override;
 };
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 
 #include "ns3/double.h"
 #include "ns3/mltcp-dcqcn.h"
+#include "ns3/short-name-registry.h"
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -13,6 +14,7 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(MltcpScheduler);
+NS_OBJECT_SHORT_NAME(MltcpScheduler, "mltcp");
 
 namespace
 {
@@ -49,22 +51,20 @@ MltcpScheduler::GetTypeId()
 }
 
 std::string
-MltcpScheduler::GetName() const
-{
-    return "mltcp";
-}
-
-std::string
 MltcpScheduler::GetCongestionControl(const std::string& fabricCc) const
 {
     MltcpDcqcn::CheckAggressiveness(m_slope, m_intercept, "MltcpScheduler");
     const std::size_t open = fabricCc.find('[');
-    const std::string type = fabricCc.substr(0, open);
-    if (type != "dcqcn" && type != "ns3::Dcqcn" && type != "mltcp-dcqcn" &&
-        type != "ns3::MltcpDcqcn")
+    TypeId type;
+    if (!ShortNameRegistry::LookupFailSafe(RdmaCongestionOps::GetTypeId(),
+                                           fabricCc.substr(0, open),
+                                           &type) ||
+        (type != Dcqcn::GetTypeId() && type != MltcpDcqcn::GetTypeId()))
     {
         throw std::invalid_argument("MLTCP runs on DCQCN: the fabric's congestion control '" +
-                                    fabricCc + "' is not dcqcn or mltcp-dcqcn");
+                                    fabricCc + "' is not " +
+                                    ShortNameRegistry::Get(Dcqcn::GetTypeId()) + " or " +
+                                    ShortNameRegistry::Get(MltcpDcqcn::GetTypeId()));
     }
     // The fabric's profile and overrides first, so that MLTCP differs from the
     // DCQCN it is compared with only by its scaling.

@@ -22,7 +22,6 @@ class MltcpScheduler : public CollectiveScheduler
 {
   public:
     static TypeId GetTypeId();
-    std::string GetName() const override;
     /**
      * \param fabricCc the fabric's congestion control: DCQCN ("dcqcn",
      *        "ns3::Dcqcn") or MLTCP's ("mltcp-dcqcn", "ns3::MltcpDcqcn"), with

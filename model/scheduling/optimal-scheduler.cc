@@ -6,6 +6,7 @@
 #include "plan-lower-bound.h"
 
 #include "ns3/cbc-milp-solver.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -16,6 +17,7 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(OptimalScheduler);
+NS_OBJECT_SHORT_NAME(OptimalScheduler, "optimal");
 
 namespace
 {
@@ -56,12 +58,6 @@ OptimalScheduler::GetTypeId()
                           MakeUintegerAccessor(&OptimalScheduler::m_boundMaxVariables),
                           MakeUintegerChecker<uint32_t>(1));
     return tid;
-}
-
-std::string
-OptimalScheduler::GetName() const
-{
-    return "optimal";
 }
 
 bool

@@ -37,7 +37,6 @@ class OptimalScheduler : public SymphonyScheduler
 {
   public:
     static TypeId GetTypeId();
-    std::string GetName() const override;
 
     /// The planned and bound mean completion times of the last plan, seconds from job start.
     struct Reference

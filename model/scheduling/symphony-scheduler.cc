@@ -4,6 +4,7 @@
 #include "symphony-scheduler.h"
 
 #include "ns3/cbc-milp-solver.h"
+#include "ns3/short-name-registry.h"
 
 #include <chrono>
 
@@ -11,6 +12,7 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(SymphonyScheduler);
+NS_OBJECT_SHORT_NAME(SymphonyScheduler, "symphony");
 
 TypeId
 SymphonyScheduler::GetTypeId()
@@ -34,12 +36,6 @@ SymphonyScheduler::SolveCentrally(const PlanInstance& instance, const MilpSolveO
     NotePlan("plan", plan);
     Note("scheduling_us", std::to_string(us));
     return plan;
-}
-
-std::string
-SymphonyScheduler::GetName() const
-{
-    return "symphony";
 }
 
 Plan

@@ -20,7 +20,6 @@ class SymphonyScheduler : public EpochScheduler
 {
   public:
     static TypeId GetTypeId();
-    std::string GetName() const override;
 
   protected:
     Plan PlanEpoch(const PlanInstance& instance) override;

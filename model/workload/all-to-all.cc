@@ -4,6 +4,7 @@
 #include "all-to-all.h"
 
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 
 #include <algorithm>
 
@@ -12,6 +13,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("AllToAll");
 NS_OBJECT_ENSURE_REGISTERED(AllToAll);
+NS_OBJECT_SHORT_NAME(AllToAll, "all-to-all");
 
 TypeId
 AllToAll::GetTypeId()
@@ -21,12 +23,6 @@ AllToAll::GetTypeId()
                             .SetGroupName("CollectiveScheduling")
                             .AddConstructor<AllToAll>();
     return tid;
-}
-
-std::string
-AllToAll::GetName() const
-{
-    return "all-to-all";
 }
 
 void

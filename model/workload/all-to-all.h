@@ -28,7 +28,6 @@ class AllToAll : public Collective
   public:
     static TypeId GetTypeId();
 
-    std::string GetName() const override;
     uint64_t BytesPerRank() const override;
 
   protected:

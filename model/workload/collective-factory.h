@@ -17,14 +17,19 @@ namespace ns3
 
 /**
  * \ingroup collective-scheduling
- * \return a new collective of algorithm \p name (one of GetCollectiveNames())
- * with the Channels attribute set to \p channels
+ * \return a new collective of algorithm \p name (one of GetCollectiveNames(),
+ * or the TypeId name of a Collective subclass) with the Channels attribute
+ * set to \p channels
  * \throws std::invalid_argument for an unknown name (the message lists the
- *         known ones) or \p channels == 0
+ *         registered ones) or \p channels == 0
  */
 Ptr<Collective> CreateCollective(const std::string& name, uint32_t channels);
 
-/// \return the names CreateCollective() accepts
+/**
+ * \return the short names of every registered Collective class, sorted: the
+ * names CreateCollective() accepts (each class gives itself its name with
+ * NS_OBJECT_SHORT_NAME)
+ */
 std::vector<std::string> GetCollectiveNames();
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
@@ -43,6 +44,13 @@ Collective::GetTypeId()
                             MakeTraceSourceAccessor(&Collective::m_finishTrace),
                             "ns3::TracedCallback::Void");
     return tid;
+}
+
+std::string
+Collective::GetName() const
+{
+    const std::string name = ShortNameRegistry::Get(GetInstanceTypeId());
+    return name.empty() ? GetInstanceTypeId().GetName() : name;
 }
 
 Collective::Collective()

@@ -82,8 +82,11 @@ class Collective : public Object
      */
     void Abort();
 
-    /// \return the name CreateCollective() knows this algorithm by
-    virtual std::string GetName() const = 0;
+    /**
+     * \return the name CreateCollective() knows this algorithm by: the short
+     * name its class gave itself (NS_OBJECT_SHORT_NAME), else its TypeId name
+     */
+    virtual std::string GetName() const;
 
     /// \return the messages handed to the transport in the current (or last) run
     uint64_t GetMessagesSent() const;

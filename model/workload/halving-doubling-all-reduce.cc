@@ -4,6 +4,7 @@
 #include "halving-doubling-all-reduce.h"
 
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -13,6 +14,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("HalvingDoublingAllReduce");
 NS_OBJECT_ENSURE_REGISTERED(HalvingDoublingAllReduce);
+NS_OBJECT_SHORT_NAME(HalvingDoublingAllReduce, "halving-doubling-all-reduce");
 
 TypeId
 HalvingDoublingAllReduce::GetTypeId()
@@ -22,12 +24,6 @@ HalvingDoublingAllReduce::GetTypeId()
                             .SetGroupName("CollectiveScheduling")
                             .AddConstructor<HalvingDoublingAllReduce>();
     return tid;
-}
-
-std::string
-HalvingDoublingAllReduce::GetName() const
-{
-    return "halving-doubling-all-reduce";
 }
 
 void

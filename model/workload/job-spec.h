@@ -30,8 +30,7 @@ struct JobSpec
     uint32_t iterations{10};
     int64_t arrivalNs{0};
     double weight{0};                          ///< 0 means: the number of workers
-    std::string collective{"ring-all-reduce"}; ///< ring-all-reduce | halving-doubling-all-reduce
-                                               ///< | reduce-scatter | all-gather | all-to-all
+    std::string collective{"ring-all-reduce"}; ///< a Collective's short name (GetCollectiveNames)
     uint32_t channels{1};                      ///< parallel rings / queue pairs per peer
     uint32_t buckets{1};                       ///< gradient buckets (1 = no overlap)
     std::string dtype{"bf16"};                 ///< fp16 | bf16 | fp32

@@ -3,6 +3,10 @@
  */
 #include "model-catalog.h"
 
+#include "collective.h"
+
+#include "ns3/short-name-registry.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -206,17 +210,6 @@ ModelCatalog::GradientBytes(const JobSpec& spec)
 }
 
 const std::vector<std::string>&
-ModelCatalog::CollectiveNames()
-{
-    static const std::vector<std::string> names{"ring-all-reduce",
-                                                "halving-doubling-all-reduce",
-                                                "reduce-scatter",
-                                                "all-gather",
-                                                "all-to-all"};
-    return names;
-}
-
-const std::vector<std::string>&
 ModelCatalog::PlacementNames()
 {
     static const std::vector<std::string> names{"packed",
@@ -279,12 +272,13 @@ ModelCatalog::Validate(const JobSpec& spec)
             atLeastOne("sequenceLength", spec.sequenceLength);
         }
     }
-    if (!Contains(CollectiveNames(), spec.collective))
+    TypeId collective;
+    if (!ShortNameRegistry::LookupFailSafe(Collective::GetTypeId(), spec.collective, &collective))
     {
         Fail(spec,
              "collective",
-             "unknown collective '" + spec.collective + "' (known: " + Join(CollectiveNames()) +
-                 ")");
+             "unknown collective '" + spec.collective +
+                 "' (known: " + ShortNameRegistry::ListNames(Collective::GetTypeId()) + ")");
     }
     if (!Contains(PlacementNames(), spec.placement))
     {

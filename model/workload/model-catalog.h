@@ -107,9 +107,6 @@ class ModelCatalog
      */
     static uint64_t GradientBytes(const JobSpec& spec);
 
-    /// \return the collective names a JobSpec may use
-    static const std::vector<std::string>& CollectiveNames();
-
     /// \return the placement policy names a JobSpec may use
     static const std::vector<std::string>& PlacementNames();
 
@@ -120,6 +117,8 @@ class ModelCatalog
      *   more than gpusPerHost times; whether the hosts exist is checked when
      *   the job is placed;
      * - other placements: hosts must be empty (it would be ignored);
+     * - collective: a name CreateCollective() accepts (the short name a
+     *   Collective class registered, or its TypeId name);
      * - computeTimeNs, arrivalNs and weight must not be negative;
      * - batchPerGpu >= 1 and (language models) sequenceLength >= 1 when the
      *   compute time is derived.

@@ -3,10 +3,13 @@
  */
 #include "ring-all-gather.h"
 
+#include "ns3/short-name-registry.h"
+
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RingAllGather);
+NS_OBJECT_SHORT_NAME(RingAllGather, "all-gather");
 
 TypeId
 RingAllGather::GetTypeId()
@@ -21,12 +24,6 @@ RingAllGather::GetTypeId()
 RingAllGather::RingAllGather()
     : RingCollective(1)
 {
-}
-
-std::string
-RingAllGather::GetName() const
-{
-    return "all-gather";
 }
 
 } // namespace ns3

@@ -19,7 +19,6 @@ class RingAllGather : public RingCollective
   public:
     static TypeId GetTypeId();
     RingAllGather();
-    std::string GetName() const override;
 };
 
 } // namespace ns3

@@ -3,10 +3,13 @@
  */
 #include "ring-all-reduce.h"
 
+#include "ns3/short-name-registry.h"
+
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RingAllReduce);
+NS_OBJECT_SHORT_NAME(RingAllReduce, "ring-all-reduce");
 
 TypeId
 RingAllReduce::GetTypeId()
@@ -21,12 +24,6 @@ RingAllReduce::GetTypeId()
 RingAllReduce::RingAllReduce()
     : RingCollective(2)
 {
-}
-
-std::string
-RingAllReduce::GetName() const
-{
-    return "ring-all-reduce";
 }
 
 } // namespace ns3

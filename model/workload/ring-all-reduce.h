@@ -21,7 +21,6 @@ class RingAllReduce : public RingCollective
   public:
     static TypeId GetTypeId();
     RingAllReduce();
-    std::string GetName() const override;
 };
 
 } // namespace ns3

@@ -3,10 +3,13 @@
  */
 #include "ring-reduce-scatter.h"
 
+#include "ns3/short-name-registry.h"
+
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RingReduceScatter);
+NS_OBJECT_SHORT_NAME(RingReduceScatter, "reduce-scatter");
 
 TypeId
 RingReduceScatter::GetTypeId()
@@ -21,12 +24,6 @@ RingReduceScatter::GetTypeId()
 RingReduceScatter::RingReduceScatter()
     : RingCollective(1)
 {
-}
-
-std::string
-RingReduceScatter::GetName() const
-{
-    return "reduce-scatter";
 }
 
 } // namespace ns3

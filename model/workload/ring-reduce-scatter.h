@@ -19,7 +19,6 @@ class RingReduceScatter : public RingCollective
   public:
     static TypeId GetTypeId();
     RingReduceScatter();
-    std::string GetName() const override;
 };
 
 } // namespace ns3

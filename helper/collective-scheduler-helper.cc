@@ -8,7 +8,6 @@
 #include "scheduler-job-builder.h"
 
 #include "ns3/flow-scheduler-control.h"
-#include "ns3/harmonics-scheduler.h"
 #include "ns3/node.h"
 #include "ns3/short-name-registry.h"
 #include "ns3/string.h"
@@ -21,11 +20,6 @@
 
 namespace ns3
 {
-
-// Every other scheduler gives itself its short name in its own file; this
-// one line stands in for HarmonicsScheduler's until harmonics-scheduler.cc
-// has it (registering it there too is harmless: the same name twice).
-NS_OBJECT_SHORT_NAME(HarmonicsScheduler, "harmonics");
 
 namespace
 {

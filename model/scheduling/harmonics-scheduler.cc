@@ -4,6 +4,7 @@
 #include "harmonics-scheduler.h"
 
 #include "ns3/cbc-milp-solver.h"
+#include "ns3/short-name-registry.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -15,6 +16,7 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(HarmonicsScheduler);
+NS_OBJECT_SHORT_NAME(HarmonicsScheduler, "harmonics");
 
 TypeId
 HarmonicsScheduler::GetTypeId()
@@ -24,12 +26,6 @@ HarmonicsScheduler::GetTypeId()
                             .SetGroupName("CollectiveScheduling")
                             .AddConstructor<HarmonicsScheduler>();
     return tid;
-}
-
-std::string
-HarmonicsScheduler::GetName() const
-{
-    return "harmonics";
 }
 
 int32_t

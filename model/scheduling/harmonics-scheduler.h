@@ -38,7 +38,6 @@ class HarmonicsScheduler : public EpochScheduler
 {
   public:
     static TypeId GetTypeId();
-    std::string GetName() const override;
 
   protected:
     Plan PlanEpoch(const PlanInstance& instance) override;

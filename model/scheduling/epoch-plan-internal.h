@@ -92,6 +92,38 @@ ShortestDuration(const PlanCollective& c)
     return d;
 }
 
+/**
+ * Smith's rule over the next collective of each job (\p next[j] indexes
+ * \p jobs[j]'s collectives): the largest weight / shortest duration first
+ * (cross-multiplied), ties by position. \return \p jobs.size() when every
+ * job is done.
+ */
+inline std::size_t
+SmithsNext(const std::vector<const PlanJob*>& jobs, const std::vector<uint32_t>& next)
+{
+    std::size_t pick = jobs.size();
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+    {
+        if (next[j] >= jobs[j]->collectives.size())
+        {
+            continue;
+        }
+        if (pick == jobs.size())
+        {
+            pick = j;
+            continue;
+        }
+        const PlanCollective& a = jobs[j]->collectives[next[j]];
+        const PlanCollective& b = jobs[pick]->collectives[next[pick]];
+        if (a.weight * static_cast<double>(ShortestDuration(b)) >
+            b.weight * static_cast<double>(ShortestDuration(a)))
+        {
+            pick = j;
+        }
+    }
+    return pick;
+}
+
 /// Capacity already taken per link and slot, reservations included: the
 /// ledger of the greedy and of the brute force.
 class Ledger

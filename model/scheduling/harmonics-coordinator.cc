@@ -177,27 +177,7 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
     out.plan.method = "coordinator";
     while (true)
     {
-        // Smith's rule over the next collective of each job, as GreedyPlan.
-        std::size_t pick = jobs.size();
-        for (std::size_t j = 0; j < jobs.size(); ++j)
-        {
-            if (next[j] >= jobs[j]->collectives.size())
-            {
-                continue;
-            }
-            if (pick == jobs.size())
-            {
-                pick = j;
-                continue;
-            }
-            const PlanCollective& a = jobs[j]->collectives[next[j]];
-            const PlanCollective& b = jobs[pick]->collectives[next[pick]];
-            if (a.weight * static_cast<double>(ShortestDuration(b)) >
-                b.weight * static_cast<double>(ShortestDuration(a)))
-            {
-                pick = j;
-            }
-        }
+        const std::size_t pick = SmithsNext(jobs, next);
         if (pick == jobs.size())
         {
             break;

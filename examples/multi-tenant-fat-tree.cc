@@ -298,25 +298,6 @@ main(int argc, char* argv[])
             runner.Run(spec.scheduler, &std::cout);
             return;
         }
-        std::vector<std::string> policies;
-        if (compare == "all")
-        {
-            policies = CollectiveSchedulerHelper::GetSchedulerNames();
-        }
-        else
-        {
-            std::stringstream list(compare);
-            for (std::string p; std::getline(list, p, ',');)
-            {
-                RequireFlag(!CollectiveSchedulerHelper::FindScheduler(p).empty(),
-                            "compare",
-                            compare,
-                            "names an unknown scheduler '" + p + "' (known: " +
-                                ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) +
-                                ")");
-                policies.push_back(p);
-            }
-        }
-        runner.Compare(policies, std::cout);
+        runner.Compare(ParseSchedulerListFlag("compare", compare), std::cout);
     });
 }

@@ -5,21 +5,26 @@
  * papers, written to one SQLite file that utils/plot-figures.py draws:
  *
  *  1. training and communication time per scheduler: a GPT-2 / Pythia mix
- *     on a k=4 fat-tree under every policy (example "figure1");
- *  3. a large cluster: a k=8 fat-tree with jobs arriving over time from the
- *     synthetic generator, under the main policies ("figure3");
+ *     of rack-local and cross-rack jobs on 8-GPU hosts, under every policy,
+ *     on a full-bisection k=4 fat-tree ("figure1") and on a leaf-spine with
+ *     the same racks and 2:1 oversubscribed uplinks
+ *     ("figure1-oversubscribed");
+ *  3. a large cluster: a k=8 fat-tree of 8-GPU hosts with jobs arriving over
+ *     time from the synthetic generator, under the main policies ("figure3");
  *  4. interleaving: two jobs sharing a spine, fair sharing versus Harmonics,
  *     with per-link throughput sampled ("figure4").
  * (Figure 2, scheduling time against cluster size, needs no packets: see
  * examples/scheduling-time.)
  *
+ * Every job runs 20 iterations (8 in figure 4) of its model at full size.
  * --scale multiplies gradient bytes and compute time alike (keeping their
- * ratio); --mtu sets the RoCE path MTU (payload per packet, 4096 by default). Both
- * trade fidelity to full-size models for run time; doc/figures.md gives the
- * defaults' cost and what full scale costs.
+ * ratio), --mtu sets the RoCE path MTU (payload per packet, 4096 by
+ * default): both trade fidelity for run time (a scaled-down run's DCQCN
+ * timers, link delays and PFC do not scale); doc/figures.md gives each
+ * figure's wall time.
  *
  *   ./paper-figures --figure=all --db=figures.db
- *   ./paper-figures --figure=4 --scale=0.02 --db=figures.db
+ *   ./paper-figures --figure=1 --fabric=oversubscribed --scale=0.05 --db=figures.db
  */
 
 #include "ns3/collective-scheduling-module.h"
@@ -28,6 +33,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 using namespace ns3;
 
@@ -37,14 +43,24 @@ namespace
 /// Flags shared by every figure.
 struct FigureFlags
 {
-    double scale{0}; ///< 0: the figure's default
+    double scale{1}; ///< gradient bytes and compute time, over the models' own
     uint32_t mtu{RoceWire::kDefaultMtu};
     uint32_t iterations{0}; ///< 0: the figure's default
     uint32_t seed{1};
     std::string db;
     double progress{10};           ///< seconds of wall-clock time between progress lines, 0: none
     std::string backend{"packet"}; ///< packet or flow
+    std::string fabric{"both"};    ///< figure 1's fabrics: both, fat-tree or oversubscribed
+    /// Policies besides fair and isolated, if not each figure's own.
+    std::vector<std::string> policies;
 };
+
+/// The policies \p f asks for, else the figure's own \p defaults.
+std::vector<std::string>
+PoliciesOf(const FigureFlags& f, std::vector<std::string> defaults)
+{
+    return f.policies.empty() ? defaults : f.policies;
+}
 
 /// A runner for \p spec that reports progress as the flags ask.
 std::unique_ptr<ScenarioRunner>
@@ -83,34 +99,117 @@ BaseSpec(const std::string& name, const FigureFlags& f)
     return spec;
 }
 
-/// Figure 1: a GPT-2 / Pythia mix of 4-worker jobs spread over a k=4 fat-tree.
+/// A job of \p model whose workers sit \p gpusEach to a host on \p hosts
+/// (an NCCL ring: a host's GPUs adjacent, over NVLink; host to host over
+/// the fabric).
+JobSpec
+JobOnHosts(const std::string& model,
+           const std::vector<uint32_t>& hosts,
+           uint32_t gpusEach,
+           uint32_t iterations,
+           double scale)
+{
+    JobSpec j = JobOf(model, static_cast<uint32_t>(hosts.size()) * gpusEach, iterations, scale);
+    j.placement = "explicit";
+    j.gpusPerHost = gpusEach;
+    for (uint32_t h : hosts)
+    {
+        j.hosts.insert(j.hosts.end(), gpusEach, h);
+    }
+    return j;
+}
+
+/// Figure 1's jobs: 16 hosts of 8 GPUs in racks of two (hosts 2r and 2r+1),
+/// every host shared by two jobs of 4 GPUs each. Rack-local jobs share their
+/// hosts' links with each other (rack 0) or with a cross-rack job (racks 1
+/// and 3), which only time can separate; cross-rack jobs share hosts (racks
+/// 1 to 3) or uplinks (racks 4 to 7, where routing can separate them on a
+/// full-bisection fabric and cannot on an oversubscribed one). Both
+/// Harmonics tiers have work: a Local Scheduler in racks 0, 1 and 3, the
+/// coordinator for the cross-rack jobs.
+std::vector<JobSpec>
+Figure1Jobs(uint32_t iterations, double scale)
+{
+    struct Entry
+    {
+        const char* model;
+        std::vector<uint32_t> hosts;
+    };
+
+    const std::vector<Entry> entries{
+        {"gpt2-124m", {0, 1}},            // rack 0, local
+        {"pythia-160m", {0, 1}},          // rack 0, local
+        {"gpt2-355m", {2, 3}},            // rack 1, local
+        {"pythia-410m", {6, 7}},          // rack 3, local
+        {"pythia-160m", {2, 3, 4, 5}},    // racks 1-2
+        {"gpt2-124m", {4, 5, 6, 7}},      // racks 2-3
+        {"pythia-410m", {8, 10, 12, 14}}, // racks 4-7
+        {"gpt2-355m", {9, 11, 13, 15}},   // racks 4-7
+    };
+    std::vector<JobSpec> jobs;
+    for (const Entry& e : entries)
+    {
+        jobs.push_back(JobOnHosts(e.model, e.hosts, 4, iterations, scale));
+        jobs.back().id = static_cast<uint32_t>(jobs.size() - 1);
+    }
+    return jobs;
+}
+
+/// Figure 1: a GPT-2 / Pythia mix of rack-local and cross-rack jobs on
+/// 8-GPU hosts, under every policy, on a full-bisection k=4 fat-tree
+/// ("figure1") and on a leaf-spine with the same racks whose uplinks are 2:1
+/// oversubscribed ("figure1-oversubscribed").
 void
 Figure1(const FigureFlags& f)
 {
-    ScenarioSpec spec = BaseSpec("figure1", f);
-    spec.description = "GPT-2 and Pythia jobs of 4 workers spread over a k=4 fat-tree";
-    spec.topology.fatTree.k = 4;
-    const double scale = f.scale > 0 ? f.scale : 0.01;
-    const uint32_t iterations = f.iterations > 0 ? f.iterations : 5;
-    uint32_t id = 0;
-    for (const char* model : {"gpt2-124m", "gpt2-355m", "pythia-160m", "pythia-410m"})
+    const double scale = f.scale;
+    const uint32_t iterations = f.iterations > 0 ? f.iterations : 20;
+
+    ScenarioSpec fatTree = BaseSpec("figure1", f);
+    fatTree.description = "GPT-2 and Pythia jobs, rack-local and cross-rack, on 8-GPU hosts of "
+                          "a k=4 fat-tree";
+    fatTree.topology.fatTree.k = 4;
+
+    // Racks of two hosts as in the k=4 fat-tree, one uplink each: 2:1.
+    ScenarioSpec leafSpine = BaseSpec("figure1-oversubscribed", f);
+    leafSpine.description = "the same jobs on a leaf-spine with the same racks and 2:1 "
+                            "oversubscribed uplinks";
+    leafSpine.topology.kind = "leaf-spine";
+    leafSpine.topology.leafSpine.leaves = 8;
+    leafSpine.topology.leafSpine.spines = 1;
+    leafSpine.topology.leafSpine.hostsPerLeaf = 2;
+
+    for (ScenarioSpec* spec : {&fatTree, &leafSpine})
     {
-        spec.jobs.push_back(JobOf(model, 4, iterations, scale));
-        spec.jobs.back().id = id++;
+        if (f.fabric != "both" && (spec == &fatTree) != (f.fabric == "fat-tree"))
+        {
+            continue;
+        }
+        spec->topology.gpusPerHost = 8;
+        spec->jobs = Figure1Jobs(iterations, scale);
+        std::cout << "--- " << spec->name << std::endl;
+        RunnerFor(*spec, f)->Compare(PoliciesOf(f, CollectiveSchedulerHelper::GetSchedulerNames()),
+                                     std::cout);
     }
-    ScenarioRunner(spec, "paper-figures")
-        .Compare(CollectiveSchedulerHelper::GetSchedulerNames(), std::cout);
 }
 
-/// Figure 3: jobs arriving over time on a k=8 fat-tree (128 GPUs).
+/// Figure 3: jobs arriving over time on a k=8 fat-tree of 8-GPU hosts (1024
+/// GPUs). Each job takes 4 GPUs per host, packed, so two jobs share every
+/// host: a 16-GPU job fills one rack's four hosts (a rack-local job, for
+/// that rack's Local Scheduler), a 32-GPU job two racks (a cross-rack one,
+/// for the coordinator).
 void
 Figure3(const FigureFlags& f)
 {
     ScenarioSpec spec = BaseSpec("figure3", f);
-    spec.description = "synthetic GPT-2 / Pythia jobs arriving on a k=8 fat-tree";
+    spec.description = "synthetic GPT-2 / Pythia jobs, rack-local and cross-rack, arriving on a "
+                       "k=8 fat-tree of 8-GPU hosts";
     spec.topology.fatTree.k = 8;
-    spec.jobDefaults = JobOf("gpt2-124m", 4, f.iterations > 0 ? f.iterations : 4, 1.0);
-    spec.scale = f.scale > 0 ? f.scale : 0.005;
+    spec.topology.gpusPerHost = 8;
+    spec.jobDefaults = JobOf("gpt2-124m", 16, f.iterations > 0 ? f.iterations : 20, 1.0);
+    spec.jobDefaults.gpusPerHost = 4;
+    spec.jobDefaults.placement = "packed";
+    spec.scale = f.scale;
     spec.synthetic.enabled = true;
     spec.synthetic.jobs = 16;
     spec.synthetic.arrivalRatePerS = 4000; // a job every 250 us on average
@@ -118,16 +217,19 @@ Figure3(const FigureFlags& f)
                                {"gpt2-355m", 1},
                                {"pythia-160m", 2},
                                {"pythia-410m", 1}};
-    spec.synthetic.workerSizes = {{4, 2}, {8, 1}};
+    spec.synthetic.workerSizes = {{16, 2}, {32, 1}};
     spec.synthetic.seed = f.seed;
-    // A central MILP over 16 jobs on 128 hosts takes seconds per solve; cap
-    // it (its decisions still take no simulated time) and plan every 5 ms.
+    // A central MILP over 16 jobs takes seconds per solve; cap it and plan
+    // every 5 ms (its solve time is charged in simulated time).
     spec.attributes = {{"ns3::EpochScheduler::TimeLimit", "1s"},
                        {"ns3::EpochScheduler::EpochLength", "5ms"}};
-    RunnerFor(spec, f)->Compare({"fair", "crux", "cassini", "symphony", "harmonics"}, std::cout);
+    RunnerFor(spec, f)->Compare(
+        PoliciesOf(f, {"fair", "crux", "cassini", "mltcp", "symphony", "harmonics"}),
+        std::cout);
 }
 
-/// Figure 4: two jobs sharing a spine, with the links sampled every 20 us.
+/// Figure 4: two jobs sharing a spine, with the links sampled every 100 us
+/// (a full-scale collective lasts about 20 ms).
 void
 Figure4(const FigureFlags& f)
 {
@@ -139,13 +241,13 @@ Figure4(const FigureFlags& f)
     spec.topology.leafSpine.hostsPerLeaf = 2;
     if (f.backend == "packet")
     {
-        spec.attributes = {{"ns3::LinkSampler::Interval", "20us"}};
+        spec.attributes = {{"ns3::LinkSampler::Interval", "100us"}};
     }
     else
     {
         std::cout << "figure 4 at the flow level: no link samples (they count packets)\n";
     }
-    const double scale = f.scale > 0 ? f.scale : 0.016;
+    const double scale = f.scale;
     for (uint32_t j = 0; j < 2; ++j)
     {
         JobSpec job = JobOf("gpt2-124m", 2, f.iterations > 0 ? f.iterations : 8, scale);
@@ -156,7 +258,7 @@ Figure4(const FigureFlags& f)
         job.computeTimeNs = 31000000;
         spec.jobs.push_back(job);
     }
-    for (const char* policy : {"fair", "harmonics"})
+    for (const std::string& policy : PoliciesOf(f, {"fair", "harmonics"}))
     {
         RunnerFor(spec, f)->Run(policy, &std::cout);
     }
@@ -169,12 +271,13 @@ main(int argc, char* argv[])
 {
     RoceExampleDefaults();
     std::string figure = "all";
+    std::string policies;
     FigureFlags f;
     f.db = "figures.db";
     CommandLine cmd(__FILE__);
     cmd.AddValue("figure", "1, 3, 4 or all (figure 2: examples/scheduling-time)", figure);
     cmd.AddValue("scale",
-                 "Gradient bytes and compute time factor (0: each figure's default)",
+                 "Gradient bytes and compute time factor (1: the models' own sizes)",
                  f.scale);
     cmd.AddValue("mtu", "RoCE path MTU: RDMA payload bytes per packet (256-4096)", f.mtu);
     cmd.AddValue("iterations", "Iterations per job (0: each figure's default)", f.iterations);
@@ -183,6 +286,14 @@ main(int argc, char* argv[])
     cmd.AddValue("progress",
                  "Seconds of wall-clock time between progress lines on stderr (0: none)",
                  f.progress);
+    cmd.AddValue("fabric",
+                 "Figure 1's fabrics: both, fat-tree (full bisection) or oversubscribed (2:1 "
+                 "leaf-spine)",
+                 f.fabric);
+    cmd.AddValue("policies",
+                 "Comma-separated schedulers to run, or all (default: each figure's own; "
+                 "figures 1 and 3 always run fair and isolated too)",
+                 policies);
     cmd.AddValue("backend",
                  "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
                  "flows on the same topology and routes)",
@@ -190,13 +301,21 @@ main(int argc, char* argv[])
     ParseExampleCommandLine(cmd, argc, argv, "paper-figures");
 
     return RunExampleMain("paper-figures", [&](std::unique_ptr<SimulationRun>& /* run */) {
-        RequireFlag(f.scale >= 0, "scale", std::to_string(f.scale), "must not be negative");
+        RequireFlag(f.scale > 0, "scale", std::to_string(f.scale), "must be positive");
         RequireMtuFlag(f.mtu);
         RequireFlag(!f.db.empty(), "db", f.db, "must name a file");
         RequireFlag(f.backend == "packet" || f.backend == "flow",
                     "backend",
                     f.backend,
                     "must be packet or flow");
+        RequireFlag(f.fabric == "both" || f.fabric == "fat-tree" || f.fabric == "oversubscribed",
+                    "fabric",
+                    f.fabric,
+                    "must be both, fat-tree or oversubscribed");
+        if (!policies.empty())
+        {
+            f.policies = ParseSchedulerListFlag("policies", policies);
+        }
         RequireFlag(f.seed > 0, "seed", std::to_string(f.seed), "must be positive");
         RequireFlag(f.progress >= 0,
                     "progress",

@@ -4,8 +4,11 @@
 #include "flag-checks.h"
 
 #include "checked-attributes.h"
+#include "collective-scheduler-helper.h"
 
+#include "ns3/collective-scheduler.h"
 #include "ns3/roce-header.h"
+#include "ns3/short-name-registry.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -60,6 +63,28 @@ void
 RequireMtuFlag(uint32_t mtu)
 {
     RequireFlag(RoceWire::IsPathMtu(mtu), "mtu", std::to_string(mtu), RoceWire::kPathMtus);
+}
+
+std::vector<std::string>
+ParseSchedulerListFlag(const std::string& flag, const std::string& value)
+{
+    if (value == "all")
+    {
+        return CollectiveSchedulerHelper::GetSchedulerNames();
+    }
+    std::vector<std::string> names;
+    std::stringstream list(value);
+    for (std::string name; std::getline(list, name, ',');)
+    {
+        RequireFlag(!CollectiveSchedulerHelper::FindScheduler(name).empty(),
+                    flag,
+                    value,
+                    "names an unknown scheduler '" + name + "' (known: " +
+                        ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) + ")");
+        names.push_back(name);
+    }
+    RequireFlag(!names.empty(), flag, value, "must name at least one scheduler");
+    return names;
 }
 
 void

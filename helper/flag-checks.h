@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -43,6 +44,10 @@ void RequireFlag(bool ok,
  * reported instead of wrapping to a huge unsigned one.
  */
 void RequireCountFlag(const std::string& flag, int64_t value, int64_t min);
+
+/// The schedulers named in --\p flag, a comma-separated list, or every one
+/// the module has for "all"; throws FlagError naming an unknown one.
+std::vector<std::string> ParseSchedulerListFlag(const std::string& flag, const std::string& value);
 
 /// Throw FlagError for --mtu unless \p mtu is a RoCE path MTU (256-4096, powers of two).
 void RequireMtuFlag(uint32_t mtu);

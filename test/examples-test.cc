@@ -20,6 +20,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -250,6 +251,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlag{"TrainingCompare", "multi-tenant-fat-tree", "--compare=fair,fifo"},
         BadFlag{"FiguresUnknown", "paper-figures", "--figure=2"},
         BadFlag{"FiguresMtu", "paper-figures", "--mtu=9001"},
+        BadFlag{"FiguresFabric", "paper-figures", "--fabric=torus"},
+        BadFlag{"FiguresPolicies", "paper-figures", "--policies=fair,bogus"},
+        BadFlag{"FiguresScale", "paper-figures", "--scale=0"},
         BadFlag{"SchedulingTimeRacks", "scheduling-time", "--maxRacks=1"}),
     [](const ::testing::TestParamInfo<BadFlag>& info) { return std::string(info.param.name); });
 
@@ -493,15 +497,79 @@ TEST_F(ExamplesTest, InterleavingFigureSamplesTheSharedLinks)
 {
     const fs::path db = Path("figure4.db");
     const Outcome o =
-        Example("paper-figures", {"--figure=4", "--iterations=2", "--db=" + db.string()});
+        Example("paper-figures",
+                {"--figure=4", "--iterations=2", "--scale=0.05", "--db=" + db.string()});
     ASSERT_EQ(o.exitCode, 0) << o.Describe();
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE example='figure4'"), 2);
     EXPECT_EQ(CompleteRuns(db), 2);
-    // Both jobs' bytes on one spine uplink, in 20 us samples, adding up to its counter.
+    // Both jobs' bytes on one spine uplink, in 100 us samples, adding up to its counter.
     EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT job_id) FROM link_samples WHERE run_id=1"), 2);
-    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM link_samples WHERE t_ns % 20000 <> 0"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM link_samples WHERE t_ns % 100000 <> 0"), 0);
     EXPECT_EQ(QueryInt(db, "SELECT sum(tx_bytes_ab + tx_bytes_ba) FROM links WHERE run_id=1"),
               QueryInt(db, "SELECT sum(tx_bytes) FROM link_samples WHERE run_id=1"));
+}
+
+TEST_F(ExamplesTest, ModelMixFigureGivesBothHarmonicsTiersWorkOnBothFabrics)
+{
+    const fs::path db = Path("figure1.db");
+    const Outcome o = Example("paper-figures",
+                              {"--figure=1",
+                               "--policies=harmonics",
+                               "--scale=0.002",
+                               "--iterations=2",
+                               "--progress=0",
+                               "--db=" + db.string()});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    for (const std::string example : {"figure1", "figure1-oversubscribed"})
+    {
+        SCOPED_TRACE(example);
+        const std::string harmonics =
+            "(SELECT run_id FROM runs WHERE example='" + example + "' AND scheduler='harmonics')";
+        // Racks are hosts 2r and 2r+1 on both fabrics: a job is rack-local
+        // if its hosts are in one rack.
+        std::map<int, std::set<int64_t>> racks;
+        for (const Row& r :
+             Query(db, "SELECT job_id, placement_json FROM jobs WHERE run_id=" + harmonics))
+        {
+            const nlohmann::json placement = nlohmann::json::parse(*r[1]);
+            for (int64_t h : placement.at("hosts"))
+            {
+                racks[std::stoi(*r[0])].insert(h / 2);
+            }
+        }
+        ASSERT_EQ(racks.size(), 8u);
+        std::set<std::string> tiersSeen;
+        int plans = 0;
+        for (const Row& r : Query(db,
+                                  "SELECT detail_json FROM scheduler_decisions WHERE run_id=" +
+                                      harmonics + " AND detail_json LIKE '%\"tiers\"%'"))
+        {
+            ++plans;
+            const nlohmann::json plan = nlohmann::json::parse(*r[0]);
+            for (const auto& [job, tier] : plan.at("tiers").items())
+            {
+                const std::set<int64_t>& jobRacks = racks.at(std::stoi(job));
+                const std::string name = tier["tier"];
+                tiersSeen.insert(name);
+                if (jobRacks.size() == 1)
+                {
+                    EXPECT_EQ(name, "local") << "job " << job;
+                    EXPECT_EQ(tier["rack"].get<int64_t>(), *jobRacks.begin()) << "job " << job;
+                }
+                else
+                {
+                    EXPECT_EQ(name, "coordinator") << "job " << job;
+                }
+            }
+        }
+        EXPECT_GT(plans, 0);
+        EXPECT_EQ(tiersSeen, (std::set<std::string>{"coordinator", "local"}));
+        // fair, isolated (one run per job) and harmonics, all complete.
+        EXPECT_EQ(QueryInt(db,
+                           "SELECT count(*) FROM runs WHERE status='complete' AND example='" +
+                               example + "'"),
+                  10);
+    }
 }
 
 TEST_F(ExamplesTest, SchedulingTimeRowsAndAProvenOptimumBeatsHarmonics)

@@ -20,7 +20,10 @@ for backend in packet flow; do
     "$build/multi-tenant-fat-tree" --scenario="$scenario" --backend="$backend" --db="$db" \
       --compare="$policies"
   done
-  echo "=== paper figures 1 and 4, $backend level"
-  "$build/paper-figures" --figure=1,4 --backend="$backend" --db="$db" --progress=0
+  echo "=== paper figure 1 (both fabrics, 1% scale), $backend level"
+  "$build/paper-figures" --figure=1 --scale=0.01 --policies="$policies" --backend="$backend" \
+    --db="$db" --progress=0
+  echo "=== paper figure 4, $backend level"
+  "$build/paper-figures" --figure=4 --backend="$backend" --db="$db" --progress=0
 done
 utils/flow-validation.py "$db" --out "$out/table.md"

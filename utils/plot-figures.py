@@ -51,6 +51,9 @@ except ImportError:
              "(Debian: apt-get install python3-matplotlib)")
 
 EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4"}
+# Further fabrics a figure is run on, drawn as panels beside its first
+# (paper-figures runs figure 1 on a 2:1 oversubscribed leaf-spine too).
+VARIANTS = {1: {"figure1-oversubscribed": "2:1 oversubscribed leaf-spine"}}
 
 # Baseline first, the idealized references last; unknown policies go before them.
 POLICY_ORDER = ["fair", "cassini", "crux", "mltcp", "symphony", "harmonics"]
@@ -231,6 +234,8 @@ class LowerBound:
 class PolicyComparison:
     def __init__(self, example, policies):
         self.example = example
+        self.fabric = None  # the fabric's name, for a figure run on several
+        self.variants = []  # the same figure's PolicyComparisons on other fabrics
         self.policies = policies  # ordered for display, fair first
         self.fair = policies[0]
         self.bound = None  # a LowerBound, when optimal ran and recorded one
@@ -305,6 +310,19 @@ def load_policy_comparison(db, example):
             comparison.bound_missing = str(reason)
             print(f"{example}: no lower bound drawn: {reason}", file=sys.stderr)
     return comparison
+
+
+def load_figure_comparisons(db, number):
+    """A figure's policy comparison, with its runs on further fabrics as variants."""
+    data = load_policy_comparison(db, EXAMPLES[number])
+    for example, fabric in VARIANTS.get(number, {}).items():
+        if db.query("SELECT 1 FROM runs WHERE example = ? LIMIT 1", (example,)):
+            variant = load_policy_comparison(db, example)
+            variant.fabric = fabric
+            data.variants.append(variant)
+    if data.variants:
+        data.fabric = "full bisection"
+    return data
 
 
 def reference_of_run(db, run_id, example):
@@ -409,8 +427,18 @@ def draw_policy_comparison(data, number, heading, path):
 
 
 def policy_comparison_figure(data, number, heading):
+    panels = [data] + data.variants
+    width = max(6.5, 1.15 * max(len(d.policies) for d in panels) + 2.5)
+    fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), 5), squeeze=False)
+    for panel, ax in zip(panels, axes[0]):
+        title = heading if panel.fabric is None else f"{heading}, {panel.fabric}"
+        policy_comparison_panel(ax, panel, number, title)
+    fig.tight_layout()
+    return fig
+
+
+def policy_comparison_panel(ax, data, number, heading):
     names = [POLICY_LABELS.get(p.name, p.name) for p in data.policies]
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.15 * len(names) + 2.5), 5))
     width = 0.38
     series = (
         ("train", -width / 2, "C0", "training time (job arrival to end, mean over jobs)"),
@@ -444,8 +472,6 @@ def policy_comparison_figure(data, number, heading):
                  f"{len(fair.train_ns)} jobs ({model_mix(fair)}); fair's means: training "
                  f"{fmt_time(fair.train_mean)}, communication {fmt_time(fair.comm_mean)}",
                  fontsize=10)
-    fig.tight_layout()
-    return fig
 
 
 def comparison_table(data):
@@ -865,13 +891,17 @@ def summary(db, data, skipped, selected):
             return "figure not selected"
         return skipped.get(number, "")
 
-    def harmonics_vs_fair(number, metric):
+    def harmonics_vs_fair(number, metric, variant=None):
         comparison = data.get(number)
         if comparison is None:
             return "n/a", why(number)
+        if variant is not None:
+            comparison = next((v for v in comparison.variants if v.example == variant), None)
+            if comparison is None:
+                return "n/a", f"no runs with example '{variant}'"
         harmonics = comparison.find("harmonics")
         if harmonics is None:
-            return "n/a", f"no harmonics runs with example 'figure{number}'"
+            return "n/a", f"no harmonics runs with example '{comparison.example}'"
         ratio = comparison.ratio(harmonics, metric)
         if ratio is None:
             return "n/a", "harmonics has no iterations"
@@ -894,6 +924,15 @@ def summary(db, data, skipped, selected):
          *harmonics_vs_fair(1, "train")),
         ("Harmonics vs fair, mean communication time per iteration (figure 1)",
          PAPER_CLAIMS["comm"], *harmonics_vs_fair(1, "comm")),
+    ]
+    for example, fabric in VARIANTS[1].items():
+        rows += [
+            (f"Harmonics vs fair, mean job training time (figure 1, {fabric})",
+             PAPER_CLAIMS["train"], *harmonics_vs_fair(1, "train", example)),
+            (f"Harmonics vs fair, mean communication time per iteration (figure 1, {fabric})",
+             PAPER_CLAIMS["comm"], *harmonics_vs_fair(1, "comm", example)),
+        ]
+    rows += [
         ("Scheduling-time speed-up of Harmonics over Symphony (figure 2)",
          PAPER_CLAIMS["speedup"], *speedup()),
         ("Large cluster: Harmonics vs fair, mean job training time (figure 3)",
@@ -913,6 +952,10 @@ def summary(db, data, skipped, selected):
             lines += tables[number](data[number])
             if number in (1, 3):
                 lines += plan_table(data[number], number)
+                for variant in data[number].variants:
+                    lines += ["", f"### Figure {number} on a {variant.fabric}", ""]
+                    lines += comparison_table(variant)
+                    lines += plan_table(variant, f"{number} ({variant.fabric})")
         else:
             lines.append(f"Not drawn: {why(number)}.")
     return "\n".join(lines) + "\n"
@@ -921,9 +964,9 @@ def summary(db, data, skipped, selected):
 # ----------------------------------------------------------------------------- main
 
 LOADERS = {
-    1: lambda db: load_policy_comparison(db, "figure1"),
+    1: lambda db: load_figure_comparisons(db, 1),
     2: load_scheduling_bench,
-    3: lambda db: load_policy_comparison(db, "figure3"),
+    3: lambda db: load_figure_comparisons(db, 3),
     4: load_link_timelines,
 }
 
@@ -961,7 +1004,8 @@ def main(argv=None):
     data, skipped = {}, {}
     try:
         db = ResultsDb(args.db)
-        check_complete(db, [EXAMPLES[n] for n in selected])
+        check_complete(db, [example for n in selected
+                            for example in [EXAMPLES[n], *VARIANTS.get(n, {})]])
         for number in selected:
             try:
                 data[number] = LOADERS[number](db)

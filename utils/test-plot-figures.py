@@ -269,11 +269,15 @@ def load_script():
     return _script
 
 
-def full_database(path, drop=()):
-    """A database with all four figures; returns the run ids per figure and policy."""
+def full_database(path, drop=(), variants=()):
+    """A database with all four figures, and figures run on further fabrics as
+    (example, runs) in `variants`; returns the run ids per figure (or variant's
+    example) and policy."""
     db = Database(path, drop)
     ids = {1: db.policy_comparison("figure1", FIGURE1), 2: db.scheduling_bench(),
            3: db.policy_comparison("figure3", FIGURE3), 4: db.interleaving()}
+    for example, runs in variants:
+        ids[example] = db.policy_comparison(example, runs)
     db.close()
     return ids
 
@@ -441,6 +445,29 @@ class PlotFiguresTest(unittest.TestCase):
         self.assertIn(f"{best[0]} racks", speedup["Note"])
         self.assertIn("objective +1.00%", speedup["Note"])
         self.assertEqual(self.claim("speed-up")["Paper"], "up to 91x")
+
+    def test_a_figure_on_a_second_fabric_gets_its_panel_table_and_claims(self):
+        full_database(self.db, variants=[("figure1-oversubscribed", FIGURE3)])
+        self.assert_ok(self.plot())
+        self.assert_png("figure1.png")
+        expected = expected_ratios(FIGURE3)
+        rows = markdown_table(self.summary(), "### Figure 1 on a 2:1 oversubscribed leaf-spine")
+        self.assertEqual({row["Policy"] for row in rows}, set(FIGURE3))
+        for row in rows:
+            self.assertAlmostEqual(float(row["Training / fair"]), expected[row["Policy"]][0],
+                                   delta=0.0005, msg=row["Policy"])
+        self.assertEqual(self.claim("training time (figure 1, 2:1")["This database"],
+                         f"{(expected['harmonics'][0] - 1) * 100:+.1f}%")
+        # The full-bisection rows are still figure1's alone.
+        self.assertEqual(self.claim("training time (figure 1)")["This database"],
+                         f"{(expected_ratios(FIGURE1)['harmonics'][0] - 1) * 100:+.1f}%")
+
+    def test_an_unfinished_run_on_a_second_fabric_is_refused(self):
+        ids = full_database(self.db, variants=[("figure1-oversubscribed", FIGURE3)])
+        set_status(self.db, ids["figure1-oversubscribed"]["fair"][0], "running")
+        result = self.plot()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("figure1-oversubscribed", result.stderr)
 
     def test_scheduling_table_has_medians_limits_and_objective_gaps(self):
         full_database(self.db)

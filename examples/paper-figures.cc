@@ -291,8 +291,10 @@ main(int argc, char* argv[])
                  "leaf-spine)",
                  f.fabric);
     cmd.AddValue("policies",
-                 "Comma-separated schedulers to run, or all (default: each figure's own; "
-                 "figures 1 and 3 always run fair and isolated too)",
+                 "Comma-separated schedulers to run (" +
+                     ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) +
+                     "), or all; default: each figure's own (figures 1 and 3 always run fair "
+                     "and isolated too)",
                  policies);
     cmd.AddValue("backend",
                  "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "

@@ -3,13 +3,18 @@
 # builds in release mode, runs every figure's simulations into one SQLite
 # file and draws the PNGs and a table of our numbers beside the papers'.
 #
-#   utils/make-figures.sh [OUT_DIR]      (default: figures)
+#   utils/make-figures.sh [OUT_DIR [PAPER_FIGURES_FLAGS...]]   (default: figures)
+#
+# The packet-level figures run at full scale by default, which takes hours
+# on a small machine (doc/figures.md gives each figure's cost); flags after
+# OUT_DIR go to paper-figures, e.g. `utils/make-figures.sh figures --scale=0.05`.
 #
 # Writes OUT_DIR/figures.db, OUT_DIR/figure{1,2,3,4}.png, OUT_DIR/figures.md.
 # See doc/figures.md for what each figure runs and what it costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-figures}"
+shift || true
 build="${BUILD_DIR:-build-release}"
 
 utils/install-deps.sh
@@ -20,7 +25,7 @@ mkdir -p "$out"
 db="$out/figures.db"
 # A fresh file each time: the plots refuse a database with unfinished runs.
 rm -f "$db" "$db-wal" "$db-shm"
-"$build/paper-figures" --figure=all --db="$db"
+"$build/paper-figures" --figure=all --db="$db" "$@"
 echo "=== figure 2"
 "$build/scheduling-time" --maxRacks=64 --timeLimit=20 --seeds=5 --db="$db"
 utils/plot-figures.py "$db" --out "$out"

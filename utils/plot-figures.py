@@ -429,8 +429,8 @@ def draw_policy_comparison(data, number, heading, path):
 def policy_comparison_figure(data, number, heading):
     panels = [data] + data.variants
     width = max(6.5, 1.15 * max(len(d.policies) for d in panels) + 2.5)
-    fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), 5), squeeze=False)
-    for panel, ax in zip(panels, axes[0]):
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, 5 * len(panels)), squeeze=False)
+    for panel, ax in zip(panels, axes[:, 0]):
         title = heading if panel.fabric is None else f"{heading}, {panel.fabric}"
         policy_comparison_panel(ax, panel, number, title)
     fig.tight_layout()

@@ -40,22 +40,7 @@ FlowNetworkRecords::Delivered(const RdmaMessageInfo& info, Time /* when */)
 FlowRecord
 FlowNetworkRecords::Row(int64_t runId, const FlowNetwork::MessageRecord& m)
 {
-    FlowRecord r;
-    r.runId = runId;
-    r.flowId = m.info.flowId;
-    r.jobId = m.info.jobId;
-    r.srcNode = m.info.srcNode;
-    r.dstNode = m.info.dstNode;
-    r.bytes = m.info.bytes;
-    r.startNs = m.info.start.GetNanoSeconds();
-    r.endNs = m.delivered.IsNegative() ? -1 : m.delivered.GetNanoSeconds();
-    r.ackNs = m.acked.IsNegative() ? -1 : m.acked.GetNanoSeconds();
-    r.priority = m.info.priority;
-    r.srcPort = m.info.srcPort;
-    r.iteration = m.info.iteration;
-    r.collective = m.info.collective;
-    r.step = m.info.step;
-    return r;
+    return MessageRow(runId, m.info.flowId, m.info, m.delivered, m.acked);
 }
 
 std::vector<FlowRecord>

@@ -329,22 +329,8 @@ RoceFlowMonitor::GetEcnMarked() const
 FlowRecord
 RoceFlowMonitor::ToRecord(int64_t runId, uint64_t id, const Flow& f)
 {
-    FlowRecord r;
-    r.runId = runId;
-    r.flowId = id;
-    r.jobId = f.info.jobId;
-    r.srcNode = f.info.srcNode;
-    r.dstNode = f.info.dstNode;
-    r.bytes = f.info.bytes;
-    r.startNs = f.info.start.GetNanoSeconds();
-    r.endNs = f.delivered.IsNegative() ? -1 : f.delivered.GetNanoSeconds();
-    r.ackNs = f.acked.IsNegative() ? -1 : f.acked.GetNanoSeconds();
+    FlowRecord r = MessageRow(runId, id, f.info, f.delivered, f.acked);
     r.retransmittedBytes = f.retransmittedBytes;
-    r.priority = f.info.priority;
-    r.srcPort = f.info.srcPort;
-    r.iteration = f.info.iteration;
-    r.collective = f.info.collective;
-    r.step = f.info.step;
     r.lostBytesBuffer = f.lostBytes[static_cast<std::size_t>(RoceLossCause::BUFFER)];
     r.lostBytesError = f.lostBytes[static_cast<std::size_t>(RoceLossCause::ERROR)];
     r.lostBytesLinkDown = f.lostBytes[static_cast<std::size_t>(RoceLossCause::LINK_DOWN)];

@@ -5,6 +5,7 @@
 #define RUN_RECORDS_H
 
 #include "ns3/nstime.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/results-database.h"
 
 #include <cstdint>
@@ -33,6 +34,34 @@ class RunRecords
     virtual std::vector<LinkRecord> GetLinkRecords(int64_t runId) const = 0;
     /// Latest delivery or final ACK of any flow.
     virtual Time GetLastActivity() const = 0;
+
+    /// The flows row both levels share for message \p info of run \p runId:
+    /// its identity, size and start, and its delivery and final ACK (a
+    /// negative time: not yet, -1 in the row). Loss columns are the packet
+    /// level's to fill.
+    static FlowRecord MessageRow(int64_t runId,
+                                 uint64_t flowId,
+                                 const RdmaMessageInfo& info,
+                                 Time delivered,
+                                 Time acked)
+    {
+        FlowRecord r;
+        r.runId = runId;
+        r.flowId = flowId;
+        r.jobId = info.jobId;
+        r.srcNode = info.srcNode;
+        r.dstNode = info.dstNode;
+        r.bytes = info.bytes;
+        r.startNs = info.start.GetNanoSeconds();
+        r.endNs = delivered.IsNegative() ? -1 : delivered.GetNanoSeconds();
+        r.ackNs = acked.IsNegative() ? -1 : acked.GetNanoSeconds();
+        r.priority = info.priority;
+        r.srcPort = info.srcPort;
+        r.iteration = info.iteration;
+        r.collective = info.collective;
+        r.step = info.step;
+        return r;
+    }
 };
 
 } // namespace ns3

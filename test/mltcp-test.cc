@@ -139,6 +139,16 @@ TEST(MltcpDcqcnTest, AdditiveStepIsScaledBySlopeTimesProgressPlusIntercept)
     e->Init(DataRate("100Gb/s"), Seconds(0));
     e->SetProgress(1.0);
     EXPECT_EQ(e->GetAdditiveIncrease().GetBitRate(), 1750000000u);
+    // Progress unknown (a job's first iteration): F's mean over an iteration,
+    // Intercept + Slope / 2.
+    EXPECT_EQ(CreateObject<MltcpDcqcn>()->GetProgress(), RdmaCongestionOps::kUnknownProgress);
+    e->SetProgress(RdmaCongestionOps::kUnknownProgress);
+    EXPECT_DOUBLE_EQ(e->GetAggressiveness(), 1.875);
+    EXPECT_EQ(e->GetAdditiveIncrease().GetBitRate(), 1875000000u);
+    d->SetRateWeight(1.0);
+    d->SetProgress(RdmaCongestionOps::kUnknownProgress);
+    EXPECT_DOUBLE_EQ(d->GetAggressiveness(), 1.0);
+    EXPECT_EQ(d->GetAdditiveIncrease().GetBitRate(), static_cast<uint64_t>(kAi));
 }
 
 TEST(MltcpDcqcnTest, RatesAfterACutFollowTheDcqcnRulesWithScaledSteps)
@@ -213,6 +223,8 @@ TEST(MltcpDcqcnTest, HyperIncreaseIsScaledAndFEqualToOneIsDcqcn)
     plain->OnCnp(MicroSeconds(1));
     plain->OnCnp(MicroSeconds(10));
     Ptr<TestableMltcp> f1 = make(0.0, 1.0, 0.7); // F = 1: DCQCN bit for bit
+    // Progress unknown with the default Slope and Intercept: F = 1, DCQCN bit for bit.
+    Ptr<TestableMltcp> unknown = make(1.0, 0.5, RdmaCongestionOps::kUnknownProgress);
     const double ai = 5e6 * 4;
     const double hai = 50e6 * 4;
     // Each cut (alpha 1) sets Rt = Rc and takes alpha/2 / F = 1/4 of Rc.
@@ -236,6 +248,8 @@ TEST(MltcpDcqcnTest, HyperIncreaseIsScaledAndFEqualToOneIsDcqcn)
         EXPECT_DOUBLE_EQ(f2->GetRateBps(at), rc) << "step " << k;
         EXPECT_EQ(f1->GetRateBps(at), plain->GetRateBps(at)) << "step " << k;
         EXPECT_EQ(f1->GetTargetRateBps(at), plain->GetTargetRateBps(at)) << "step " << k;
+        EXPECT_EQ(unknown->GetRateBps(at), plain->GetRateBps(at)) << "step " << k;
+        EXPECT_EQ(unknown->GetTargetRateBps(at), plain->GetTargetRateBps(at)) << "step " << k;
     }
 }
 
@@ -256,7 +270,7 @@ TEST(MltcpDcqcnTest, ForkCopiesTheConfigurationNotTheProgress)
     m->GetAttribute("Intercept", intercept);
     EXPECT_EQ(slope.Get(), 2.0);
     EXPECT_EQ(intercept.Get(), 0.25);
-    EXPECT_EQ(m->GetProgress(), 0.0);
+    EXPECT_EQ(m->GetProgress(), RdmaCongestionOps::kUnknownProgress);
     m->Init(DataRate("100Gb/s"), Seconds(0));
     m->SetProgress(0.5);
     EXPECT_DOUBLE_EQ(m->GetAggressiveness(), 1.25);
@@ -349,8 +363,9 @@ TEST_F(MltcpFabricTest, NicProgressIsThisIterationsBytesOverThePrevious)
         EXPECT_EQ(s->iteration, static_cast<int64_t>(it));
         EXPECT_EQ(s->iterationBytes, bytes[it]);
         EXPECT_EQ(s->previousBytes, it == 0 ? 0 : bytes[it - 1]);
-        const double expected =
-            it == 0 ? 0.0 : std::min(1.0, static_cast<double>(bytes[it]) / bytes[it - 1]);
+        const double expected = it == 0
+                                    ? RdmaCongestionOps::kUnknownProgress
+                                    : std::min(1.0, static_cast<double>(bytes[it]) / bytes[it - 1]);
         EXPECT_DOUBLE_EQ(s->Progress(), expected);
     });
     Simulator::Run();
@@ -359,7 +374,8 @@ TEST_F(MltcpFabricTest, NicProgressIsThisIterationsBytesOverThePrevious)
 
     // What each queue pair's congestion control saw, packet by packet: the bytes the job
     // has first sent in this iteration (this packet included) over the previous
-    // iteration's, capped at 1; 0 throughout the first iteration.
+    // iteration's, capped at 1; unknown throughout the first iteration, which runs at
+    // F's mean, Intercept + Slope / 2 = 1.
     ASSERT_EQ(g_samples.size(), bytes.size());
     for (std::size_t it = 0; it < bytes.size(); ++it)
     {
@@ -368,10 +384,11 @@ TEST_F(MltcpFabricTest, NicProgressIsThisIterationsBytesOverThePrevious)
         for (std::size_t k = 0; k < s.size(); ++k)
         {
             const double sent = static_cast<double>((k + 1) * payload);
-            const double p = it == 0 ? 0.0 : std::min(1.0, sent / bytes[it - 1]);
+            const double p =
+                it == 0 ? RdmaCongestionOps::kUnknownProgress : std::min(1.0, sent / bytes[it - 1]);
             EXPECT_DOUBLE_EQ(s[k].progress, p) << "iteration " << it << " packet " << k;
-            EXPECT_EQ(s[k].additiveIncreaseBps,
-                      static_cast<uint64_t>(std::llround(kAi * (1.0 * p + 0.5))))
+            const double f = it == 0 ? 1.0 : 1.0 * p + 0.5;
+            EXPECT_EQ(s[k].additiveIncreaseBps, static_cast<uint64_t>(std::llround(kAi * f)))
                 << "iteration " << it << " packet " << k;
         }
     }
@@ -420,8 +437,9 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
     info.jobId = 2;
     info.iteration = 0;
     {
-        // By TypeId alone, attribute values are the defaults: at progress 0, F = 0.5 times
-        // the default step, the ConnectX firmware's 5 Mb/s (RPG_AI_RATE), at any line rate.
+        // By TypeId alone, attribute values are the defaults: in the first iteration
+        // (progress unknown), F = 1 times the default step, the ConnectX firmware's
+        // 5 Mb/s (RPG_AI_RATE), at any line rate.
         RoceFabricHelper helper;
         helper.SetNicAttribute("PayloadPerPacket",
                                UintegerValue(1000)); // the counts below are of 1000 B packets
@@ -433,8 +451,8 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         ASSERT_EQ(g_samples[0].size(), 3u);
         for (const Sample& s : g_samples[0])
         {
-            EXPECT_EQ(s.progress, 0.0);
-            EXPECT_EQ(s.additiveIncreaseBps, 2500000u);
+            EXPECT_EQ(s.progress, RdmaCongestionOps::kUnknownProgress);
+            EXPECT_EQ(s.additiveIncreaseBps, 5000000u);
         }
         Simulator::Destroy();
     }
@@ -482,7 +500,8 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         Simulator::Run();
         ASSERT_EQ(g_samples.size(), 1u); // the second message ran Dcqcn
         ASSERT_EQ(g_samples[0].size(), 3u);
-        EXPECT_EQ(g_samples[0][0].additiveIncreaseBps, 2000000000u);
+        // First iteration: F = Intercept + Slope / 2 = 2.5.
+        EXPECT_EQ(g_samples[0][0].additiveIncreaseBps, 2500000000u);
         const RdmaJobState* s = nic->GetJobState(info.jobId);
         ASSERT_NE(s, nullptr);
         EXPECT_EQ(s->iteration, 1);

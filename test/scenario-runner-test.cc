@@ -3,9 +3,10 @@
  *
  * Whole runs under each policy: isolated runs equal single-job runs, every
  * policy repeats itself bit for bit on the same seed, CASSINI interleaves
- * two jobs that fair sharing slows down, MLTCP's jobs drift apart, and the
- * database holds each run's decisions, gates and summary (and of a run
- * that failed, which is marked so, the rows written before it stopped).
+ * two jobs that fair sharing slows down, and the database holds each run's
+ * decisions, gates and summary (and of a run that failed, which is marked
+ * so, the rows written before it stopped). MLTCP's convergence is tested in
+ * mltcp-convergence-test.
  */
 
 #include "scenario-run-test.h"
@@ -264,66 +265,6 @@ TEST_F(ScenarioRunnerTest, CassiniInterleavesWhatFairSharingSlowsDown)
             sum += t;
         }
         EXPECT_LT(Ratio(sum / static_cast<int64_t>(its.size()), alone), 1.10) << "job " << j;
-    }
-}
-
-} // namespace
-
-namespace
-{
-
-TEST_F(ScenarioRunnerTest, MltcpJobsStartedTogetherDriftApartAndInterleave)
-{
-    // DCQCN in its additive-increase regime (the target rate follows every
-    // cut, one fast-recovery step, a 1 Gb/s step every 10 us, no byte
-    // counter), where MLTCP's scaling matters. The two jobs start together and
-    // collide; within 16 iterations they should have moved apart and take turns.
-    // Known gap, measured with every increase step scaled by F and the decrease
-    // by 1/F (MltcpDcqcn): on two GPT-2 jobs (2 workers, 5% scale, rings sharing
-    // one spine, 30 iterations) with the ConnectX profile, fair and mltcp both
-    // stay locked together (communication 2.23x alone over iterations 20-29,
-    // also with Slope/Intercept 2/0.25, 4/0.1, 9/0.1, and with the second job
-    // starting 20 or 100 us later: a 100 us offset is gone after one iteration
-    // under either policy). With the hpcc profile (timer-driven recovery) and a
-    // 50 us offset, mltcp drifts apart slowly (2.0x to 1.24x by iteration 28,
-    // 1.17x with Slope 4 / Intercept 0.1) while fair stays at 2.0x: the lever
-    // works, but converges in more than 20 iterations, and not at all at 2%
-    // scale (a 0.33 ms collective sees about one 300 us increase-timer step).
-    // Until jobs interleave within 20 iterations this expectation is skipped,
-    // not weakened.
-    GTEST_SKIP() << "MLTCP does not yet separate two locked jobs within 20 iterations";
-    ScenarioSpec spec = TwoJobsOneSpine(4000000, MicroSeconds(340), 24);
-    spec.attributes = {{"ns3::Dcqcn::ClampTargetRate", "true"},
-                       {"ns3::Dcqcn::FastRecoveryTimes", "1"},
-                       {"ns3::Dcqcn::AdditiveIncreaseRate", "1Gbps"},
-                       {"ns3::Dcqcn::RateIncreaseInterval", "10us"},
-                       {"ns3::Dcqcn::ByteCounter", "0"}};
-    spec.scheduler = "mltcp";
-    spec.schedulerParams = R"({"Slope": 2.0, "Intercept": 0.25})";
-    const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
-    const RunOutcome mltcp = ScenarioRunner(spec, "test").Run();
-    for (std::size_t j = 0; j < 2; ++j)
-    {
-        const Time alone = isolated.jobs[j].meanIteration;
-        const auto& its = mltcp.jobs[j].iterationTimes;
-        ASSERT_EQ(its.size(), 24u);
-        EXPECT_GT(Ratio(its[0], alone), 1.3) << "job " << j << " did not collide at first";
-        for (std::size_t i = 16; i < its.size(); ++i)
-        {
-            EXPECT_LT(Ratio(its[i], alone), 1.10) << "job " << j << " iteration " << i;
-        }
-    }
-    for (const char* name : {"ClampTargetRate",
-                             "FastRecoveryTimes",
-                             "AdditiveIncreaseRate",
-                             "RateIncreaseInterval",
-                             "ByteCounter"})
-    {
-        // Back to the defaults for whatever runs next in this process.
-        const std::string full = std::string("ns3::Dcqcn::") + name;
-        TypeId::AttributeInformation info;
-        TypeId::LookupByName("ns3::Dcqcn").LookupAttributeByName(name, &info);
-        Config::SetDefault(full, *info.originalInitialValue);
     }
 }
 

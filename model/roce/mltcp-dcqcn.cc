@@ -29,13 +29,14 @@ MltcpDcqcn::GetTypeId()
             .AddConstructor<MltcpDcqcn>()
             .AddAttribute("Slope",
                           "Slope of the aggressiveness F = Slope x progress + Intercept that "
-                          "scales the additive increase.",
+                          "scales every increase step and divides the decrease.",
                           DoubleValue(kDefaultSlope),
                           MakeDoubleAccessor(&MltcpDcqcn::m_slope),
                           MakeDoubleChecker<double>())
             .AddAttribute("Intercept",
                           "Intercept of F (its value at progress 0); F must stay positive "
-                          "over progress in [0,1].",
+                          "over progress in [0,1]. While the progress is unknown (a job's "
+                          "first iteration) F is Intercept + Slope / 2.",
                           DoubleValue(kDefaultIntercept),
                           MakeDoubleAccessor(&MltcpDcqcn::m_intercept),
                           MakeDoubleChecker<double>());
@@ -98,8 +99,9 @@ MltcpDcqcn::Init(DataRate lineRate, Time now)
 void
 MltcpDcqcn::SetProgress(double fraction)
 {
-    NS_ABORT_MSG_UNLESS(fraction >= 0.0 && fraction <= 1.0,
-                        "MltcpDcqcn: progress " << fraction << " is outside [0,1]");
+    NS_ABORT_MSG_UNLESS((fraction >= 0.0 && fraction <= 1.0) || fraction == kUnknownProgress,
+                        "MltcpDcqcn: progress " << fraction
+                                                << " is outside [0,1] and not kUnknownProgress");
     m_progress = fraction;
 }
 

@@ -29,9 +29,9 @@ namespace ns3
  * F x HyperIncreaseRate), and the decrease (Rc cut by alpha 2^(10-Gd) / F of
  * itself, at most all of it, before MinDecreaseFactor and MinRate). All of
  * them matter: with the ConnectX defaults (32 KB byte counter, target rate
- * left at line rate by a cut) a sub-millisecond collective recovers from a
- * cut by the Rc-towards-Rt moves alone and never sees a timer-driven
- * additive step, so scaling the additive step alone changes nothing.
+ * left at line rate by a cut) a collective recovers from a cut by the
+ * Rc-towards-Rt moves alone and never sees a timer-driven additive step, so
+ * scaling the additive step alone changes nothing.
  *
  * Progress is per job per NIC, not per queue pair: an iteration's
  * collective is many messages (ring steps, one queue pair each), and what
@@ -42,7 +42,11 @@ namespace ns3
  * volume of an iteration is thus learned from the previous one, as an MLTCP
  * host learns it from the bytes it sent in the last iteration (training
  * iterations repeat the same volume). The first iteration has no estimate
- * and runs at progress 0, i.e. with F = Intercept.
+ * and runs at F's mean over an iteration, Intercept + Slope / 2 (1 with the
+ * defaults, i.e. DCQCN itself): a job whose position is unknown is neither
+ * favoured nor handicapped. Running it at progress 0 (F = Intercept) made
+ * both jobs' first collective half as aggressive, which measurably undid
+ * head starts that DCQCN alone widens into interleaving (doc/design-notes.md).
  *
  * Timers run lazily (see Dcqcn): the steps that fell due since the
  * previous call use the progress set before the call, which is newer by at
@@ -66,7 +70,7 @@ class MltcpDcqcn : public Dcqcn
     static TypeId GetTypeId();
 
     MltcpDcqcn();
-    /// Copies the configuration only (progress starts at 0); the copy needs Init().
+    /// Copies the configuration only (progress starts unknown); the copy needs Init().
     MltcpDcqcn(const MltcpDcqcn& other);
     ~MltcpDcqcn() override;
 
@@ -74,19 +78,27 @@ class MltcpDcqcn : public Dcqcn
     Ptr<RdmaCongestionOps> Fork() const override;
     /// \throw std::runtime_error if F would not be positive for every progress in [0,1]
     void Init(DataRate lineRate, Time now) override;
-    /// \param fraction the job's progress through its iteration, in [0,1]
+    /// \param fraction the job's progress through its iteration, in [0,1], or kUnknownProgress
     void SetProgress(double fraction) override;
     bool UsesProgress() const override;
 
-    /// \return the progress last set
+    /// \return the progress last set (kUnknownProgress before any)
     double GetProgress() const
     {
         return m_progress;
     }
 
-    /// \return F = Slope x progress + Intercept at the progress last set
+    /**
+     * \return F = Slope x progress + Intercept at the progress last set;
+     * with the progress unknown, F's mean over an iteration,
+     * Intercept + Slope / 2 (1 with the defaults: DCQCN itself)
+     */
     double GetAggressiveness() const
     {
+        if (m_progress == kUnknownProgress)
+        {
+            return m_intercept + m_slope / 2;
+        }
         return m_slope * m_progress + m_intercept;
     }
 
@@ -106,7 +118,7 @@ class MltcpDcqcn : public Dcqcn
   private:
     double m_slope;
     double m_intercept;
-    double m_progress{0};
+    double m_progress{kUnknownProgress};
 };
 
 } // namespace ns3

@@ -73,10 +73,15 @@ class RdmaCongestionOps : public Object
      */
     virtual void OnAck(uint64_t newlyAcked, Time now);
 
+    /// SetProgress's value while the iteration's volume is not known yet.
+    static constexpr double kUnknownProgress = -1.0;
+
     /**
      * Progress of the message the queue pair carries, for algorithms that
      * scale their behaviour with it (MLTCP).
-     * \param fraction in [0,1]: bytes sent so far over bytes in the iteration
+     * \param fraction in [0,1]: bytes sent so far over bytes in the
+     *        iteration; kUnknownProgress in the job's first iteration, whose
+     *        volume is not known yet
      */
     virtual void SetProgress(double fraction);
 

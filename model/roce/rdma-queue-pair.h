@@ -158,12 +158,13 @@ struct RdmaJobState
     uint64_t previousBytes{0};  ///< payload bytes first sent in the iteration before
 
     /// Bytes sent this iteration over those of the previous one, in [0,1];
-    /// 0 in the first iteration, whose volume is not known yet.
+    /// RdmaCongestionOps::kUnknownProgress in the first iteration, whose
+    /// volume is not known yet.
     double Progress() const
     {
         if (previousBytes == 0)
         {
-            return 0.0;
+            return RdmaCongestionOps::kUnknownProgress;
         }
         const double f = static_cast<double>(iterationBytes) / static_cast<double>(previousBytes);
         return f < 1.0 ? f : 1.0;

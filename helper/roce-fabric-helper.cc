@@ -26,6 +26,7 @@
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #ifdef NS3_MPI
 #include "rank-messenger.h"
@@ -620,6 +621,38 @@ AttachRemoteReceiver(Ptr<RoceNetDevice> dev)
 #endif
 }
 
+/**
+ * The null-message engine sends only to ranks it shares a link with, and the
+ * collectives' notifications (RankMessenger) go from every rank to every
+ * other: refuse a partition that leaves two ranks without a link.
+ */
+void
+RequireLinkBetweenAllRanks(const FabricTopology& topology,
+                           const std::vector<uint32_t>& owner,
+                           uint32_t ranks)
+{
+    std::vector<std::vector<bool>> linked(ranks, std::vector<bool>(ranks, false));
+    for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
+    {
+        const FabricLink& link = topology.GetLink(l);
+        linked[owner[link.a]][owner[link.b]] = linked[owner[link.b]][owner[link.a]] = true;
+    }
+    for (uint32_t a = 0; a < ranks; ++a)
+    {
+        for (uint32_t b = a + 1; b < ranks; ++b)
+        {
+            if (!linked[a][b])
+            {
+                throw std::runtime_error(
+                    "ranks " + std::to_string(a) + " and " + std::to_string(b) +
+                    " share no link: the null-message engine (ns3::NullMessageSimulatorImpl) "
+                    "cannot carry the collectives' notifications between them; use fewer "
+                    "ranks or the granted-time-window engine");
+            }
+        }
+    }
+}
+
 } // namespace
 
 Ptr<RoceFabric>
@@ -704,6 +737,10 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
             }
         }
         fabric->m_channels.push_back(channel);
+    }
+    if (IsNullMessageEngine())
+    {
+        RequireLinkBetweenAllRanks(topology, owner, DistributedSize());
     }
 
     fabric->m_hostOfNode.assign(NodeList::GetNNodes(), -1);

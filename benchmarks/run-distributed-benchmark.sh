@@ -46,7 +46,7 @@ source "${here}/../utils/mpi-runs.sh"
 examples_dir="$(mpi_examples_dir "${ns3_dir}")"
 cases=("fat-tree-permutation --k=8 --bytes=2000000"
     "multi-tenant-fat-tree --k=8 --jobs=4 --workers=16 --iterations=3 --scheduler=harmonics"
-    "multi-tenant-fat-tree --k=16 --jobs=8 --workers=128 --iterations=2")
+    "multi-tenant-fat-tree --k=16 --jobs=8 --workers=64 --iterations=3")
 
 out="$(mktemp -d)"
 trap 'rm -rf "${out}"' EXIT

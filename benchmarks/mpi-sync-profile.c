@@ -7,14 +7,17 @@
  * line per rank at MPI_Finalize:
  *   - MPI_Allgather: one per synchronisation round of the granted-time-window
  *     engine (DistributedSimulatorImpl), the time in it is time spent
- *     waiting for the slowest rank;
+ *     waiting for the slowest rank, and of that, the CPU time the rank burnt
+ *     spinning (the rest it was off its core);
  *   - MPI_Waitany: the null-message engine blocked for a message;
  *     MPI_Testany and MPI_Test: its polls after every event;
  *   - MPI_Isend: frames and notifications to other ranks, and null messages
  *     (24-byte sends of the null-message engine);
  *   - MPI_Allreduce: results combined after the run (and the null-message
  *     engine's idle checks);
- *   - the rank's wall, user and system CPU time from MPI_Init, and its
+ *   - the rank's wall time from MPI_Init, user and system CPU time, its main
+ *     thread's CPU time (the rank's own work is that less the CPU time
+ *     spent in blocking MPI calls), and its
  *     voluntary and involuntary context switches (the latter: the core was
  *     taken by another process).
  * Built and used by run-distributed-benchmark.sh:
@@ -30,6 +33,7 @@ struct counter
 {
     long calls;
     double seconds;
+    double cpuSeconds; /* of this thread: spinning while blocked (blocking calls only) */
 };
 
 static double g_start;
@@ -45,11 +49,28 @@ now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double
+threadCpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void
 count(struct counter* c, double since)
 {
     ++c->calls;
     c->seconds += now() - since;
+}
+
+/* A blocking call: also the CPU time the rank burnt waiting in it (a system
+ * call each, so not for the polls made after every event). */
+static void
+countBlocking(struct counter* c, double since, double cpuSince)
+{
+    count(c, since);
+    c->cpuSeconds += threadCpu() - cpuSince;
 }
 
 int
@@ -70,8 +91,9 @@ MPI_Allgather(const void* sendbuf,
               MPI_Comm comm)
 {
     double t = now();
+    double cpu = threadCpu();
     int r = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    count(&g_allgather, t);
+    countBlocking(&g_allgather, t, cpu);
     return r;
 }
 
@@ -84,8 +106,9 @@ MPI_Allreduce(const void* sendbuf,
               MPI_Comm comm)
 {
     double t = now();
+    double cpu = threadCpu();
     int r = PMPI_Allreduce(sendbuf, recvbuf, n, type, op, comm);
-    count(&g_allreduce, t);
+    countBlocking(&g_allreduce, t, cpu);
     return r;
 }
 
@@ -93,8 +116,9 @@ int
 MPI_Waitany(int n, MPI_Request* requests, int* index, MPI_Status* status)
 {
     double t = now();
+    double cpu = threadCpu();
     int r = PMPI_Waitany(n, requests, index, status);
-    count(&g_waitany, t);
+    countBlocking(&g_waitany, t, cpu);
     return r;
 }
 
@@ -147,20 +171,25 @@ MPI_Finalize(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr,
-            "MPIPROF rank=%d wall_s=%.3f user_s=%.3f sys_s=%.3f allgather=%ld allgather_s=%.3f "
-            "allreduce=%ld allreduce_s=%.3f waitany=%ld waitany_s=%.3f testany=%ld "
+            "MPIPROF rank=%d wall_s=%.3f user_s=%.3f sys_s=%.3f main_thread_cpu_s=%.3f "
+            "allgather=%ld allgather_s=%.3f allgather_cpu_s=%.3f allreduce=%ld allreduce_s=%.3f "
+            "allreduce_cpu_s=%.3f waitany=%ld waitany_s=%.3f waitany_cpu_s=%.3f testany=%ld "
             "testany_s=%.3f test=%ld test_s=%.3f isend=%ld null_messages=%ld sent_bytes=%ld "
             "isend_s=%.3f voluntary_switches=%ld involuntary_switches=%ld\n",
             rank,
             now() - g_start,
             (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6,
             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6,
+            threadCpu(),
             g_allgather.calls,
             g_allgather.seconds,
+            g_allgather.cpuSeconds,
             g_allreduce.calls,
             g_allreduce.seconds,
+            g_allreduce.cpuSeconds,
             g_waitany.calls,
             g_waitany.seconds,
+            g_waitany.cpuSeconds,
             g_testany.calls,
             g_testany.seconds,
             g_test.calls,

@@ -14,7 +14,8 @@
 #              (default: /tmp/ns3-mpi)
 #   --ranks    rank counts (1 is the single process; default "1 2 4")
 #   --engines  distributed engines for rank counts above 1 (default both)
-#   --reps     repetitions of each configuration, interleaved (default 3)
+#   --reps     repetitions of each configuration, interleaved (default 3; 0:
+#              only the profiled run)
 #   --case     only the scenarios whose command line contains SUBSTRING
 # The single-process run uses the same event order as the distributed ones
 # (RoceCanonicalArrivals, NotificationDelay 1 us), so all do the same work.
@@ -46,7 +47,7 @@ source "${here}/../utils/mpi-runs.sh"
 examples_dir="$(mpi_examples_dir "${ns3_dir}")"
 cases=("fat-tree-permutation --k=8 --bytes=2000000"
     "multi-tenant-fat-tree --k=8 --jobs=4 --workers=16 --iterations=3 --scheduler=harmonics"
-    "multi-tenant-fat-tree --k=16 --jobs=8 --workers=64 --iterations=3")
+    "multi-tenant-fat-tree --k=16 --jobs=16 --workers=64 --iterations=2")
 
 out="$(mktemp -d)"
 trap 'rm -rf "${out}"' EXIT
@@ -99,7 +100,7 @@ for c in "${cases[@]}"; do
         done
     done
     base=""
-    for config in "${configs[@]}"; do
+    ((reps > 0)) && for config in "${configs[@]}"; do
         read -r med lo hi < <(tr ' ' '\n' <<<"${walls[${config}]}" | grep . | sort -g |
             awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }')
         [[ -z "${base}" ]] && base="${med}"

@@ -133,6 +133,17 @@ RoceFabric::SendMessage(uint32_t src,
             std::to_string(m_minRemoteDelay.GetNanoSeconds()) + " ns (now " +
             std::to_string(m_notificationDelay.GetNanoSeconds()) + " ns)");
     }
+    // The null-message engine lets a rank run up to and including the time its
+    // neighbour promised; a notification due exactly then can arrive after
+    // that instant's others have run, and the collectives see it apart
+    // (a two-job Harmonics run stalled with 1 us on 1 us links).
+    if (IsNullMessageEngine() && m_notificationDelay == m_minRemoteDelay)
+    {
+        throw std::invalid_argument(
+            "the null-message engine needs ns3::RoceFabric::NotificationDelay above the "
+            "smallest link delay between ranks, " +
+            std::to_string(m_minRemoteDelay.GetNanoSeconds()) + " ns (now equal)");
+    }
     uint64_t id = SendMessage(src, dst, info, at);
     m_onDelivered.emplace(id, std::move(onDelivered));
     return id;

@@ -18,7 +18,8 @@
 #              only the profiled run)
 #   --case     only the scenarios whose command line contains SUBSTRING
 # The single-process run uses the same event order as the distributed ones
-# (RoceCanonicalArrivals, NotificationDelay 1 us), so all do the same work.
+# (RoceCanonicalArrivals, NotificationDelay 1 us; 2 us on the null-message
+# engine), so all do the same work.
 # Run it on an otherwise idle machine: it prints the load average before and
 # after, and the profile's involuntary context switches show a rank losing
 # its core to another process.
@@ -57,6 +58,11 @@ if ((profile)); then
     mpicc -shared -fPIC -O2 -o "${profiler}" "${here}/mpi-sync-profile.c"
 fi
 
+# The null-message engine needs the notification delay above the lookahead
+# (1 us links): its runs hand deliveries on after 2 us.
+null_message_flags=(--SimulatorImplementationType=ns3::NullMessageSimulatorImpl
+    --ns3::RoceFabric::NotificationDelay=2us)
+
 # Configurations: "1" (one process) and "RANKS:ENGINE".
 configs=()
 for ranks in ${ranks_list}; do
@@ -75,7 +81,7 @@ run_config() {
     shift
     ranks="${config%%:*}"
     [[ "${config}" == *:null ]] &&
-        engine_flags=(--SimulatorImplementationType=ns3::NullMessageSimulatorImpl)
+        engine_flags=("${null_message_flags[@]}")
     local start perf wall
     start=$(date +%s.%N)
     perf="$(mpi_launch "${ranks}" "$@" "${mpi_common_flags[@]}" "${engine_flags[@]}" |
@@ -121,7 +127,7 @@ for c in "${cases[@]}"; do
             fi
             engine_flags=()
             [[ "${config}" == *:null ]] &&
-                engine_flags=(--SimulatorImplementationType=ns3::NullMessageSimulatorImpl)
+                engine_flags=("${null_message_flags[@]}")
             echo "PROFILE ${config/:/ }"
             mpirun --oversubscribe -x LD_PRELOAD="${profiler}" -np "${ranks}" "${exe}" \
                 "${words[@]:1}" "${mpi_common_flags[@]}" "${engine_flags[@]}" \

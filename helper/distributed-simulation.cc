@@ -24,8 +24,13 @@ namespace ns3
 namespace
 {
 
+/// ns-3's two distributed engines (the mpi module).
+const std::string kTimeWindowEngine = "ns3::DistributedSimulatorImpl";
+const std::string kNullMessageEngine = "ns3::NullMessageSimulatorImpl";
+
 #ifdef NS3_MPI
 bool g_started = false;
+bool g_nullMessage = false;
 #endif
 
 } // namespace
@@ -48,26 +53,53 @@ uint32_t
 EnableDistributedSimulation()
 {
     const uint32_t ranks = LaunchedRanks();
+    StringValue engine;
+    GlobalValue::GetValueByName("SimulatorImplementationType", engine);
+    const bool nullMessage = engine.Get() == kNullMessageEngine;
+    if (ranks == 1)
+    {
+        // One command line for any number of ranks: a distributed engine
+        // named for a single process means the ordinary one.
+        if (nullMessage || engine.Get() == kTimeWindowEngine)
+        {
+            GlobalValue::Bind("SimulatorImplementationType",
+                              StringValue("ns3::DefaultSimulatorImpl"));
+        }
+        return DistributedSize();
+    }
+    if (!nullMessage && engine.Get() != kTimeWindowEngine &&
+        engine.Get() != "ns3::DefaultSimulatorImpl")
+    {
+        throw std::runtime_error("--SimulatorImplementationType=" + engine.Get() +
+                                 " cannot run on several MPI ranks: use " + kTimeWindowEngine +
+                                 " (granted time window, the default) or " + kNullMessageEngine);
+    }
 #ifdef NS3_MPI
-    if (ranks > 1)
-    {
-        GlobalValue::Bind("SimulatorImplementationType",
-                          StringValue("ns3::DistributedSimulatorImpl"));
-        // Simultaneous arrivals in a fixed order, whichever rank sent them.
-        GlobalValue::Bind("RoceCanonicalArrivals", BooleanValue(true));
-        // MPI_Init accepts null arguments; ns-3 passes them straight on.
-        MpiInterface::Enable(nullptr, nullptr);
-        g_started = true;
-    }
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(nullMessage ? kNullMessageEngine : kTimeWindowEngine));
+    // Simultaneous arrivals in a fixed order, whichever rank sent them.
+    GlobalValue::Bind("RoceCanonicalArrivals", BooleanValue(true));
+    // MPI_Init accepts null arguments; ns-3 passes them straight on. The
+    // engine named above chooses ns-3's matching MPI interface.
+    MpiInterface::Enable(nullptr, nullptr);
+    g_started = true;
+    g_nullMessage = nullMessage;
 #else
-    if (ranks > 1)
-    {
-        throw std::runtime_error("launched with " + std::to_string(ranks) +
-                                 " MPI ranks, but ns-3 was built without MPI: build the module "
-                                 "in an ns-3 tree with utils/build-in-ns3-tree.sh --mpi");
-    }
+    throw std::runtime_error("launched with " + std::to_string(ranks) +
+                             " MPI ranks, but ns-3 was built without MPI: build the module "
+                             "in an ns-3 tree with utils/build-in-ns3-tree.sh --mpi");
 #endif
     return DistributedSize();
+}
+
+bool
+IsNullMessageEngine()
+{
+#ifdef NS3_MPI
+    return g_nullMessage && DistributedSize() > 1;
+#else
+    return false;
+#endif
 }
 
 void
@@ -78,6 +110,7 @@ DisableDistributedSimulation()
     {
         MpiInterface::Disable();
         g_started = false;
+        g_nullMessage = false;
     }
 #endif
 }

@@ -28,15 +28,31 @@ namespace ns3
 uint32_t LaunchedRanks();
 
 /**
- * Start ns-3's distributed simulator (granted-time-window,
- * DistributedSimulatorImpl) when the process was launched by an MPI launcher
- * with more than one rank, and turn RoceCanonicalArrivals on (see
- * RoceArrivalBatch); otherwise do nothing. A single-process run gives the
- * same results as a distributed one with --RoceCanonicalArrivals=true.
- * \throw std::runtime_error when launched on several ranks without MPI support Call before the
- * simulator runs its first event (RunExampleMain does). \return the number of ranks
+ * Start ns-3's distributed simulator when the process was launched by an MPI
+ * launcher with more than one rank, and turn RoceCanonicalArrivals on (see
+ * RoceArrivalBatch); otherwise do nothing. The engine is the global value
+ * SimulatorImplementationType (--SimulatorImplementationType on the command
+ * line, read before this call): ns3::NullMessageSimulatorImpl chooses the
+ * null-message engine; anything else that names no other engine
+ * (ns3::DefaultSimulatorImpl, ns3::DistributedSimulatorImpl) the
+ * granted-time-window one. In a single process the two distributed engines
+ * fall back to ns3::DefaultSimulatorImpl, so that one command line serves any
+ * number of ranks. A single-process run gives the same results as a
+ * distributed one with --RoceCanonicalArrivals=true. Call before the
+ * simulator runs its first event (RunExampleMain does).
+ * \throw std::runtime_error when launched on several ranks without MPI
+ * support, or with an engine that is not a distributed one
+ * \return the number of ranks
  */
 uint32_t EnableDistributedSimulation();
+
+/**
+ * Whether this run is distributed over several ranks with the null-message
+ * engine (ns3::NullMessageSimulatorImpl). That engine never runs out of
+ * events (each rank keeps a null message scheduled per neighbour), so such a
+ * run needs StopWhenFabricIdle to end.
+ */
+bool IsNullMessageEngine();
 
 /// Shut MPI down if EnableDistributedSimulation started it.
 void DisableDistributedSimulation();

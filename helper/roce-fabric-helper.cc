@@ -26,6 +26,7 @@
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #ifdef NS3_MPI
 #include "rank-messenger.h"
@@ -131,6 +132,17 @@ RoceFabric::SendMessage(uint32_t src,
             "ranks, " +
             std::to_string(m_minRemoteDelay.GetNanoSeconds()) + " ns (now " +
             std::to_string(m_notificationDelay.GetNanoSeconds()) + " ns)");
+    }
+    // The null-message engine lets a rank run up to and including the time its
+    // neighbour promised; a notification due exactly then can arrive after
+    // that instant's others have run, and the collectives see it apart
+    // (a two-job Harmonics run stalled with 1 us on 1 us links).
+    if (IsNullMessageEngine() && m_notificationDelay == m_minRemoteDelay)
+    {
+        throw std::invalid_argument(
+            "the null-message engine needs ns3::RoceFabric::NotificationDelay above the "
+            "smallest link delay between ranks, " +
+            std::to_string(m_minRemoteDelay.GetNanoSeconds()) + " ns (now equal)");
     }
     uint64_t id = SendMessage(src, dst, info, at);
     m_onDelivered.emplace(id, std::move(onDelivered));
@@ -620,6 +632,38 @@ AttachRemoteReceiver(Ptr<RoceNetDevice> dev)
 #endif
 }
 
+/**
+ * The null-message engine sends only to ranks it shares a link with, and the
+ * collectives' notifications (RankMessenger) go from every rank to every
+ * other: refuse a partition that leaves two ranks without a link.
+ */
+void
+RequireLinkBetweenAllRanks(const FabricTopology& topology,
+                           const std::vector<uint32_t>& owner,
+                           uint32_t ranks)
+{
+    std::vector<std::vector<bool>> linked(ranks, std::vector<bool>(ranks, false));
+    for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
+    {
+        const FabricLink& link = topology.GetLink(l);
+        linked[owner[link.a]][owner[link.b]] = linked[owner[link.b]][owner[link.a]] = true;
+    }
+    for (uint32_t a = 0; a < ranks; ++a)
+    {
+        for (uint32_t b = a + 1; b < ranks; ++b)
+        {
+            if (!linked[a][b])
+            {
+                throw std::runtime_error(
+                    "ranks " + std::to_string(a) + " and " + std::to_string(b) +
+                    " share no link: the null-message engine (ns3::NullMessageSimulatorImpl) "
+                    "cannot carry the collectives' notifications between them; use fewer "
+                    "ranks or the granted-time-window engine");
+            }
+        }
+    }
+}
+
 } // namespace
 
 Ptr<RoceFabric>
@@ -704,6 +748,10 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
             }
         }
         fabric->m_channels.push_back(channel);
+    }
+    if (IsNullMessageEngine())
+    {
+        RequireLinkBetweenAllRanks(topology, owner, DistributedSize());
     }
 
     fabric->m_hostOfNode.assign(NodeList::GetNNodes(), -1);

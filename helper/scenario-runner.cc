@@ -6,6 +6,7 @@
 #include "collective-scheduler-helper.h"
 #include "distributed-simulation.h"
 #include "fabric-faults.h"
+#include "fabric-idle-stop.h"
 #include "flow-network-records.h"
 #include "link-sampler.h"
 #include "roce-flow-monitor.h"
@@ -457,6 +458,10 @@ ScenarioRunner::Simulate(const std::string& typeName,
                                          "distributed run");
             }
             sampler->Install(fabric);
+            // The null-message engine never runs out of events.
+            StopWhenFabricIdle(fabric, [cluster, n = jobs.size()]() {
+                return cluster->GetFinishedJobs() + cluster->GetFailedJobs() < n;
+            });
         }
         const RunRecords& monitor =
             flowLevel ? static_cast<const RunRecords&>(*flowRecords) : *packetMonitor;

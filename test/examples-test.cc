@@ -141,6 +141,26 @@ TEST_F(ExamplesTest, SeveralMpiRanksNeedAnMpiBuildAndADistributableExample)
               CommandLine(kBinaryDir + "/fat-tree-permutation", {"--k=4", "--bytes=10000"}));
     EXPECT_EQ(one.exitCode, 0) << one.Describe();
     EXPECT_NE(one.out.find("(1 process)"), std::string::npos) << one.Describe();
+    // A distributed engine named for one process is the ordinary one, so one
+    // command line serves any number of ranks (this ns-3 has no such engine).
+    const Outcome oneNullMessage =
+        Shell("env OMPI_COMM_WORLD_SIZE=1 " +
+              CommandLine(kBinaryDir + "/fat-tree-permutation",
+                          {"--k=4",
+                           "--bytes=10000",
+                           "--SimulatorImplementationType=ns3::NullMessageSimulatorImpl"}));
+    EXPECT_EQ(oneNullMessage.exitCode, 0) << oneNullMessage.Describe();
+    EXPECT_NE(oneNullMessage.out.find("(1 process)"), std::string::npos)
+        << oneNullMessage.Describe();
+    // An engine that is not a distributed one cannot run on several ranks.
+    const Outcome realtime =
+        Shell("env OMPI_COMM_WORLD_SIZE=2 " +
+              CommandLine(kBinaryDir + "/fat-tree-permutation",
+                          {"--k=4", "--SimulatorImplementationType=ns3::RealtimeSimulatorImpl"}));
+    EXPECT_EQ(realtime.exitCode, 2) << realtime.Describe();
+    EXPECT_NE(realtime.err.find("ns3::RealtimeSimulatorImpl cannot run on several MPI ranks"),
+              std::string::npos)
+        << realtime.Describe();
 }
 
 TEST_F(ExamplesTest, LingjunTopologyRunsAPermutationOverAllHosts)

@@ -7,6 +7,8 @@
 #include "ns3/fat-tree-topology.h"
 #include "ns3/leaf-spine-topology.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
@@ -135,4 +137,77 @@ TEST(FabricPartition, ImpossibleRequestsAreRefused)
     {
         EXPECT_NE(std::string(e.what()).find("4 pods and 8 racks"), std::string::npos) << e.what();
     }
+}
+
+// Two ranks: whole pods in halves cut k^3/8 links, the fat-tree's bisection
+// width (half its hosts' links: it carries any permutation at line rate), so
+// no partition that gives each rank half the hosts cuts fewer. Each core
+// switch has k/2 links into either half, so where it goes does not matter.
+TEST(FabricPartition, TwoRanksCutOnlyTheBisection)
+{
+    for (uint32_t k : {4u, 8u, 16u})
+    {
+        FatTreeParams p;
+        p.k = k;
+        const FabricTopology t = MakeFatTree(p);
+        const std::vector<uint32_t> rank = PartitionFabric(t, 2);
+        uint32_t hostsOnRank0 = 0;
+        for (uint32_t h : t.GetHosts())
+        {
+            hostsOnRank0 += rank[h] == 0;
+        }
+        EXPECT_EQ(hostsOnRank0, t.GetNHosts() / 2) << "k=" << k;
+        EXPECT_EQ(CutLinks(t, rank), k * k * k / 8) << "k=" << k;
+    }
+}
+
+// The bound above, by brute force on k=4: every split of the 20 switches
+// that gives each side 4 of the 8 edge switches (hosts follow theirs) cuts at
+// least 8 links.
+TEST(FabricPartition, NoEvenSplitOfASmallFatTreeCutsFewerLinks)
+{
+    const FabricTopology t = MakeFatTree(FatTreeParams{}); // k=4
+    std::vector<uint32_t> switches;
+    std::vector<int32_t> edgeOfHost(t.GetNNodes(), -1);
+    for (uint32_t n = 0; n < t.GetNNodes(); ++n)
+    {
+        if (!t.IsHost(n))
+        {
+            switches.push_back(n);
+        }
+    }
+    ASSERT_EQ(switches.size(), 20u);
+    for (const FabricLink& l : t.GetLinks())
+    {
+        if (t.IsHost(l.a))
+        {
+            edgeOfHost[l.a] = static_cast<int32_t>(l.b);
+        }
+        else if (t.IsHost(l.b))
+        {
+            edgeOfHost[l.b] = static_cast<int32_t>(l.a);
+        }
+    }
+    uint32_t best = UINT32_MAX;
+    std::vector<uint32_t> rank(t.GetNNodes(), 0);
+    // The first switch on rank 0: the mirror image of a split cuts the same links.
+    for (uint32_t mask = 0; mask < (1u << (switches.size() - 1)); ++mask)
+    {
+        for (std::size_t i = 1; i < switches.size(); ++i)
+        {
+            rank[switches[i]] = (mask >> (i - 1)) & 1;
+        }
+        uint32_t hostsOnRank1 = 0;
+        for (uint32_t h : t.GetHosts())
+        {
+            rank[h] = rank[static_cast<uint32_t>(edgeOfHost[h])];
+            hostsOnRank1 += rank[h];
+        }
+        if (hostsOnRank1 * 2 == t.GetNHosts())
+        {
+            best = std::min(best, CutLinks(t, rank));
+        }
+    }
+    EXPECT_EQ(best, 8u);
+    EXPECT_EQ(CutLinks(t, PartitionFabric(t, 2)), best);
 }

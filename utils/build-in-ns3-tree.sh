@@ -118,7 +118,10 @@ fi
 
 log "copy module to contrib/${module}"
 dest="${ns3_dir}/contrib/${module}"
-rsync -a --delete --exclude=.git --exclude=/build --exclude='/build-*' \
+# By content, and a changed file gets the time of the copy: with the source's
+# own time, a file edited while an earlier build ran can look older than the
+# object built from its previous content, and would not be rebuilt.
+rsync -a --checksum --no-times --delete --exclude=.git --exclude=/build --exclude='/build-*' \
     --exclude='/cmake-build-*' --exclude=/results --exclude='*.db' --exclude='*.pcap' \
     --exclude=__pycache__ "${repo_dir}/" "${dest}/"
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Distributed simulation check: runs scenarios on 1, 2 and 4 MPI ranks of
-# ns-3's distributed simulator and requires identical results in the three
-# runs' databases: per flow, per link, per job and per iteration, the gate
-# changes, the scheduler's decisions and the packet-hop count.
+# Distributed simulation check: runs scenarios on one process and on 2 and 4
+# MPI ranks of each of ns-3's two distributed engines (granted time window,
+# ns3::DistributedSimulatorImpl; null messages, ns3::NullMessageSimulatorImpl)
+# and requires identical results in the five runs' databases: per flow, per
+# link, per job and per iteration, the gate changes, the scheduler's
+# decisions and the packet-hop count.
 #
 # Usage: utils/test-distributed.sh [NS3_DIR] [-- EXAMPLE ARGS...]
 #   NS3_DIR       the ns-3.37 tree built by `utils/build-in-ns3-tree.sh --mpi`
@@ -14,6 +16,7 @@
 # port order (RoceCanonicalArrivals) and hands deliveries to collectives 1 us
 # after they happen (RoceFabric::NotificationDelay), as a distributed run must.
 # Exit status 0 when every run agrees with the single-process run.
+# ENGINES (environment): the engines to run, default "gtw null".
 set -euo pipefail
 
 ns3_dir=""
@@ -36,6 +39,14 @@ fi
 # shellcheck source=utils/mpi-runs.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mpi-runs.sh"
 examples_dir="$(mpi_examples_dir "${ns3_dir}")"
+# Configurations: one process, then RANKS-ENGINE. The null-message engine
+# needs the notification delay above the lookahead (1 us links): its runs and
+# their own single-process reference ("1-null") use 2 us.
+configs=(1)
+for engine in ${ENGINES:-gtw null}; do
+    [[ "${engine}" == null ]] && configs+=("1-null")
+    configs+=("2-${engine}" "4-${engine}")
+done
 
 out="$(mktemp -d)"
 trap 'rm -rf "${out}"' EXIT
@@ -44,22 +55,27 @@ for c in "${!cases[@]}"; do
     read -r -a words <<<"${cases[$c]}"
     exe="$(mpi_example "${examples_dir}" "${words[0]}")" || exit 2
     echo "== ${cases[$c]}"
-    for ranks in 1 2 4; do
-        db="${out}/case${c}-r${ranks}.db"
+    for config in "${configs[@]}"; do
+        ranks="${config%%-*}"
+        engine_flags=()
+        [[ "${config}" == *-null ]] &&
+            engine_flags=(--SimulatorImplementationType=ns3::NullMessageSimulatorImpl
+                --ns3::RoceFabric::NotificationDelay=2us)
+        db="${out}/case${c}-${config}.db"
         start=$(date +%s.%N)
         if ! mpi_launch "${ranks}" "${exe}" "${words[@]:1}" "${mpi_common_flags[@]}" \
-            --db="${db}" >"${out}/case${c}-r${ranks}.log" 2>&1; then
-            echo "FAIL: ${ranks} rank(s) exited with an error:"
-            tail -n 5 "${out}/case${c}-r${ranks}.log"
+            "${engine_flags[@]}" --db="${db}" >"${out}/case${c}-${config}.log" 2>&1; then
+            echo "FAIL: ${config} exited with an error:"
+            tail -n 5 "${out}/case${c}-${config}.log"
             failed=1
             continue
         fi
-        printf '   %d rank(s): %.2f s wall\n' "${ranks}" "$(echo "$(date +%s.%N) - ${start}" | bc)"
+        printf '   %-7s %.2f s wall\n' "${config}" "$(echo "$(date +%s.%N) - ${start}" | bc)"
     done
-    /usr/bin/python3 - "${out}" "${c}" <<'PY' || failed=1
+    /usr/bin/python3 - "${out}" "${c}" "${configs[@]:1}" <<'PY' || failed=1
 import json, sqlite3, sys
 
-out, case = sys.argv[1], sys.argv[2]
+out, case, others = sys.argv[1], sys.argv[2], sys.argv[3:]
 queries = {
     "runs": "SELECT status, sim_end_ns, packet_hops FROM runs",
     "flows": "SELECT flow_id, job_id, src_node, dst_node, bytes, start_ns, end_ns, ack_ns, "
@@ -83,8 +99,8 @@ def strip_host_times(value):
         return [strip_host_times(v) for v in value]
     return value
 
-def rows(ranks, sql):
-    db = sqlite3.connect("%s/case%s-r%d.db" % (out, case, ranks))
+def rows(config, sql):
+    db = sqlite3.connect("%s/case%s-%s.db" % (out, case, config))
     table = sql.split(" FROM ")[1].split()[0]
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
         return None
@@ -94,22 +110,30 @@ def rows(ranks, sql):
     return result
 
 failed = False
+def reference(config):
+    """The single-process run with the same flags."""
+    return "1-null" if config.endswith("-null") else "1"
+
 for name, sql in queries.items():
-    base = rows(1, sql)
+    base = rows("1", sql)
     if base is None:
         continue
     if name in ("runs", "flows", "links") and not base:
         print("FAIL: no %s rows in the single-process run" % name)
         failed = True
-    for ranks in (2, 4):
-        other = rows(ranks, sql)
+    for config in others:
+        if config == "1-null":
+            continue
+        base = rows(reference(config), sql)
+        other = rows(config, sql)
         if other != base:
             failed = True
             diff = [(a, b) for a, b in zip(base or [], other or []) if a != b]
-            print("FAIL: %s differ between 1 and %d ranks (%d vs %d rows, %d differ); first: %s"
-                  % (name, ranks, len(base), len(other or []), len(diff), diff[:2]))
+            print("FAIL: %s differ between %s and %s (%d vs %d rows, %d differ); first: %s"
+                  % (name, reference(config), config, len(base or []), len(other or []),
+                     len(diff), diff[:2]))
     if not failed:
-        print("   ok: %d %s rows identical on 1, 2 and 4 ranks" % (len(base), name))
+        print("   ok: %d %s rows identical in %s" % (len(base), name, ", ".join(["1"] + others)))
 sys.exit(1 if failed else 0)
 PY
 done

@@ -771,6 +771,26 @@ TEST(Collectives, ZeroDelayTransportKeepsStepOrder)
     }
 }
 
+TEST(Collectives, ZeroDelayTransportRunsALongRingAsALoop)
+{
+    // Every delivery of a zero-delay transport posts the next step; handled
+    // inside Post, a ring of 256 ranks (130,560 messages) nested that deep
+    // and overflowed the stack.
+    FakeTransport transport(0, 0);
+    transport.SetSynchronous(true);
+    transport.SetCheckSteps(true);
+    Ptr<Collective> coll = Make("ring-all-reduce", 1);
+    coll->Configure(256, 256 * 64, &transport);
+    uint32_t done = 0;
+    coll->Start([&done]() { ++done; });
+    EXPECT_EQ(done, 1u);
+    EXPECT_EQ(transport.messages, ExpectedMessages("ring-all-reduce", 256, 1));
+    EXPECT_EQ(transport.deliveries, transport.messages);
+    EXPECT_EQ(transport.violations, 0u);
+    EXPECT_FALSE(coll->IsRunning());
+    Simulator::Destroy();
+}
+
 TEST(Collectives, BadConfigurationThrows)
 {
     FakeTransport transport(kLatNs, 1);

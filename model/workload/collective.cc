@@ -149,20 +149,59 @@ Collective::SendMessage(const CollectiveMessage& m)
     // The reference keeps the collective alive while its messages are in flight.
     Ptr<Collective> self(this);
     const uint64_t run = m_runs;
-    m_transport->Post(
-        m,
-        [self, m, run]() {
-            if (!self->m_running || self->m_runs != run)
-            {
-                return; // its run failed or was aborted: nothing waits for it any more
-            }
-            ++self->m_messagesDelivered;
-            self->m_deliverTrace(m);
-            self->HandleDelivery(m);
-        },
-        [self, m, run, state = m_failure](const std::string& reason) {
-            self->MessageFailed(run, state, m, reason);
-        });
+    std::function<void()> deliver = [self, m, run]() {
+        if (!self->m_running || self->m_runs != run)
+        {
+            return; // its run failed or was aborted: nothing waits for it any more
+        }
+        ++self->m_messagesDelivered;
+        self->m_deliverTrace(m);
+        self->HandleDelivery(m);
+    };
+    // A zero-delay transport delivers from inside Post, and each delivery
+    // posts the next step: handled at once, a whole collective became one
+    // recursion as deep as its messages (a 128-rank ring overflowed the
+    // stack). Deliveries made during a Post are queued instead, and the
+    // outermost Post's caller runs them in order, in a loop.
+    const bool outermost = !m_posting;
+    m_posting = true;
+    try
+    {
+        m_transport->Post(
+            m,
+            [self, deliver]() {
+                if (self->m_posting)
+                {
+                    self->m_inlineDeliveries.push_back(deliver);
+                }
+                else
+                {
+                    deliver();
+                }
+            },
+            [self, m, run, state = m_failure](const std::string& reason) {
+                self->MessageFailed(run, state, m, reason);
+            });
+        while (outermost && !m_inlineDeliveries.empty())
+        {
+            std::function<void()> next = std::move(m_inlineDeliveries.front());
+            m_inlineDeliveries.pop_front();
+            next();
+        }
+    }
+    catch (...)
+    {
+        if (outermost)
+        {
+            m_posting = false;
+            m_inlineDeliveries.clear();
+        }
+        throw;
+    }
+    if (outermost)
+    {
+        m_posting = false;
+    }
 }
 
 void

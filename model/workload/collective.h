@@ -10,6 +10,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -162,6 +163,10 @@ class Collective : public Object
     uint64_t m_messagesSent{0};
     uint64_t m_bytesSent{0};
     uint64_t m_messagesDelivered{0};
+    /// A Post is under way: deliveries a zero-delay transport makes from
+    /// inside it wait in m_inlineDeliveries until the outermost Post returns.
+    bool m_posting{false};
+    std::deque<std::function<void()>> m_inlineDeliveries;
 
     TracedCallback<const CollectiveMessage&> m_sendTrace;
     TracedCallback<const CollectiveMessage&> m_deliverTrace;

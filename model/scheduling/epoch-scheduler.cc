@@ -177,7 +177,16 @@ EpochScheduler::GetTypeId()
                           "once and yield to planned traffic; must be below PlannedClass.",
                           UintegerValue(2),
                           MakeUintegerAccessor(&EpochScheduler::m_lateClass),
-                          MakeUintegerChecker<uint8_t>(0, 6));
+                          MakeUintegerChecker<uint8_t>(0, 6))
+            .AddAttribute("StartEarly",
+                          "Whether a ready collective whose links are taken until its planned "
+                          "start runs at once in LateClass, on what the planned traffic leaves, "
+                          "keeping its planned start (false: its gate stays closed until then). "
+                          "Off by default: DCQCN cuts a starved flow's rate, which then ramps up "
+                          "slowly when its slot comes.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&EpochScheduler::m_startEarly),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -734,6 +743,13 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
         Open(id, false);
         return;
     }
+    if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now && m_startEarly)
+    {
+        // Idle links are work the plan did not count on: take what the planned
+        // traffic leaves until then, below it, and keep the planned slot.
+        Open(id, true, true);
+        return;
+    }
     if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now)
     {
         // Timed so that the gate opens at the planned start.
@@ -762,7 +778,7 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
 }
 
 void
-EpochScheduler::Open(uint32_t id, bool late)
+EpochScheduler::Open(uint32_t id, bool late, bool early)
 {
     auto it = m_state.find(id);
     if (it == m_state.end() || it->second.phase != JobState::Phase::READY)
@@ -777,11 +793,16 @@ EpochScheduler::Open(uint32_t id, bool late)
         st.cls = cls;
     }
     st.late = late;
+    st.early = early;
     OpenGate(id);
     st.phase = JobState::Phase::RUNNING;
     st.remaining = st.remaining > 0 ? st.remaining - 1 : 0;
     st.startedAt = Simulator::Now() + GetControlDelay();
-    if (!st.plannedStarts.empty())
+    if (early)
+    {
+        // Its planned start stays in plannedStarts: the others keep off its slot.
+    }
+    else if (!st.plannedStarts.empty())
     {
         st.plannedStarts.front() = st.startedAt;
     }
@@ -823,15 +844,20 @@ EpochScheduler::LinksFree(uint32_t id, Time from) const
         // Its planned collectives take the route planned for them.
         const JobRouting& next =
             running && st.nextRoute >= 0 ? st.routings[st.nextRoute] : st.Current();
+        bool first = true;
         for (Time start : st.plannedStarts)
         {
             if (running && start == st.startedAt)
             {
+                first = false;
                 continue; // the running one, counted above
             }
-            if (start < to && start + next.commTime > from)
+            // One started early keeps its planned slot, on its current route.
+            const JobRouting& planned = running && st.early && first ? st.Current() : next;
+            first = false;
+            if (start < to && start + planned.commTime > from)
             {
-                add(next);
+                add(planned);
                 break; // one collective of a job at a time
             }
         }

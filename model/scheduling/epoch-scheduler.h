@@ -177,6 +177,7 @@ class EpochScheduler : public CollectiveScheduler
         int32_t nextRoute{-1};            ///< routing to take when the running collective ends
         double weight{1};
         bool late{false};      ///< its running collective runs outside the plan, in LateClass
+        bool early{false};     ///< it runs, in LateClass, ahead of the planned start it keeps
         int16_t cls{-1};       ///< traffic class last set for it (-1: none)
         uint32_t remaining{0}; ///< collectives not yet started
         uint32_t buckets{1};
@@ -212,8 +213,9 @@ class EpochScheduler : public CollectiveScheduler
     /// Open job \p id's gate now, or plan it for its planned start; re-plan a
     /// late one that cannot start if \p replanIfLate.
     void TryStart(uint32_t id, bool replanIfLate);
-    /// Open job \p id's gate in PlannedClass, or in LateClass if \p late.
-    void Open(uint32_t id, bool late);
+    /// Open job \p id's gate in PlannedClass, or in LateClass if \p late;
+    /// \p early: ahead of its planned start, which stays reserved for it.
+    void Open(uint32_t id, bool late, bool early = false);
     /// Whether \p id's collective fits its links from \p from on, by shares (see above).
     bool LinksFree(uint32_t id, Time from) const;
 
@@ -234,6 +236,7 @@ class EpochScheduler : public CollectiveScheduler
     Time m_solveTimePerVariable;
     uint8_t m_plannedClass;
     uint8_t m_lateClass;
+    bool m_startEarly;
     Time m_solveTimePerRow;
     std::map<uint32_t, JobState> m_state;
     EventId m_epochEvent;

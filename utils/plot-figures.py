@@ -57,7 +57,7 @@ EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4"}
 # (paper-figures runs figure 1 on a 2:1 oversubscribed leaf-spine and on a
 # rail-optimized fabric too).
 VARIANTS = {1: {"figure1-oversubscribed": "2:1 oversubscribed leaf-spine",
-                "figure1-rail-optimized": "rail-optimized fabric (a NIC per GPU, full bisection)"}}
+                "figure1-rail-optimized": "full-bisection rail-optimized fabric"}}
 
 # Baseline first, the idealized references last; unknown policies go before them.
 POLICY_ORDER = ["fair", "cassini", "crux", "mltcp", "symphony", "harmonics"]

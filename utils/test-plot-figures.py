@@ -468,13 +468,13 @@ class PlotFiguresTest(unittest.TestCase):
         self.assert_ok(self.plot())
         self.assert_png("figure1.png")
         expected = expected_ratios(FIGURE1)
-        rows = markdown_table(self.summary(), "### Figure 1 on a rail-optimized fabric "
-                                               "(a NIC per GPU, full bisection)")
+        rows = markdown_table(self.summary(),
+                              "### Figure 1 on a full-bisection rail-optimized fabric")
         self.assertEqual({row["Policy"] for row in rows}, set(FIGURE1))
         for row in rows:
             self.assertAlmostEqual(float(row["Training / fair"]), expected[row["Policy"]][0],
                                    delta=0.0005, msg=row["Policy"])
-        self.assertEqual(self.claim("training time (figure 1, rail-optimized")["This database"],
+        self.assertEqual(self.claim("training time (figure 1, full-bisection rail")["This database"],
                          f"{(expected['harmonics'][0] - 1) * 100:+.1f}%")
         self.assertEqual(self.claim("training time (figure 1, 2:1")["This database"],
                          f"{(expected_ratios(FIGURE3)['harmonics'][0] - 1) * 100:+.1f}%")

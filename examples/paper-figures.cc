@@ -6,9 +6,11 @@
  *
  *  1. training and communication time per scheduler: a GPT-2 / Pythia mix
  *     of rack-local and cross-rack jobs on 8-GPU hosts, under every policy,
- *     on a full-bisection k=4 fat-tree ("figure1") and on a leaf-spine with
+ *     on a full-bisection k=4 fat-tree ("figure1"), on a leaf-spine with
  *     the same racks and 2:1 oversubscribed uplinks
- *     ("figure1-oversubscribed");
+ *     ("figure1-oversubscribed") and on a full-bisection rail-optimized
+ *     fabric with a NIC per GPU and rail groups of two servers
+ *     ("figure1-rail-optimized");
  *  3. a large cluster: a k=8 fat-tree of 8-GPU hosts with jobs arriving over
  *     time from the synthetic generator, under the main policies ("figure3");
  *  4. interleaving: two jobs sharing a spine, fair sharing versus Harmonics,
@@ -25,6 +27,7 @@
  *
  *   ./paper-figures --figure=all --db=figures.db
  *   ./paper-figures --figure=1 --fabric=oversubscribed --scale=0.05 --db=figures.db
+ *   ./paper-figures --figure=1 --fabric=rail --scale=0.05 --db=figures.db
  */
 
 #include "ns3/collective-scheduling-module.h"
@@ -50,7 +53,9 @@ struct FigureFlags
     std::string db;
     double progress{10};           ///< seconds of wall-clock time between progress lines, 0: none
     std::string backend{"packet"}; ///< packet or flow
-    std::string fabric{"both"};    ///< figure 1's fabrics: both, fat-tree or oversubscribed
+    /// Figure 1's fabrics: all, both (fat-tree and oversubscribed), fat-tree, oversubscribed
+    /// or rail.
+    std::string fabric{"all"};
     /// Policies besides fair and isolated, if not each figure's own.
     std::vector<std::string> policies;
 };
@@ -155,10 +160,97 @@ Figure1Jobs(uint32_t iterations, double scale)
     return jobs;
 }
 
+/// Figure 1's rail-optimized fabric: 16 servers of 8 GPUs, each GPU with a
+/// 100 Gb/s NIC of its own on its rail's leaf, in rail groups of two servers
+/// (the racks of two hosts of the other fabrics), 8 groups x 8 rails = 64
+/// rail leaves. A rail leaf has two NICs below it (one per server of its
+/// group) and one link to each spine above: two spines give it as many
+/// uplinks as NICs, at the same rate, as the k=4 fat-tree gives its edge
+/// switches (two hosts, two uplinks). Full bisection: 128 NIC links below
+/// the spines, 128 rail leaf - spine links.
+RailOptimizedParams
+Figure1Rails()
+{
+    RailOptimizedParams p;
+    p.servers = 16;
+    p.gpusPerServer = 8;
+    p.serversPerGroup = 2;
+    p.spines = 2;
+    p.linksPerRailSpine = 1;
+    return p;
+}
+
+/// A job of \p model on GPUs \p firstGpu to \p firstGpu + 3 of each of
+/// \p servers of the rail-optimized fabric \p rails (its hosts are NICs,
+/// one GPU each), in a rail-aligned ring as NCCL builds it: a server's GPUs
+/// adjacent (over NVLink), upwards on the job's 1st, 3rd, ... server and
+/// downwards on the others, so that the ring leaves each server on the rail
+/// it enters the next one on. With an even number of servers the hop that
+/// closes the ring stays on rail \p firstGpu too.
+JobSpec
+JobOnRails(const std::string& model,
+           const std::vector<uint32_t>& servers,
+           uint32_t firstGpu,
+           const RailOptimizedParams& rails,
+           uint32_t iterations,
+           double scale)
+{
+    std::vector<uint32_t> nics;
+    for (std::size_t i = 0; i < servers.size(); ++i)
+    {
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            const uint32_t gpu = firstGpu + (i % 2 == 0 ? k : 3 - k);
+            nics.push_back(RailOptimizedHost(rails, servers[i], gpu));
+        }
+    }
+    return JobOnHosts(model, nics, 1, iterations, scale);
+}
+
+/// Figure 1's jobs on the rail-optimized fabric \p rails: the jobs of
+/// Figure1Jobs on the same servers (hosts there, rail groups of two servers
+/// here), each on GPUs 0-3 or 4-7 of all its servers, so that two jobs
+/// sharing a server take its two halves. Jobs 0-3 stay inside one rail group
+/// (for its Local Scheduler), 4-7 cross groups (for the coordinator). A
+/// job's NICs are its own, so jobs sharing a server no longer share a link;
+/// jobs 6 and 7 (servers 8-15, GPUs 0-3 both) share the rail leaves of
+/// rails 0 and 3 of groups 4-7 and their uplinks, which routing can keep
+/// apart, as they share their racks' uplinks on the fat-tree.
+std::vector<JobSpec>
+Figure1RailJobs(const RailOptimizedParams& rails, uint32_t iterations, double scale)
+{
+    struct Entry
+    {
+        const char* model;
+        std::vector<uint32_t> servers;
+        uint32_t firstGpu;
+    };
+
+    const std::vector<Entry> entries{
+        {"gpt2-124m", {0, 1}, 0},            // group 0, local
+        {"pythia-160m", {0, 1}, 4},          // group 0, local
+        {"gpt2-355m", {2, 3}, 0},            // group 1, local
+        {"pythia-410m", {6, 7}, 4},          // group 3, local
+        {"pythia-160m", {2, 3, 4, 5}, 4},    // groups 1-2
+        {"gpt2-124m", {4, 5, 6, 7}, 0},      // groups 2-3
+        {"pythia-410m", {8, 10, 12, 14}, 0}, // groups 4-7
+        {"gpt2-355m", {9, 11, 13, 15}, 0},   // groups 4-7
+    };
+    std::vector<JobSpec> jobs;
+    for (const Entry& e : entries)
+    {
+        jobs.push_back(JobOnRails(e.model, e.servers, e.firstGpu, rails, iterations, scale));
+        jobs.back().id = static_cast<uint32_t>(jobs.size() - 1);
+    }
+    return jobs;
+}
+
 /// Figure 1: a GPT-2 / Pythia mix of rack-local and cross-rack jobs on
 /// 8-GPU hosts, under every policy, on a full-bisection k=4 fat-tree
-/// ("figure1") and on a leaf-spine with the same racks whose uplinks are 2:1
-/// oversubscribed ("figure1-oversubscribed").
+/// ("figure1"), on a leaf-spine with the same racks whose uplinks are 2:1
+/// oversubscribed ("figure1-oversubscribed") and on a full-bisection
+/// rail-optimized fabric ("figure1-rail-optimized"), as \p f's fabric flag
+/// asks.
 void
 Figure1(const FigureFlags& f)
 {
@@ -179,14 +271,29 @@ Figure1(const FigureFlags& f)
     leafSpine.topology.leafSpine.spines = 1;
     leafSpine.topology.leafSpine.hostsPerLeaf = 2;
 
-    for (ScenarioSpec* spec : {&fatTree, &leafSpine})
+    ScenarioSpec rails = BaseSpec("figure1-rail-optimized", f);
+    rails.description = "the same jobs on a rail-optimized fabric of 8-GPU servers with a NIC per "
+                        "GPU, rail groups of two servers, full bisection";
+    rails.topology.kind = "rail-optimized";
+    rails.topology.railOptimized = Figure1Rails();
+    rails.jobs = Figure1RailJobs(rails.topology.railOptimized, iterations, scale);
+
+    const std::vector<std::pair<std::string, ScenarioSpec*>> fabrics{{"fat-tree", &fatTree},
+                                                                     {"oversubscribed", &leafSpine},
+                                                                     {"rail", &rails}};
+    for (const auto& [fabric, spec] : fabrics)
     {
-        if (f.fabric != "both" && (spec == &fatTree) != (f.fabric == "fat-tree"))
+        const bool wanted =
+            f.fabric == fabric || f.fabric == "all" || (f.fabric == "both" && fabric != "rail");
+        if (!wanted)
         {
             continue;
         }
-        spec->topology.gpusPerHost = 8;
-        spec->jobs = Figure1Jobs(iterations, scale);
+        if (spec != &rails)
+        {
+            spec->topology.gpusPerHost = 8;
+            spec->jobs = Figure1Jobs(iterations, scale);
+        }
         std::cout << "--- " << spec->name << std::endl;
         RunnerFor(*spec, f)->Compare(PoliciesOf(f, CollectiveSchedulerHelper::GetSchedulerNames()),
                                      std::cout);
@@ -287,8 +394,9 @@ main(int argc, char* argv[])
                  "Seconds of wall-clock time between progress lines on stderr (0: none)",
                  f.progress);
     cmd.AddValue("fabric",
-                 "Figure 1's fabrics: both, fat-tree (full bisection) or oversubscribed (2:1 "
-                 "leaf-spine)",
+                 "Figure 1's fabrics: all (the three below), both (fat-tree and "
+                 "oversubscribed), fat-tree (full bisection), oversubscribed (2:1 leaf-spine) "
+                 "or rail (rail-optimized, a NIC per GPU, full bisection)",
                  f.fabric);
     cmd.AddValue("policies",
                  "Comma-separated schedulers to run (" +
@@ -310,10 +418,11 @@ main(int argc, char* argv[])
                     "backend",
                     f.backend,
                     "must be packet or flow");
-        RequireFlag(f.fabric == "both" || f.fabric == "fat-tree" || f.fabric == "oversubscribed",
+        RequireFlag(f.fabric == "all" || f.fabric == "both" || f.fabric == "fat-tree" ||
+                        f.fabric == "oversubscribed" || f.fabric == "rail",
                     "fabric",
                     f.fabric,
-                    "must be both, fat-tree or oversubscribed");
+                    "must be all, both, fat-tree, oversubscribed or rail");
         if (!policies.empty())
         {
             f.policies = ParseSchedulerListFlag("policies", policies);

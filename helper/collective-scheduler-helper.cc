@@ -89,8 +89,7 @@ class FabricSchedulerControl : public Object, public SchedulerControl
 
     int32_t GetHostRack(uint32_t host) const override
     {
-        const FabricTopology& topo = m_fabric->GetTopology();
-        return topo.GetNode(topo.GetHosts().at(host)).rack;
+        return m_fabric->GetTopology().GetSchedulingRack(host);
     }
 
   protected:

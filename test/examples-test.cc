@@ -10,6 +10,7 @@
 #include "examples-test-util.h"
 
 #include "ns3/collective-scheduler-helper.h"
+#include "ns3/rail-optimized-topology.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -218,6 +219,15 @@ TEST_P(ExamplesBadFlagTest, FailsCleanlyNamingTheFlag)
     EXPECT_EQ(CompleteRuns(db), 0);
 }
 
+TEST_F(ExamplesTest, FigureFabricErrorListsEveryFabric)
+{
+    const Outcome o =
+        Example("paper-figures", {"--fabric=rails", "--db=" + Path("bad.db").string()});
+    EXPECT_EQ(o.exitCode, 2) << o.Describe();
+    EXPECT_NE(o.err.find("must be all, both, fat-tree, oversubscribed or rail"), std::string::npos)
+        << o.Describe();
+}
+
 TEST_F(ExamplesTest, ScenarioRejectsEveryOtherFlagByItsOwnName)
 {
     // --scenario replaces the fabric and job flags: each one given beside it
@@ -272,6 +282,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlag{"FiguresUnknown", "paper-figures", "--figure=2"},
         BadFlag{"FiguresMtu", "paper-figures", "--mtu=9001"},
         BadFlag{"FiguresFabric", "paper-figures", "--fabric=torus"},
+        BadFlag{"FiguresFabricRails", "paper-figures", "--fabric=rails"},
         BadFlag{"FiguresPolicies", "paper-figures", "--policies=fair,bogus"},
         BadFlag{"FiguresScale", "paper-figures", "--scale=0"},
         BadFlag{"SchedulingTimeRacks", "scheduling-time", "--maxRacks=1"}),
@@ -529,7 +540,7 @@ TEST_F(ExamplesTest, InterleavingFigureSamplesTheSharedLinks)
               QueryInt(db, "SELECT sum(tx_bytes) FROM link_samples WHERE run_id=1"));
 }
 
-TEST_F(ExamplesTest, ModelMixFigureGivesBothHarmonicsTiersWorkOnBothFabrics)
+TEST_F(ExamplesTest, ModelMixFigureGivesBothHarmonicsTiersWorkOnEveryFabric)
 {
     const fs::path db = Path("figure1.db");
     const Outcome o = Example("paper-figures",
@@ -540,13 +551,18 @@ TEST_F(ExamplesTest, ModelMixFigureGivesBothHarmonicsTiersWorkOnBothFabrics)
                                "--progress=0",
                                "--db=" + db.string()});
     ASSERT_EQ(o.exitCode, 0) << o.Describe();
-    for (const std::string example : {"figure1", "figure1-oversubscribed"})
+    // The default, --fabric=all: the fat-tree, the 2:1 leaf-spine and the rail-optimized fabric.
+    for (const std::string example :
+         {"figure1", "figure1-oversubscribed", "figure1-rail-optimized"})
     {
         SCOPED_TRACE(example);
         const std::string harmonics =
             "(SELECT run_id FROM runs WHERE example='" + example + "' AND scheduler='harmonics')";
-        // Racks are hosts 2r and 2r+1 on both fabrics: a job is rack-local
-        // if its hosts are in one rack.
+        // Racks are hosts 2r and 2r+1 on the fat-tree and the leaf-spine; on
+        // the rail-optimized fabric hosts are NICs, 8 to a server, and a rail
+        // group of two servers is a rack. A job is rack-local if its hosts
+        // are in one rack.
+        const int64_t perRack = example == "figure1-rail-optimized" ? 16 : 2;
         std::map<int, std::set<int64_t>> racks;
         for (const Row& r :
              Query(db, "SELECT job_id, placement_json FROM jobs WHERE run_id=" + harmonics))
@@ -554,7 +570,7 @@ TEST_F(ExamplesTest, ModelMixFigureGivesBothHarmonicsTiersWorkOnBothFabrics)
             const nlohmann::json placement = nlohmann::json::parse(*r[1]);
             for (int64_t h : placement.at("hosts"))
             {
-                racks[std::stoi(*r[0])].insert(h / 2);
+                racks[std::stoi(*r[0])].insert(h / perRack);
             }
         }
         ASSERT_EQ(racks.size(), 8u);
@@ -574,7 +590,7 @@ TEST_F(ExamplesTest, ModelMixFigureGivesBothHarmonicsTiersWorkOnBothFabrics)
                 if (jobRacks.size() == 1)
                 {
                     EXPECT_EQ(name, "local") << "job " << job;
-                    EXPECT_EQ(tier["rack"].get<int64_t>(), *jobRacks.begin()) << "job " << job;
+                    EXPECT_EQ(tier.value("rack", int64_t{-1}), *jobRacks.begin()) << "job " << job;
                 }
                 else
                 {
@@ -590,6 +606,150 @@ TEST_F(ExamplesTest, ModelMixFigureGivesBothHarmonicsTiersWorkOnBothFabrics)
                                example + "'"),
                   10);
     }
+}
+
+TEST_F(ExamplesTest, RailFigureRingsStayOnTheirRails)
+{
+    const fs::path db = Path("figure1-rails.db");
+    const Outcome o = Example("paper-figures",
+                              {"--figure=1",
+                               "--fabric=rail",
+                               "--policies=fair",
+                               "--scale=0.002",
+                               "--iterations=1",
+                               "--progress=0",
+                               "--db=" + db.string()});
+    ASSERT_EQ(o.exitCode, 0) << o.Describe();
+    // The figure's fabric, built here: 16 servers of 8 GPUs, rail groups of two servers,
+    // two spines. Each NIC's rail and group are read from its leaf's name "rail-<group>-<rail>".
+    ns3::RailOptimizedParams p;
+    p.servers = 16;
+    p.gpusPerServer = 8;
+    p.serversPerGroup = 2;
+    p.spines = 2;
+    const ns3::FabricTopology topo = ns3::MakeRailOptimized(p);
+    ASSERT_EQ(topo.GetNHosts(), 128u);
+    ASSERT_EQ(topo.GetNSwitches(), 64u + 2u);
+    auto leafOf = [&topo](uint32_t node) {
+        return topo.GetPeer(node, topo.AdjacentLinks(node).at(0));
+    };
+    auto groupRail = [&topo](uint32_t leaf) {
+        const std::vector<std::string> parts = Split(topo.GetNode(leaf).name, '-');
+        EXPECT_EQ(parts.size(), 3u) << topo.GetNode(leaf).name;
+        return std::make_pair(std::stoi(parts.at(1)), std::stoi(parts.at(2)));
+    };
+
+    const std::string runs = "SELECT run_id FROM runs WHERE example='figure1-rail-optimized'";
+    // fair and the isolated runs, one per job, all complete.
+    ASSERT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM (" + runs +
+                           ") JOIN runs USING (run_id) WHERE "
+                           "status='complete'"),
+              9);
+    // Every run's links are this topology's.
+    for (const Row& r : Query(db, runs))
+    {
+        const auto links = Query(db,
+                                 "SELECT link_id, node_a, node_b FROM links WHERE run_id=" + *r[0] +
+                                     " ORDER BY link_id");
+        ASSERT_EQ(links.size(), topo.GetNLinks()) << "run " << *r[0];
+        for (const Row& l : links)
+        {
+            const ns3::FabricLink& link = topo.GetLink(std::stoul(*l[0]));
+            ASSERT_EQ(std::stoul(*l[1]), link.a) << "link " << *l[0];
+            ASSERT_EQ(std::stoul(*l[2]), link.b) << "link " << *l[0];
+        }
+    }
+
+    // Per job, from its ring (placement order): every hop between servers joins two NICs of one
+    // rail; the rail leaves its hops between groups go through a spine from or to.
+    std::map<int64_t, std::set<std::pair<int, int>>> spineLeaves;
+    for (const Row& r : Query(db,
+                              "SELECT job_id, placement_json FROM jobs WHERE run_id=(SELECT "
+                              "run_id FROM runs WHERE example='figure1-rail-optimized' AND "
+                              "scheduler='fair') ORDER BY job_id"))
+    {
+        const int64_t job = std::stoll(*r[0]);
+        const auto ring = nlohmann::json::parse(*r[1]).at("hosts").get<std::vector<uint32_t>>();
+        ASSERT_EQ(ring.size(), job < 4 ? 8u : 16u) << "job " << job;
+        std::map<int32_t, uint32_t> perServer;
+        uint32_t betweenServers = 0;
+        uint32_t betweenGroups = 0;
+        for (std::size_t i = 0; i < ring.size(); ++i)
+        {
+            const uint32_t a = topo.GetHosts().at(ring[i]);
+            const uint32_t b = topo.GetHosts().at(ring[(i + 1) % ring.size()]);
+            ++perServer[topo.GetNode(a).server];
+            if (topo.GetNode(a).server == topo.GetNode(b).server)
+            {
+                continue; // NVLink
+            }
+            ++betweenServers;
+            const auto [groupA, railA] = groupRail(leafOf(a));
+            const auto [groupB, railB] = groupRail(leafOf(b));
+            EXPECT_EQ(railA, railB)
+                << "job " << job << ": " << topo.GetNode(a).name << " -> " << topo.GetNode(b).name;
+            if (groupA != groupB)
+            {
+                ++betweenGroups;
+                spineLeaves[job].insert({groupA, railA});
+                spineLeaves[job].insert({groupB, railB});
+            }
+        }
+        // 4 GPUs on each of 2 or 4 servers, the ring entering and leaving each server once.
+        for (const auto& [server, gpus] : perServer)
+        {
+            EXPECT_EQ(gpus, 4u) << "job " << job << ", server " << server;
+        }
+        EXPECT_EQ(betweenServers, perServer.size()) << "job " << job;
+        // Jobs 0-3 stay inside one rail group, 4-7 cross groups.
+        EXPECT_EQ(betweenGroups > 0, job >= 4) << "job " << job;
+    }
+    ASSERT_EQ(spineLeaves.size(), 4u);
+
+    // The routes taken: each job alone (its isolated run) sends over a spine only from and to
+    // the rail leaves of its hops between groups, each of which does use a spine; the jobs of
+    // one group never reach a spine.
+    auto leafSpineBytes = [&](const std::string& run) {
+        std::map<std::pair<int, int>, int64_t> bytes;
+        for (const Row& l :
+             Query(db, "SELECT link_id, tx_bytes_ab + tx_bytes_ba FROM links WHERE run_id=" + run))
+        {
+            const ns3::FabricLink& link = topo.GetLink(std::stoul(*l[0]));
+            if (!topo.IsHost(link.a) && std::stoll(*l[1]) > 0)
+            {
+                bytes[groupRail(link.a)] += std::stoll(*l[1]); // the rail leaf is end a
+            }
+        }
+        return bytes;
+    };
+    for (const Row& r : Query(db,
+                              "SELECT run_id, job_id FROM runs JOIN jobs USING (run_id) WHERE "
+                              "example='figure1-rail-optimized' AND scheduler='isolated'"))
+    {
+        const int64_t job = std::stoll(*r[1]);
+        std::set<std::pair<int, int>> used;
+        for (const auto& [leaf, bytes] : leafSpineBytes(*r[0]))
+        {
+            used.insert(leaf);
+        }
+        EXPECT_EQ(used, spineLeaves[job]) << "job " << job;
+    }
+    std::set<std::pair<int, int>> all;
+    for (const auto& [job, leaves] : spineLeaves)
+    {
+        all.insert(leaves.begin(), leaves.end());
+    }
+    std::set<std::pair<int, int>> usedByFair;
+    for (const auto& [leaf, bytes] :
+         leafSpineBytes(std::to_string(QueryInt(db,
+                                                "SELECT run_id FROM runs WHERE "
+                                                "example='figure1-rail-optimized' AND "
+                                                "scheduler='fair'"))))
+    {
+        usedByFair.insert(leaf);
+    }
+    EXPECT_EQ(usedByFair, all);
 }
 
 TEST_F(ExamplesTest, SchedulingTimeRowsAndAProvenOptimumBeatsHarmonics)

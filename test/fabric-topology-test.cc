@@ -92,6 +92,35 @@ TEST(FabricTopology, HostIndicesAreDenseAndSkipSwitches)
     EXPECT_THROW(topo.AddLink(0, 4, 1, 0), std::out_of_range);
 }
 
+TEST(FabricTopology, SchedulingRackIsTheRackUnlessSet)
+{
+    FabricTopology topo;
+    const uint32_t s = topo.AddSwitch("s", 1, 0, 7);
+    const uint32_t h0 = topo.AddHost("h0", 0, 7);
+    const uint32_t h1 = topo.AddHost("h1");
+    EXPECT_EQ(topo.GetNode(h0).schedulingRack, -1);
+    EXPECT_EQ(topo.GetSchedulingRack(0), 7);
+    EXPECT_EQ(topo.GetSchedulingRack(1), -1);
+    topo.SetSchedulingRack(h1, 3);
+    EXPECT_EQ(topo.GetSchedulingRack(1), 3);
+    EXPECT_EQ(topo.GetNode(h1).rack, -1); // placement's rack is left alone
+    EXPECT_THROW(topo.SetSchedulingRack(s, 0), std::invalid_argument);
+    EXPECT_THROW(topo.SetSchedulingRack(h0, -1), std::invalid_argument);
+    EXPECT_THROW(topo.GetSchedulingRack(2), std::out_of_range);
+    // The generators of racked fabrics leave it unset: schedulers see the edge switch's rack.
+    FatTreeParams ft;
+    ft.k = 4;
+    LeafSpineParams ls;
+    for (const FabricTopology& t : {MakeFatTree(ft), MakeLeafSpine(ls)})
+    {
+        for (uint32_t h = 0; h < t.GetNHosts(); ++h)
+        {
+            EXPECT_EQ(t.GetNode(t.GetHosts()[h]).schedulingRack, -1);
+            EXPECT_EQ(t.GetSchedulingRack(h), t.GetNode(t.GetHosts()[h]).rack);
+        }
+    }
+}
+
 TEST(FabricTopology, PortsFollowLinkOrderAndParallelLinksStayDistinct)
 {
     FabricTopology topo;

@@ -693,4 +693,91 @@ TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothR
     }
 }
 
+TEST_F(HarmonicsRunTest, OnARailOptimizedFabricTheRailGroupIsTheLocalSchedulersRack)
+{
+    // 4 servers of 4 GPUs, a NIC each, in rail groups of two servers under two spines.
+    ScenarioSpec spec = TwoLeaves(1);
+    spec.name = "harmonics-rail-test";
+    spec.topology.kind = "rail-optimized";
+    spec.topology.railOptimized.servers = 4;
+    spec.topology.railOptimized.gpusPerServer = 4;
+    spec.topology.railOptimized.serversPerGroup = 2;
+    spec.topology.railOptimized.spines = 2;
+    // The NIC of GPU g of server s, found by its name.
+    const FabricTopology topo = MakeRailOptimized(spec.topology.railOptimized);
+    auto nic = [&topo](uint32_t server, uint32_t gpu) {
+        const std::string name = "host-s" + std::to_string(server) + "-g" + std::to_string(gpu);
+        for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+        {
+            if (topo.GetNode(topo.GetHosts()[h]).name == name)
+            {
+                return h;
+            }
+        }
+        throw std::out_of_range(name);
+    };
+    // Rail-aligned rings. Job 0: servers 0 and 1 (group 0), GPUs 0-1; job 1: servers 1
+    // and 2 (groups 0 and 1), GPUs 2-3; job 2: servers 2 and 3 (group 1), GPUs 0-1.
+    spec.jobs = {
+        Job(0, {nic(0, 0), nic(0, 1), nic(1, 1), nic(1, 0)}, 2000000, MicroSeconds(300), 3),
+        Job(1, {nic(1, 2), nic(1, 3), nic(2, 3), nic(2, 2)}, 2000000, MicroSeconds(300), 3),
+        Job(2, {nic(2, 0), nic(2, 1), nic(3, 1), nic(3, 0)}, 2000000, MicroSeconds(300), 3)};
+    for (JobSpec& j : spec.jobs)
+    {
+        j.gpusPerHost = 1;
+    }
+    spec.output.db = (m_dir / "rail-tiers.db").string();
+    Config::SetDefault("ns3::EpochScheduler::SolveTime",
+                       EnumValue(EpochScheduler::SOLVE_TIME_NONE));
+    const RunOutcome o = ScenarioRunner(spec, "test").Run("harmonics");
+    Config::SetDefault("ns3::EpochScheduler::SolveTime",
+                       EnumValue(EpochScheduler::SOLVE_TIME_MODELLED));
+    for (const JobOutcome& j : o.jobs)
+    {
+        ASSERT_TRUE(j.done);
+    }
+    const std::map<int64_t, nlohmann::json> expected = {{0, {{"tier", "local"}, {"rack", 0}}},
+                                                        {1, {{"tier", "coordinator"}}},
+                                                        {2, {{"tier", "local"}, {"rack", 1}}}};
+    uint32_t plans = 0;
+    std::set<int64_t> localRacks;
+    for (const auto& r :
+         Query(spec.output.db,
+               "SELECT COALESCE(job_id, -1), kind, detail_json FROM scheduler_decisions "
+               "WHERE run_id=" +
+                   std::to_string(o.runIds.at(0)) + " ORDER BY rowid"))
+    {
+        const nlohmann::json detail = nlohmann::json::parse(r[2]);
+        if (detail.contains("tiers"))
+        {
+            ++plans;
+            for (const auto& [job, tier] : detail["tiers"].items())
+            {
+                EXPECT_EQ(tier, expected.at(std::stoll(job))) << detail.dump();
+            }
+            for (const auto& l : detail["locals"])
+            {
+                // Each group's Local Scheduler plans its one job.
+                localRacks.insert(l["rack"].get<int64_t>());
+                EXPECT_EQ(l["jobs"].get<int>(), 1) << detail.dump();
+            }
+            if (detail["tiers"].contains("1"))
+            {
+                EXPECT_EQ(detail["coordinator"]["jobs"].get<int>(), 1) << detail.dump();
+            }
+        }
+        if (r[1] == "planned-start" && detail.contains("tier"))
+        {
+            nlohmann::json t = {{"tier", detail["tier"]}};
+            if (detail.contains("rack"))
+            {
+                t["rack"] = detail["rack"];
+            }
+            EXPECT_EQ(t, expected.at(std::stoll(r[0]))) << detail.dump();
+        }
+    }
+    EXPECT_GT(plans, 0u);
+    EXPECT_EQ(localRacks, (std::set<int64_t>{0, 1}));
+}
+
 } // namespace

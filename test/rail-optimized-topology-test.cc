@@ -100,6 +100,25 @@ TEST(RailOptimizedTopology, EveryNicHangsOffTheLeafOfItsRail)
     }
 }
 
+TEST(RailOptimizedTopology, SchedulersSeeTheRailGroupAsTheRack)
+{
+    RailOptimizedParams p;
+    p.servers = 6;
+    p.gpusPerServer = 4;
+    p.serversPerGroup = 3;
+    const FabricTopology topo = MakeRailOptimized(p);
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        const auto [server, gpu] = ServerGpu(topo, h);
+        // Placement's rack stays the server; schedulers plan the rail group as one rack.
+        EXPECT_EQ(topo.GetNode(topo.GetHosts()[h]).rack, static_cast<int32_t>(server));
+        EXPECT_EQ(topo.GetSchedulingRack(h), static_cast<int32_t>(server / 3)) << "host " << h;
+        EXPECT_EQ(RailOptimizedHost(p, server, gpu), h);
+    }
+    EXPECT_THROW(RailOptimizedHost(p, 6, 0), std::out_of_range);
+    EXPECT_THROW(RailOptimizedHost(p, 0, 4), std::out_of_range);
+}
+
 TEST(RailOptimizedTopology, HopsAndPathsFollowRailsAndGroups)
 {
     RailOptimizedParams p;

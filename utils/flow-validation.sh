@@ -21,8 +21,8 @@ for backend in packet flow; do
       --compare="$policies"
   done
   echo "=== paper figure 1 (both fabrics, 1% scale), $backend level"
-  "$build/paper-figures" --figure=1 --scale=0.01 --policies="$policies" --backend="$backend" \
-    --db="$db" --progress=0
+  "$build/paper-figures" --figure=1 --fabric=both --scale=0.01 --policies="$policies" \
+    --backend="$backend" --db="$db" --progress=0
   echo "=== paper figure 4, $backend level"
   "$build/paper-figures" --figure=4 --backend="$backend" --db="$db" --progress=0
 done

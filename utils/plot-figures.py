@@ -6,6 +6,8 @@
 
 Runs are chosen by runs.example:
   figure1  policy comparison on a model mix (tables jobs, iterations)
+           (figure1-oversubscribed, figure1-rail-optimized: the same on further
+           fabrics, drawn as further panels)
   figure2  scheduling time against cluster size (table scheduling_bench)
   figure3  policy comparison on a large cluster (tables jobs, iterations)
   figure4  interleaving of jobs on one link over time (table link_samples)
@@ -52,8 +54,10 @@ except ImportError:
 
 EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4"}
 # Further fabrics a figure is run on, drawn as panels beside its first
-# (paper-figures runs figure 1 on a 2:1 oversubscribed leaf-spine too).
-VARIANTS = {1: {"figure1-oversubscribed": "2:1 oversubscribed leaf-spine"}}
+# (paper-figures runs figure 1 on a 2:1 oversubscribed leaf-spine and on a
+# rail-optimized fabric too).
+VARIANTS = {1: {"figure1-oversubscribed": "2:1 oversubscribed leaf-spine",
+                "figure1-rail-optimized": "full-bisection rail-optimized fabric"}}
 
 # Baseline first, the idealized references last; unknown policies go before them.
 POLICY_ORDER = ["fair", "cassini", "crux", "mltcp", "symphony", "harmonics"]
@@ -321,7 +325,7 @@ def load_figure_comparisons(db, number):
             variant.fabric = fabric
             data.variants.append(variant)
     if data.variants:
-        data.fabric = "full bisection"
+        data.fabric = "full-bisection fat-tree"
     return data
 
 

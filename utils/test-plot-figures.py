@@ -462,6 +462,29 @@ class PlotFiguresTest(unittest.TestCase):
         self.assertEqual(self.claim("training time (figure 1)")["This database"],
                          f"{(expected_ratios(FIGURE1)['harmonics'][0] - 1) * 100:+.1f}%")
 
+    def test_the_rail_optimized_fabric_gets_a_third_panel_table_and_claims(self):
+        full_database(self.db, variants=[("figure1-oversubscribed", FIGURE3),
+                                         ("figure1-rail-optimized", FIGURE1)])
+        self.assert_ok(self.plot())
+        self.assert_png("figure1.png")
+        expected = expected_ratios(FIGURE1)
+        rows = markdown_table(self.summary(),
+                              "### Figure 1 on a full-bisection rail-optimized fabric")
+        self.assertEqual({row["Policy"] for row in rows}, set(FIGURE1))
+        for row in rows:
+            self.assertAlmostEqual(float(row["Training / fair"]), expected[row["Policy"]][0],
+                                   delta=0.0005, msg=row["Policy"])
+        self.assertEqual(self.claim("training time (figure 1, full-bisection rail")["This database"],
+                         f"{(expected['harmonics'][0] - 1) * 100:+.1f}%")
+        self.assertEqual(self.claim("training time (figure 1, 2:1")["This database"],
+                         f"{(expected_ratios(FIGURE3)['harmonics'][0] - 1) * 100:+.1f}%")
+        other = self.dir / "unfinished.db"
+        ids = full_database(other, variants=[("figure1-rail-optimized", FIGURE1)])
+        set_status(other, ids["figure1-rail-optimized"]["harmonics"][0], "running")
+        result = self.plot(db=other)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("figure1-rail-optimized", result.stderr)
+
     def test_an_unfinished_run_on_a_second_fabric_is_refused(self):
         ids = full_database(self.db, variants=[("figure1-oversubscribed", FIGURE3)])
         set_status(self.db, ids["figure1-oversubscribed"]["fair"][0], "running")

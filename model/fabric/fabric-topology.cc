@@ -52,6 +52,25 @@ FabricTopology::SetServer(uint32_t nodeId, int32_t server)
     node.server = server;
 }
 
+void
+FabricTopology::SetSchedulingRack(uint32_t nodeId, int32_t rack)
+{
+    FabricNode& node = m_nodes.at(nodeId);
+    if (node.kind != FabricNodeKind::Host || rack < 0)
+    {
+        throw std::invalid_argument("FabricTopology::SetSchedulingRack: " + Describe(node, nodeId) +
+                                    (rack < 0 ? ": rack must be >= 0" : " is not a host"));
+    }
+    node.schedulingRack = rack;
+}
+
+int32_t
+FabricTopology::GetSchedulingRack(uint32_t host) const
+{
+    const FabricNode& node = m_nodes[m_hosts.at(host)];
+    return node.schedulingRack >= 0 ? node.schedulingRack : node.rack;
+}
+
 bool
 FabricTopology::SameServer(uint32_t hostA, uint32_t hostB) const
 {

@@ -30,6 +30,12 @@ struct FabricNode
     /// Hosts: the multi-GPU server whose NIC this host is (the NICs of one server share its
     /// NVLink); -1: the host is a server of its own. Switches: -1.
     int32_t server{-1};
+    /// Hosts: the rack a rack-level scheduler (Harmonics' Local Schedulers) plans this host
+    /// in, when that is not its rack: the group of hosts whose traffic among themselves
+    /// crosses only the switches below the group's uplinks. Set on a rail-optimized fabric,
+    /// where it is the rail group (NICs of one rail and group share a rail leaf) while rack
+    /// is the server, for placement. -1: the rack. Switches: -1.
+    int32_t schedulingRack{-1};
 };
 
 /// One bidirectional link of a FabricTopology.
@@ -91,6 +97,21 @@ class FabricTopology
      * \throw std::out_of_range for an unknown host index
      */
     bool SameServer(uint32_t hostA, uint32_t hostB) const;
+
+    /**
+     * Make \p rack the rack schedulers plan host node \p nodeId in
+     * (FabricNode::schedulingRack), in place of its rack.
+     * \throw std::invalid_argument if the node is not a host or \p rack < 0
+     */
+    void SetSchedulingRack(uint32_t nodeId, int32_t rack);
+
+    /**
+     * \param host a host index
+     * \return the rack schedulers plan the host in: its FabricNode::schedulingRack if
+     *         set, else its rack (-1 if none)
+     * \throw std::out_of_range for an unknown host index
+     */
+    int32_t GetSchedulingRack(uint32_t host) const;
 
     /**
      * Add a link; it becomes the next port of both ends. Rates, delays and

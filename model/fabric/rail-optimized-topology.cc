@@ -48,6 +48,7 @@ MakeRailOptimized(const RailOptimizedParams& params)
                              group,
                              static_cast<int32_t>(s));
             topo.SetServer(id, static_cast<int32_t>(s));
+            topo.SetSchedulingRack(id, group);
         }
     }
     std::vector<uint32_t> leaves; // group-major, rail-minor
@@ -85,6 +86,19 @@ MakeRailOptimized(const RailOptimizedParams& params)
     }
     topo.Validate();
     return topo;
+}
+
+uint32_t
+RailOptimizedHost(const RailOptimizedParams& params, uint32_t server, uint32_t gpu)
+{
+    const uint32_t g = params.gpusPerServer;
+    if (server >= params.servers || gpu >= g)
+    {
+        throw std::out_of_range("rail-optimized: no GPU " + std::to_string(gpu) + " on server " +
+                                std::to_string(server) + " (" + std::to_string(params.servers) +
+                                " servers of " + std::to_string(g) + " GPUs)");
+    }
+    return server * g + (server % 2 == 0 ? gpu : g - 1 - gpu);
 }
 
 } // namespace ns3

@@ -47,7 +47,10 @@ struct RailOptimizedParams
  *   number of servers, the hop closing the ring crosses from rail G-1 to
  *   rail 0 (through a spine). Names "host-s<server>-g<gpu>"; rack = server
  *   (placement keeps a job's GPUs on few servers), pod = rail group,
- *   server = server;
+ *   server = server, scheduling rack = rail group (a rack-level scheduler
+ *   plans the group as a rack: a rail-aligned ring inside it crosses only
+ *   rail leaves, and its traffic leaves it only over the rail leaves' spine
+ *   links);
  * - then the rail leaves, group by group, rail by rail ("rail-<group>-<i>",
  *   tier 1, pod = group, rack -1), then the spines ("spine-<j>", tier 2);
  * - links: NIC - rail leaf in host order, then for each leaf, each spine,
@@ -59,6 +62,14 @@ struct RailOptimizedParams
  *        of serversPerGroup, a rate is zero or a delay negative
  */
 FabricTopology MakeRailOptimized(const RailOptimizedParams& params);
+
+/**
+ * \ingroup collective-scheduling
+ * The host index of GPU \p gpu's NIC on server \p server in the fabric
+ * MakeRailOptimized builds from \p params (see its numbering).
+ * \throw std::out_of_range if there is no such server or GPU
+ */
+uint32_t RailOptimizedHost(const RailOptimizedParams& params, uint32_t server, uint32_t gpu);
 
 } // namespace ns3
 

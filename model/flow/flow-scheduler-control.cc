@@ -68,8 +68,7 @@ FlowSchedulerControl::GetLinkRateBps(uint32_t link) const
 int32_t
 FlowSchedulerControl::GetHostRack(uint32_t host) const
 {
-    const FabricTopology& topo = m_network->GetTopology();
-    return topo.GetNode(topo.GetHosts().at(host)).rack;
+    return m_network->GetTopology().GetSchedulingRack(host);
 }
 
 std::vector<uint32_t>

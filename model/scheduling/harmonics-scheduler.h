@@ -15,8 +15,9 @@ namespace ns3
  * \brief Harmonics as a collective scheduler: the epoch planner of
  * EpochScheduler with HarmonicsPlanner's two tiers.
  *
- * A job's rack is its hosts' rack (SchedulerControl::GetHostRack) when they
- * share one; the others cross racks. The racks' uplinks, for the
+ * A job's rack is its hosts' rack (SchedulerControl::GetHostRack; on a
+ * rail-optimized fabric the rail group) when they share one; the others
+ * cross racks. The racks' uplinks, for the
  * coordinator's aggregates, are the first and last links above the hosts'
  * switches on every ECMP path (probed) of the cross-rack jobs' host pairs.
  *

@@ -86,7 +86,11 @@ class SchedulerControl
     /// Line rate of directed link \p link, bit/s.
     virtual uint64_t GetLinkRateBps(uint32_t link) const = 0;
 
-    /// The rack (edge switch index) of host \p host; -1 if unknown (the default).
+    /**
+     * The rack a rack-level scheduler plans host \p host in: its edge switch's rack
+     * (FabricTopology::GetSchedulingRack: on a rail-optimized fabric, its rail group);
+     * -1 if unknown (the default).
+     */
     virtual int32_t GetHostRack(uint32_t /* host */) const
     {
         return -1;

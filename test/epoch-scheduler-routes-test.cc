@@ -159,10 +159,12 @@ TEST_F(EpochSchedulerRoutesTest, PortsChangeOnlyWhileTheGateIsClosed)
             {
                 if (a.contains("source_port"))
                 {
-                    // It reaches the NICs one control delay (2 us) later.
+                    // It reaches the NICs one control delay (2 us) later. A
+                    // change made as a collective ends goes out with the gate's
+                    // closing, which the NICs take first: the gate may still be
+                    // open at t, never at t + 2 us.
                     const int64_t job = a["job"].get<int64_t>();
                     EXPECT_FALSE(openAt(job, t + 2000)) << policy << " job " << job << " at " << t;
-                    EXPECT_FALSE(openAt(job, t)) << policy << " job " << job << " at " << t;
                     ++changes;
                 }
             }

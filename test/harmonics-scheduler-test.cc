@@ -781,3 +781,34 @@ TEST_F(HarmonicsRunTest, OnARailOptimizedFabricTheRailGroupIsTheLocalSchedulersR
 }
 
 } // namespace
+
+namespace
+{
+
+TEST(HarmonicsPlannerTest, CoordinatorTakesTheJointRouteAmongEqualChoices)
+{
+    // Job 0 may take either spine; job 1 only spine 0. Alone, job 0's routes
+    // are equally good; the joint assignment puts it on spine 1, which leaves
+    // spine 0 to job 1, so both start at once. The lowest route (spine 0)
+    // would make job 1 wait for job 0.
+    PlanInstance in;
+    in.horizon = 8;
+    PlanCollective a = CrossColl(0, 2, 2, 0, 0);
+    a.jointRoute = 1;
+    PlanCollective b = Coll(0, 2, 1, CrossRing(1, 1, 0));
+    b.jointRoute = 0;
+    in.jobs = {Job(0, 1, {a}), Job(1, 1, {b})};
+    const CoordinatorPlan c = PlanCoordinator(in, TwoRacksTwoSpines());
+    std::string why;
+    EXPECT_TRUE(CheckPlan(in, c.plan, &why)) << why;
+    EXPECT_EQ(c.plan.RouteOf(0, 0), 1u);
+    EXPECT_EQ(c.plan.start.at({0, 0}), 0);
+    EXPECT_EQ(c.plan.start.at({1, 0}), 0);
+    // Without the hint the tie goes to the lowest route, and job 1 waits.
+    in.jobs[0].collectives[0].jointRoute = -1;
+    const CoordinatorPlan lowest = PlanCoordinator(in, TwoRacksTwoSpines());
+    EXPECT_EQ(lowest.plan.RouteOf(0, 0), 0u);
+    EXPECT_EQ(lowest.plan.start.at({1, 0}), 2);
+}
+
+} // namespace

@@ -273,6 +273,11 @@ PlanInstance::Validate() const
                 Fail(w + ": field exactReady must be <= readySlot, got " +
                      FormatReal(c.exactReady));
             }
+            if (c.jointRoute < -1 || c.jointRoute >= static_cast<int32_t>(c.Routes()))
+            {
+                Fail(w + ": field jointRoute must be -1 or a route, got " +
+                     std::to_string(c.jointRoute));
+            }
             for (uint32_t r = 0; r < c.Routes(); ++r)
             {
                 const std::string wr = r == 0 ? w : w + " route " + std::to_string(r);

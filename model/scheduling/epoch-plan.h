@@ -62,6 +62,11 @@ struct PlanCollective
     std::vector<PlanRoute> alternatives; ///< routes 1, 2, ...: other candidate routings
     double exactDuration{0};             ///< route 0's unrounded duration in slots (see PlanRoute)
     double exactReady{-1}; ///< unrounded ready time in slots, <= readySlot; < 0: readySlot
+    /// The route that belongs to an assignment made for all jobs together (Crux's
+    /// least-loaded one), whose routes keep off each other; -1: none. A greedy
+    /// planner prefers it among choices that are otherwise equal, where the lowest
+    /// route would let the first collective placed block the next one's only free path.
+    int32_t jointRoute{-1};
 
     /// Number of candidate routes (1 + alternatives).
     uint32_t Routes() const

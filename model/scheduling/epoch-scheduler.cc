@@ -619,6 +619,13 @@ EpochScheduler::Solve()
                 alt.usage = st.routings[allowed[i]].shares;
                 c.alternatives.push_back(std::move(alt));
             }
+            for (std::size_t i = 0; i < allowed.size(); ++i)
+            {
+                if (st.routings[allowed[i]].joint)
+                {
+                    c.jointRoute = static_cast<int32_t>(i);
+                }
+            }
             pj.collectives.push_back(std::move(c));
             routeOf[id].allowed.push_back(allowed);
         }

@@ -188,8 +188,11 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
         const int64_t earliest =
             ChainEarliest(instance, job, k, previousStart[pick], previousDuration[pick]);
         out.choices += c.Routes() * static_cast<uint64_t>(horizon);
-        // (finish, peak uplink load, route) of the best choice so far.
-        std::tuple<int64_t, double, uint32_t> best{std::numeric_limits<int64_t>::max(), 0.0, 0};
+        // (finish, peak uplink load, not the joint route, route) of the best choice so far.
+        std::tuple<int64_t, double, bool, uint32_t> best{std::numeric_limits<int64_t>::max(),
+                                                         0.0,
+                                                         true,
+                                                         0};
         int64_t start = horizon;
         for (int64_t s = earliest; s < horizon && s + ShortestDuration(c) < std::get<0>(best); ++s)
         {
@@ -200,7 +203,11 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
                 {
                     continue;
                 }
-                const std::tuple<int64_t, double, uint32_t> mine{s + c.Duration(r), peak, r};
+                const std::tuple<int64_t, double, bool, uint32_t> mine{s + c.Duration(r),
+                                                                       peak,
+                                                                       static_cast<int32_t>(r) !=
+                                                                           c.jointRoute,
+                                                                       r};
                 if (mine < best)
                 {
                     best = mine;
@@ -208,7 +215,7 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
                 }
             }
         }
-        const uint32_t route = start < horizon ? std::get<2>(best) : 0;
+        const uint32_t route = start < horizon ? std::get<3>(best) : 0;
         if (start < horizon)
         {
             ledger.Take(c, route, start);

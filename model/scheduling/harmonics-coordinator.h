@@ -53,7 +53,10 @@ struct CoordinatorPlan
  * over its duration; the spine assignment then keeps, among the candidates,
  * those whose route leaves every single uplink within its capacity, and
  * takes the one that finishes first, then the one whose most loaded uplink
- * ends least loaded (balance), then the lowest route. Every rack the
+ * ends least loaded (balance), then the route of the joint least-loaded
+ * assignment (PlanCollective::jointRoute: taking the lowest route there let
+ * the first ring placed block the next one's only free spine), then the
+ * lowest route. Every rack the
  * collective touches starts it at that slot (one gate per job). Nothing
  * fits: deferred past the horizon. Light by design: per collective, slots x
  * routes checks on a few aggregates and the links of one route.

@@ -289,10 +289,11 @@ CandidateRoutings(const std::map<uint32_t, SchedulerJob>& jobs,
     std::map<uint32_t, std::vector<JobRouting>> out;
     auto add = [&out](uint32_t id, JobRouting r) {
         auto& list = out[id];
-        for (const JobRouting& known : list)
+        for (JobRouting& known : list)
         {
             if (known.SameLinks(r))
             {
+                known.joint = known.joint || r.joint;
                 return;
             }
         }
@@ -332,7 +333,9 @@ CandidateRoutings(const std::map<uint32_t, SchedulerJob>& jobs,
                 load[link] += BusySeconds(control, link, g.bytes);
             }
         }
-        add(job->id, RoutingWithPorts(*job, control, ports, "least-loaded"));
+        JobRouting joint = RoutingWithPorts(*job, control, ports, "least-loaded");
+        joint.joint = true;
+        add(job->id, std::move(joint));
     }
 
     for (const SchedulerJob* job : order)

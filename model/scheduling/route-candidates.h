@@ -108,6 +108,9 @@ struct JobRouting
     std::map<uint32_t, double> busySeconds; ///< link -> payload seconds per iteration
     std::map<uint32_t, double> shares;      ///< link -> share while communicating, (0, 1]
     Time commTime;                          ///< estimated communication per iteration
+    /// Whether it is the job's part of the least-loaded assignment of all jobs
+    /// together (whatever its kind: a duplicate of the default keeps "default").
+    bool joint{false};
 
     /// Whether both routings put the same bytes on the same links.
     bool SameLinks(const JobRouting& other) const;

@@ -116,6 +116,50 @@ TEST_F(EpochSchedulerRoutesTest, RoutesRemoveACollisionThatTimeAloneSerialises)
     EXPECT_GT(portActions, 0u);
 }
 
+TEST_F(EpochSchedulerRoutesTest, HarmonicsCoordinatorRoutesCrossRackRingsApart)
+{
+    // Both jobs cross racks, so Harmonics' coordinator places them; its
+    // candidates include the joint least-loaded assignment, which puts them
+    // on different spines, so neither waits for the other. Each job's
+    // candidates mark one routing as the joint one (what the coordinator
+    // prefers among equal choices; that preference is tested on the planner
+    // alone: CoordinatorTakesTheJointRouteAmongEqualChoices).
+    ScenarioSpec spec = TwoSpines();
+    const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    spec.scheduler = "harmonics";
+    spec.schedulerParams = R"({"SolveTime": "none"})";
+    const RunOutcome o = ScenarioRunner(spec, "test").Run();
+    for (std::size_t j = 0; j < 2; ++j)
+    {
+        ASSERT_TRUE(o.jobs[j].done);
+        EXPECT_LT(Ratio(o.jobs[j].meanIteration, isolated.jobs[j].meanIteration), 1.03)
+            << "job " << j;
+    }
+    // Every job has exactly one routing of the joint assignment.
+    uint32_t notes = 0;
+    for (const auto& row : Rows(spec.output.db,
+                                "SELECT detail_json FROM scheduler_decisions WHERE run_id=" +
+                                    std::to_string(o.runIds.at(0))))
+    {
+        const auto d = nlohmann::json::parse(row[0]);
+        if (!d.contains("routings"))
+        {
+            continue;
+        }
+        for (const auto& [job, list] : d["routings"].items())
+        {
+            uint32_t joint = 0;
+            for (const auto& r : list)
+            {
+                joint += r["joint"].get<bool>() ? 1 : 0;
+            }
+            EXPECT_EQ(joint, 1u) << "job " << job << ": " << list.dump();
+            ++notes;
+        }
+    }
+    EXPECT_GT(notes, 0u);
+}
+
 TEST_F(EpochSchedulerRoutesTest, PortsChangeOnlyWhileTheGateIsClosed)
 {
     ScenarioSpec spec = TwoSpines();

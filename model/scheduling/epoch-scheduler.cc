@@ -482,6 +482,7 @@ EpochScheduler::UpdateRoutings()
         for (const JobRouting& r : st.routings)
         {
             kinds.push_back({{"kind", r.kind},
+                             {"joint", r.joint},
                              {"comm_us", r.commTime.GetMicroSeconds()},
                              {"shares", r.shares}});
         }

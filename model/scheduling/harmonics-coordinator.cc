@@ -203,10 +203,10 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
                 {
                     continue;
                 }
+                const bool notJoint = static_cast<int32_t>(r) != c.jointRoute;
                 const std::tuple<int64_t, double, bool, uint32_t> mine{s + c.Duration(r),
                                                                        peak,
-                                                                       static_cast<int32_t>(r) !=
-                                                                           c.jointRoute,
+                                                                       notJoint,
                                                                        r};
                 if (mine < best)
                 {

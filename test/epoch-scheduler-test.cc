@@ -8,6 +8,7 @@
  * plan and the run goes on; scheduling time is recorded by part.
  */
 
+#include "example-process-test-util.h"
 #include "scenario-run-test.h"
 
 #include <gtest/gtest.h>
@@ -219,18 +220,13 @@ std::map<uint32_t, std::vector<std::pair<int64_t, int64_t>>>
 OpenIntervals(const std::string& dbPath, int64_t runId)
 {
     std::map<uint32_t, std::vector<std::pair<int64_t, int64_t>>> out;
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open(dbPath.c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    const std::string sql =
-        "SELECT t_ns, job_id, open FROM gates WHERE run_id=" + std::to_string(runId) +
-        " ORDER BY t_ns, rowid";
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
-    while (sqlite3_step(st) == SQLITE_ROW)
+    for (const test::Row& row : test::Query(dbPath,
+                                            "SELECT t_ns, job_id, open FROM gates WHERE run_id=" +
+                                                std::to_string(runId) + " ORDER BY t_ns, rowid"))
     {
-        const int64_t t = sqlite3_column_int64(st, 0);
-        auto& list = out[static_cast<uint32_t>(sqlite3_column_int(st, 1))];
-        if (sqlite3_column_int(st, 2) != 0)
+        const int64_t t = std::stoll(*row[0]);
+        auto& list = out[static_cast<uint32_t>(std::stoul(*row[1]))];
+        if (*row[2] != "0")
         {
             list.emplace_back(t, -1);
         }
@@ -239,8 +235,6 @@ OpenIntervals(const std::string& dbPath, int64_t runId)
             list.back().second = t;
         }
     }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
     return out;
 }
 

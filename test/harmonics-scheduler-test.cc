@@ -589,6 +589,23 @@ Query(const std::string& dbPath, const std::string& sql)
 
 class HarmonicsRunTest : public test::ScenarioRunTest
 {
+  protected:
+    /// Run \p spec under Harmonics with plans taking effect at once (a modelled
+    /// solve is longer than these scaled-down iterations, and the tests are
+    /// about what the plans decide); every job must finish.
+    static RunOutcome RunPlansAtOnce(const ScenarioSpec& spec)
+    {
+        Config::SetDefault("ns3::EpochScheduler::SolveTime",
+                           EnumValue(EpochScheduler::SOLVE_TIME_NONE));
+        const RunOutcome o = ScenarioRunner(spec, "test").Run("harmonics");
+        Config::SetDefault("ns3::EpochScheduler::SolveTime",
+                           EnumValue(EpochScheduler::SOLVE_TIME_MODELLED));
+        for (const JobOutcome& j : o.jobs)
+        {
+            EXPECT_TRUE(j.done);
+        }
+        return o;
+    }
 };
 
 TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothRacks)
@@ -601,17 +618,7 @@ TEST_F(HarmonicsRunTest, DecisionsNameTheirTierAndACrossRackJobOpensOnceForBothR
                  Job(1, {0, 1}, 2000000, MicroSeconds(300), 4),
                  Job(2, {2, 3}, 2000000, MicroSeconds(300), 4)};
     spec.output.db = (m_dir / "tiers.db").string();
-    // Plans take effect at once: a modelled solve is longer than these
-    // scaled-down iterations, and this is about what the plans decide.
-    Config::SetDefault("ns3::EpochScheduler::SolveTime",
-                       EnumValue(EpochScheduler::SOLVE_TIME_NONE));
-    const RunOutcome o = ScenarioRunner(spec, "test").Run("harmonics");
-    Config::SetDefault("ns3::EpochScheduler::SolveTime",
-                       EnumValue(EpochScheduler::SOLVE_TIME_MODELLED));
-    for (const JobOutcome& j : o.jobs)
-    {
-        ASSERT_TRUE(j.done);
-    }
+    const RunOutcome o = RunPlansAtOnce(spec);
     const std::string run = std::to_string(o.runIds.at(0));
     std::vector<DecisionRow> decisions;
     for (const auto& r :
@@ -727,15 +734,7 @@ TEST_F(HarmonicsRunTest, OnARailOptimizedFabricTheRailGroupIsTheLocalSchedulersR
         j.gpusPerHost = 1;
     }
     spec.output.db = (m_dir / "rail-tiers.db").string();
-    Config::SetDefault("ns3::EpochScheduler::SolveTime",
-                       EnumValue(EpochScheduler::SOLVE_TIME_NONE));
-    const RunOutcome o = ScenarioRunner(spec, "test").Run("harmonics");
-    Config::SetDefault("ns3::EpochScheduler::SolveTime",
-                       EnumValue(EpochScheduler::SOLVE_TIME_MODELLED));
-    for (const JobOutcome& j : o.jobs)
-    {
-        ASSERT_TRUE(j.done);
-    }
+    const RunOutcome o = RunPlansAtOnce(spec);
     const std::map<int64_t, nlohmann::json> expected = {{0, {{"tier", "local"}, {"rack", 0}}},
                                                         {1, {{"tier", "coordinator"}}},
                                                         {2, {{"tier", "local"}, {"rack", 1}}}};

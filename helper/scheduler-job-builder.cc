@@ -97,7 +97,10 @@ MakeJob(const TrainingCluster::JobEntry& entry,
     job.computeTime = entry.computeTime;
     job.gradientBytes = entry.gradientBytes;
     job.rankHosts = entry.placement.workerHost;
-    job.startTime = entry.job ? entry.job->GetStartTime() : Simulator::Now();
+    // Schedulers learn of a job as the cluster starts it, just before its
+    // TrainingJob::Start: until then its own start time is not set.
+    job.startTime =
+        entry.job && entry.job->HasStarted() ? entry.job->GetStartTime() : Simulator::Now();
 
     const uint64_t ackWire =
         RoceWire::WireBytes(RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp +

@@ -509,6 +509,59 @@ TEST_F(HarmonicsIncrementalTest, AChangeInOneRackResolvesThatRackOnlyTheOthersKe
     EXPECT_TRUE(CheckPlan(second, third.plan, &why)) << why;
 }
 
+TEST_F(HarmonicsIncrementalTest, ARackWhoseCollectivesAreAllPastTheHorizonKeepsItsPlan)
+{
+    // Every job's next collective is ready at the horizon (20 slots) or later:
+    // no plan can start any of them, so there is nothing to decide.
+    HarmonicsPlanner planner;
+    RecordingSolver solver;
+    const HarmonicsPlan first = planner.Replan(Instance(20, false), Input(kFirst), solver, Exact());
+    ASSERT_EQ(solver.calls.size(), 2u); // first plan: both racks
+    for (uint32_t j : {1u, 2u, 3u, 4u})
+    {
+        EXPECT_EQ(first.plan.start.at({j, 0}), 20) << "job " << j << " deferred";
+    }
+    // 2.5 slots later they are still out of reach (ready at the new horizon):
+    // both racks keep their plans, no solve, every collective deferred.
+    const PlanInstance later = Instance(20, false);
+    const HarmonicsPlan h = planner.Replan(later, Input(kSecond), solver, Exact());
+    EXPECT_EQ(solver.calls.size(), 2u) << "no rack is solved again";
+    ASSERT_EQ(h.locals.size(), 2u);
+    for (const auto& l : h.locals)
+    {
+        EXPECT_FALSE(l.solved) << "rack " << l.rack;
+    }
+    std::string why;
+    EXPECT_TRUE(CheckPlan(later, h.plan, &why)) << why;
+    for (uint32_t j : {1u, 2u, 3u, 4u})
+    {
+        for (uint32_t k = 0; k < 2; ++k)
+        {
+            EXPECT_EQ(h.plan.start.at({j, k}), 20) << "job " << j << " k " << k;
+            EXPECT_EQ(h.keptStart.count({j, k}), 0u);
+        }
+    }
+    // Once rack 0's jobs come within reach (ready at slot 4), rack 0 is
+    // solved again and places them; rack 1's, still past the horizon, keep.
+    PlanInstance reach = Instance(20, false);
+    for (PlanJob& j : reach.jobs)
+    {
+        if (j.id == 1 || j.id == 2)
+        {
+            j.collectives[0].readySlot = 4;
+        }
+    }
+    const HarmonicsPlan r = planner.Replan(reach, Input(kSecond), solver, Exact());
+    EXPECT_EQ(solver.calls.size(), 3u);
+    ASSERT_EQ(r.locals.size(), 2u);
+    EXPECT_TRUE(r.locals[0].solved);
+    EXPECT_EQ(r.locals[0].why, "changed");
+    EXPECT_FALSE(r.locals[1].solved);
+    EXPECT_LT(r.plan.start.at({1, 0}), 20);
+    EXPECT_LT(r.plan.start.at({2, 0}), 20);
+    EXPECT_TRUE(CheckPlan(reach, r.plan, &why)) << why;
+}
+
 TEST_F(HarmonicsIncrementalTest, AResolvedRackStartsFromItsPreviousPlanFeasibly)
 {
     HarmonicsPlanner planner;

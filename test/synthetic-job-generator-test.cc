@@ -99,6 +99,43 @@ TEST(SyntheticJobs, FollowsTheDocumentedDrawSequence)
     }
 }
 
+TEST(SyntheticJobs, PlacementMixIsAFourthDrawAndLeavesTheOthersUnchanged)
+{
+    ScenarioSpec::Synthetic mix = Mix(200, 4242);
+    JobSpec defaults;
+    defaults.placement = "packed";
+    const auto without = GenerateSyntheticJobs(mix, defaults);
+    mix.placementMix = {{"packed", 3}, {"spread", 0}, {"random", 1}};
+    const auto with = GenerateSyntheticJobs(mix, defaults);
+    // By hand: four outputs per job, the fourth over cumulative 3, 3, 4 of 4.
+    std::mt19937_64 engine(mix.seed);
+    auto uniform = [&engine]() { return std::ldexp(static_cast<double>(engine() >> 11), -53); };
+    double t = 0;
+    uint32_t random = 0;
+    ASSERT_EQ(with.size(), 200u);
+    for (const JobSpec& job : with)
+    {
+        t += -std::log1p(-uniform()) / mix.arrivalRatePerS;
+        EXPECT_EQ(job.arrivalNs, std::llround(t * 1e9));
+        const double us = uniform();
+        EXPECT_EQ(job.workers, us < 0.5 ? 8u : (us < 0.7 ? 2u : 32u));
+        uniform(); // model
+        const double up = uniform() * 4;
+        EXPECT_EQ(job.placement, up < 3 ? "packed" : "random") << up;
+        random += job.placement == "random" ? 1 : 0;
+    }
+    EXPECT_GT(random, 20u); // about 50 of 200
+    EXPECT_LT(random, 80u);
+    // Without a mix the sequence is the three-draw one: every job takes the default.
+    for (const JobSpec& job : without)
+    {
+        EXPECT_EQ(job.placement, "packed");
+    }
+    EXPECT_NE(without[1].arrivalNs, with[1].arrivalNs); // the fourth draw shifts the stream
+    mix.placementMix = {{"explicit", 1}};
+    EXPECT_THROW(GenerateSyntheticJobs(mix, defaults), std::runtime_error);
+}
+
 TEST(SyntheticJobs, DeterministicForASeedAndSeedSensitive)
 {
     const auto a = GenerateSyntheticJobs(Mix(500, 42), JobSpec{});

@@ -8,6 +8,9 @@
 
 #include "fabric-test-util.h"
 
+#include "ns3/scheduler-job-builder.h"
+
+#include <functional>
 #include <gtest/gtest.h>
 #include <map>
 #include <sqlite3.h>
@@ -184,6 +187,40 @@ TEST_F(TrainingClusterTest, JobsThatDoNotFitWaitForGpus)
         << "5 workers can never fit on 4 GPUs";
     EXPECT_THROW(cluster->AddJob(Job(0, 1, 1000, MicroSeconds(1))), std::invalid_argument)
         << "duplicate id";
+}
+
+TEST_F(TrainingClusterTest, SchedulersLearnTheStartOfAJobThatStartsLate)
+{
+    // Job 1 arrives at 10 us and waits for job 0's GPUs; a scheduler builds
+    // its view of a job when the cluster starts it (JobStarted), before the
+    // TrainingJob's own Start: its start time is then, not 0.
+    Ptr<TrainingCluster> cluster = Build(4, 1);
+    cluster->AddJob(Job(0, 4, 400000, MicroSeconds(100)));
+    JobSpec second = Job(1, 2, 400000, MicroSeconds(100));
+    second.arrivalNs = 10000;
+    cluster->AddJob(second);
+    std::map<uint32_t, Time> seen;
+    std::map<uint32_t, Time> at;
+    std::function<void(uint32_t)> started = [&](uint32_t id) {
+        for (const auto& e : cluster->GetJobs())
+        {
+            if (e->spec.id == id)
+            {
+                seen[id] = MakeSchedulerJob(*e, *cluster->GetFabric()).startTime;
+                at[id] = Simulator::Now();
+            }
+        }
+    };
+    cluster->TraceConnectWithoutContext(
+        "JobStarted",
+        MakeCallback(&std::function<void(uint32_t)>::operator(), &started));
+    Simulator::Run();
+    ASSERT_EQ(cluster->GetFinishedJobs(), 2u);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen.at(0), Time(0));
+    EXPECT_GT(at.at(1), MicroSeconds(10)); // it waited for job 0
+    EXPECT_EQ(seen.at(1), at.at(1));
+    EXPECT_EQ(seen.at(1), cluster->GetJobs()[1]->job->GetStartTime());
 }
 
 TEST_F(TrainingClusterTest, ResultRowsAreConsistent)

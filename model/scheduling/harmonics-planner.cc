@@ -163,6 +163,47 @@ Complete(const PlanInstance& part, const Plan& prefix)
     return plan;
 }
 
+/**
+ * Add to \p plan, after each job's collectives it places (a prefix of the
+ * chain), those that no plan can start within the horizon: the first one not
+ * placed and the rest of its chain, when its earliest start (its ready slot,
+ * or the end of the placed one before it plus the job's compute) is at or
+ * past the horizon. Such a deferral is no decision: a solve would make it too.
+ * \return the number of collectives deferred
+ */
+uint32_t
+DeferForced(const PlanInstance& part, Plan* plan)
+{
+    uint32_t count = 0;
+    for (const PlanJob& job : part.jobs)
+    {
+        int64_t previousStart = 0;
+        int64_t previousDuration = 0;
+        uint32_t k = 0;
+        for (; k < job.collectives.size(); ++k)
+        {
+            auto it = plan->start.find({job.id, k});
+            if (it == plan->start.end())
+            {
+                break;
+            }
+            previousStart = it->second;
+            previousDuration = job.collectives[k].Duration(plan->RouteOf(job.id, k));
+        }
+        if (k == job.collectives.size() ||
+            ChainEarliest(part, job, k, previousStart, previousDuration) < part.horizon)
+        {
+            continue;
+        }
+        for (; k < job.collectives.size(); ++k)
+        {
+            plan->start[{job.id, k}] = part.horizon;
+            ++count;
+        }
+    }
+    return count;
+}
+
 } // namespace
 
 bool
@@ -307,7 +348,8 @@ HarmonicsPlanner::Replan(const PlanInstance& instance,
         l.solved = false;
         l.plan.method = "kept";
         std::map<std::pair<uint32_t, uint32_t>, Time> exact;
-        const uint32_t mapped = MapPrevious(part, input, &l.plan, &exact);
+        const uint32_t mapped =
+            MapPrevious(part, input, &l.plan, &exact) + DeferForced(part, &l.plan);
         uint32_t total = 0;
         for (const PlanJob& j : part.jobs)
         {
@@ -325,6 +367,10 @@ HarmonicsPlanner::Replan(const PlanInstance& instance,
         {
             for (uint32_t k = 0; k < j.collectives.size(); ++k)
             {
+                if (l.plan.start.at({j.id, k}) >= horizon)
+                {
+                    continue; // deferred
+                }
                 const PlanCollective& c = j.collectives[k];
                 const uint32_t r = l.plan.RouteOf(j.id, k);
                 const Time begin = exact.at({j.id, k});

@@ -78,7 +78,8 @@ struct HarmonicsPlan
  * Incremental: a rack keeps its previous plan (the same absolute start
  * times, no solve) unless it changed since: its set of jobs differs, it is
  * disturbed (HarmonicsInput::disturbed), or the previous plan does not
- * cover or no longer fits its collectives (one not placed then, one whose
+ * cover or no longer fits its collectives (one not placed then that a plan
+ * could now start within the horizon, one whose
  * planned start has passed, a route no longer offered, a ready time or the
  * running collectives' reservations it now violates). The coordinator runs
  * every time, after the kept racks, whose usage it respects. A re-solved

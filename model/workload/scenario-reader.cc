@@ -436,10 +436,16 @@ CheckWeightTotal(const LocatedJson& w, const Node& n, double total)
 void
 ReadSynthetic(const LocatedJson& w, const Node& n, ScenarioSpec::Synthetic& s)
 {
-    Object o(
-        w,
-        n,
-        {"enabled", "jobs", "arrivalRatePerS", "modelMix", "workerSizes", "iterations", "seed"});
+    Object o(w,
+             n,
+             {"enabled",
+              "jobs",
+              "arrivalRatePerS",
+              "modelMix",
+              "workerSizes",
+              "placementMix",
+              "iterations",
+              "seed"});
     s.enabled = true;
     o.With("enabled", [&](const Node& v) { s.enabled = w.Bool(v); });
     o.With("jobs", [&](const Node& v) { s.jobs = w.Uint32(v, 1); });
@@ -474,6 +480,23 @@ ReadSynthetic(const LocatedJson& w, const Node& n, ScenarioSpec::Synthetic& s)
             s.workerSizes.emplace_back(static_cast<uint32_t>(std::stoul(size)),
                                        w.NonNegative(weight));
             total += s.workerSizes.back().second;
+        }
+        CheckWeightTotal(w, v, total);
+    });
+    o.With("placementMix", [&](const Node& v) {
+        const auto members = w.Members(v);
+        double total = 0;
+        for (const auto& [placement, weight] : members)
+        {
+            if (placement.empty() || placement == "explicit")
+            {
+                w.FailAt(weight.lines->keyLine,
+                         weight.path,
+                         "a generated job's placement must be packed, spread, random or "
+                         "scheduler");
+            }
+            s.placementMix.emplace_back(placement, w.NonNegative(weight));
+            total += s.placementMix.back().second;
         }
         CheckWeightTotal(w, v, total);
     });

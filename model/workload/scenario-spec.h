@@ -101,6 +101,9 @@ struct ScenarioSpec
         std::vector<std::pair<std::string, double>> modelMix;
         /// Worker count -> relative weight (>= 0, positive total), in file order.
         std::vector<std::pair<uint32_t, double>> workerSizes;
+        /// Placement policy -> relative weight, in file order; empty: every job
+        /// takes jobDefaults' placement.
+        std::vector<std::pair<std::string, double>> placementMix;
         uint32_t iterations{0}; ///< iterations of every job; 0: take jobDefaults.iterations
         uint64_t seed{1};       ///< generator seed; the file's top-level seed unless given
     } synthetic;

@@ -94,6 +94,17 @@ GenerateSyntheticJobs(const ScenarioSpec::Synthetic& params,
     }
     const std::vector<double> sizes = Cumulative(params.workerSizes, "workerSizes");
     const std::vector<double> models = Cumulative(params.modelMix, "modelMix");
+    const std::vector<double> placements = params.placementMix.empty()
+                                               ? std::vector<double>{}
+                                               : Cumulative(params.placementMix, "placementMix");
+    for (const auto& [placement, weight] : params.placementMix)
+    {
+        if (placement == "explicit")
+        {
+            Fail("placementMix",
+                 "explicit placement needs host lists, which generated jobs do not have");
+        }
+    }
     for (const auto& [workers, weight] : params.workerSizes)
     {
         if (workers == 0)
@@ -124,6 +135,10 @@ GenerateSyntheticJobs(const ScenarioSpec::Synthetic& params,
         job.arrivalNs = static_cast<int64_t>(ns);
         job.workers = params.workerSizes[Pick(sizes, Uniform(engine))].first;
         job.model = params.modelMix[Pick(models, Uniform(engine))].first;
+        if (!placements.empty())
+        {
+            job.placement = params.placementMix[Pick(placements, Uniform(engine))].first;
+        }
         job.iterations = params.iterations != 0 ? params.iterations : defaults.iterations;
         jobs.push_back(job);
     }

@@ -28,7 +28,10 @@ namespace ns3
  *     arrivalNs = llround(t * 1e9); the first job arrives after one gap;
  *  2. workers: the first entry k of workerSizes (file order) with
  *     u * W < w_1 + ... + w_k, W the sum of all weights (inverse CDF);
- *  3. model: the same over modelMix.
+ *  3. model: the same over modelMix;
+ *  4. placement, only when placementMix is not empty: the same over
+ *     placementMix (without it the engine's sequence, and so every other
+ *     draw, is what it was before the field existed).
  * Entries of weight 0 are never drawn. id = firstId + i; iterations =
  * params.iterations, or defaults.iterations when that is 0; every other
  * field comes from \p defaults (its hosts are cleared). params.enabled is
@@ -41,7 +44,7 @@ namespace ns3
  * \throw std::runtime_error "synthetic.<field>: message" when jobs is 0,
  *        the rate is not positive and finite, a distribution is empty, has
  *        a negative or non-finite weight or only zero weights, a worker
- *        count is 0, or defaults.placement is "explicit"
+ *        count is 0, or defaults.placement or a placementMix entry is "explicit"
  */
 std::vector<JobSpec> GenerateSyntheticJobs(const ScenarioSpec::Synthetic& params,
                                            const JobSpec& defaults,

@@ -95,6 +95,7 @@ void
 TrainingJob::Start()
 {
     m_startTime = Simulator::Now();
+    m_started = true;
     m_iteration = 0;
     StartIteration();
 }

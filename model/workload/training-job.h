@@ -102,9 +102,16 @@ class TrainingJob : public Object
         return m_records;
     }
 
+    /// When Start was called (0 before).
     Time GetStartTime() const
     {
         return m_startTime;
+    }
+
+    /// Whether Start has been called.
+    bool HasStarted() const
+    {
+        return m_started;
     }
 
     Time GetEndTime() const
@@ -167,6 +174,7 @@ class TrainingJob : public Object
     std::vector<IterationRecord> m_records;
     Time m_startTime;
     Time m_endTime;
+    bool m_started{false};
     bool m_done{false};
     bool m_failed{false};
     Failure m_failure;

@@ -8,6 +8,7 @@
 #include "temp-dir-test.h"
 
 #include "ns3/scenario-reader.h"
+#include "ns3/synthetic-job-generator.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -344,6 +346,35 @@ TEST_F(ScenarioFiles, SyntheticBlockEnablesItselfAndTakesTheTopLevelSeed)
     EXPECT_EQ(s.synthetic.seed, 42u);
     EXPECT_EQ(s.synthetic.iterations, 0u); // 0: jobDefaults.iterations
     EXPECT_TRUE(s.jobs.empty());
+}
+
+TEST_F(ScenarioFiles, LingjunScenariosPlaceTheirJobsAsTheySay)
+{
+    // The packed cluster keeps every job in its rack or pod; the mixed one
+    // places about one job in four at random (a binomial draw of 200 with
+    // p = 1/4: mean 50, standard deviation 6), so that jobs contend.
+    const std::string dir = std::string(CS_SOURCE_DIR) + "/examples/scenarios/";
+    for (const char* name : {"lingjun-200-jobs", "lingjun-200-jobs-mixed"})
+    {
+        const ScenarioSpec s = ReadScenarioFile(dir + name + ".json");
+        const std::vector<JobSpec> jobs = GenerateSyntheticJobs(s.synthetic, s.jobDefaults);
+        ASSERT_EQ(jobs.size(), 200u) << name;
+        std::map<std::string, uint32_t> count;
+        for (const JobSpec& j : jobs)
+        {
+            ++count[j.placement];
+        }
+        if (std::string(name) == "lingjun-200-jobs")
+        {
+            EXPECT_EQ(count["packed"], 200u);
+        }
+        else
+        {
+            EXPECT_EQ(count["packed"] + count["random"], 200u);
+            EXPECT_GE(count["random"], 26u);
+            EXPECT_LE(count["random"], 74u);
+        }
+    }
 }
 
 TEST_F(ScenarioFiles, ExampleScenarioParsesAndItsJobsShareEdgeUplinks)

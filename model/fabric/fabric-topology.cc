@@ -17,6 +17,25 @@ Describe(const FabricNode& node, uint32_t id)
     return "node " + std::to_string(id) + " '" + node.name + "'";
 }
 
+/// Host node \p nodeId of \p nodes, for FabricTopology::\p setter to set a
+/// field to \p value (>= 0, named \p field in the error).
+FabricNode&
+HostField(std::vector<FabricNode>& nodes,
+          uint32_t nodeId,
+          int32_t value,
+          const std::string& setter,
+          const std::string& field)
+{
+    FabricNode& node = nodes.at(nodeId);
+    if (node.kind != FabricNodeKind::Host || value < 0)
+    {
+        throw std::invalid_argument(
+            "FabricTopology::" + setter + ": " + Describe(node, nodeId) +
+            (value < 0 ? ": " + field + " must be >= 0" : " is not a host"));
+    }
+    return node;
+}
+
 } // namespace
 
 uint32_t
@@ -43,25 +62,13 @@ FabricTopology::AddSwitch(const std::string& name, uint32_t tier, int32_t pod, i
 void
 FabricTopology::SetServer(uint32_t nodeId, int32_t server)
 {
-    FabricNode& node = m_nodes.at(nodeId);
-    if (node.kind != FabricNodeKind::Host || server < 0)
-    {
-        throw std::invalid_argument("FabricTopology::SetServer: " + Describe(node, nodeId) +
-                                    (server < 0 ? ": server must be >= 0" : " is not a host"));
-    }
-    node.server = server;
+    HostField(m_nodes, nodeId, server, "SetServer", "server").server = server;
 }
 
 void
 FabricTopology::SetSchedulingRack(uint32_t nodeId, int32_t rack)
 {
-    FabricNode& node = m_nodes.at(nodeId);
-    if (node.kind != FabricNodeKind::Host || rack < 0)
-    {
-        throw std::invalid_argument("FabricTopology::SetSchedulingRack: " + Describe(node, nodeId) +
-                                    (rack < 0 ? ": rack must be >= 0" : " is not a host"));
-    }
-    node.schedulingRack = rack;
+    HostField(m_nodes, nodeId, rack, "SetSchedulingRack", "rack").schedulingRack = rack;
 }
 
 int32_t

@@ -8,7 +8,6 @@
 #include "temp-dir-test.h"
 
 #include "ns3/scenario-reader.h"
-#include "ns3/synthetic-job-generator.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,7 +15,6 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
-#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -346,71 +344,6 @@ TEST_F(ScenarioFiles, SyntheticBlockEnablesItselfAndTakesTheTopLevelSeed)
     EXPECT_EQ(s.synthetic.seed, 42u);
     EXPECT_EQ(s.synthetic.iterations, 0u); // 0: jobDefaults.iterations
     EXPECT_TRUE(s.jobs.empty());
-}
-
-TEST_F(ScenarioFiles, LingjunScenariosPlaceTheirJobsAsTheySay)
-{
-    // The packed cluster keeps every job in its rack or pod; the mixed one
-    // places about one job in four at random (a binomial draw of 200 with
-    // p = 1/4: mean 50, standard deviation 6), so that jobs contend.
-    const std::string dir = std::string(CS_SOURCE_DIR) + "/examples/scenarios/";
-    for (const char* name : {"lingjun-200-jobs", "lingjun-200-jobs-mixed"})
-    {
-        const ScenarioSpec s = ReadScenarioFile(dir + name + ".json");
-        const std::vector<JobSpec> jobs = GenerateSyntheticJobs(s.synthetic, s.jobDefaults);
-        ASSERT_EQ(jobs.size(), 200u) << name;
-        std::map<std::string, uint32_t> count;
-        for (const JobSpec& j : jobs)
-        {
-            ++count[j.placement];
-        }
-        if (std::string(name) == "lingjun-200-jobs")
-        {
-            EXPECT_EQ(count["packed"], 200u);
-        }
-        else
-        {
-            EXPECT_EQ(count["packed"] + count["random"], 200u);
-            EXPECT_GE(count["random"], 26u);
-            EXPECT_LE(count["random"], 74u);
-        }
-    }
-}
-
-TEST_F(ScenarioFiles, ExampleScenarioParsesAndItsJobsShareEdgeUplinks)
-{
-    const std::string path =
-        std::string(CS_SOURCE_DIR) + "/examples/scenarios/two-jobs-fat-tree.json";
-    const ScenarioSpec s = ReadScenarioFile(path);
-    EXPECT_EQ(s.topology.kind, "fat-tree");
-    EXPECT_EQ(s.topology.fatTree.k, 4u);
-    EXPECT_DOUBLE_EQ(s.scale, 0.01);
-    ASSERT_EQ(s.jobs.size(), 2u);
-    // Fat-tree numbering: host h hangs off edge switch h / (k/2).
-    const uint32_t hostsPerEdge = s.topology.fatTree.k / 2;
-    std::vector<std::set<uint32_t>> edges;
-    for (const JobSpec& job : s.jobs)
-    {
-        EXPECT_EQ(job.model.rfind("gpt2-", 0), 0u) << job.model;
-        EXPECT_EQ(job.workers, 4u);
-        EXPECT_EQ(job.hosts.size(), 4u);
-        std::set<uint32_t> e;
-        for (uint32_t h : job.hosts)
-        {
-            EXPECT_LT(h, 16u);
-            e.insert(h / hostsPerEdge);
-        }
-        EXPECT_GE(e.size(), 2u); // the ring leaves its edge switch
-        edges.push_back(e);
-    }
-    // Edge switches used by both jobs: their uplinks carry both rings.
-    std::vector<uint32_t> shared;
-    std::set_intersection(edges[0].begin(),
-                          edges[0].end(),
-                          edges[1].begin(),
-                          edges[1].end(),
-                          std::back_inserter(shared));
-    EXPECT_GE(shared.size(), 2u);
 }
 
 TEST_F(ScenarioFiles, DocumentedCompleteExampleParses)

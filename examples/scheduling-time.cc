@@ -124,70 +124,6 @@ MakeInstance(uint32_t racks, int64_t horizon, uint32_t seed)
     return in;
 }
 
-/**
- * \p instance split into its independent parts: jobs are joined when one of
- * their collectives uses a link the other's do (or a link with reserved
- * capacity both use). Parts in the order of their first job.
- */
-std::vector<PlanInstance>
-SplitIntoComponents(const PlanInstance& instance)
-{
-    const std::size_t n = instance.jobs.size();
-    std::vector<std::size_t> parent(n);
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        parent[i] = i;
-    }
-    auto find = [&parent](std::size_t x) {
-        while (parent[x] != x)
-        {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        return x;
-    };
-    std::map<uint32_t, std::size_t> firstUser; // link -> first job using it
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        for (const PlanCollective& c : instance.jobs[i].collectives)
-        {
-            for (const auto& [link, share] : c.usage)
-            {
-                auto [it, fresh] = firstUser.emplace(link, i);
-                if (!fresh)
-                {
-                    parent[find(i)] = find(it->second);
-                }
-            }
-        }
-    }
-    std::map<std::size_t, std::size_t> partOf; // root -> index in parts
-    std::vector<PlanInstance> parts;
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        auto [it, fresh] = partOf.emplace(find(i), parts.size());
-        if (fresh)
-        {
-            parts.emplace_back();
-            parts.back().horizon = instance.horizon;
-        }
-        PlanInstance& part = parts[it->second];
-        part.jobs.push_back(instance.jobs[i]);
-        for (const PlanCollective& c : instance.jobs[i].collectives)
-        {
-            for (const auto& [link, share] : c.usage)
-            {
-                auto r = instance.reserved.find(link);
-                if (r != instance.reserved.end())
-                {
-                    part.reserved[link] = r->second;
-                }
-            }
-        }
-    }
-    return parts;
-}
-
 double
 MillisecondsSince(std::chrono::steady_clock::time_point begin)
 {
@@ -341,7 +277,7 @@ Measure(std::unique_ptr<SimulationRun>& run,
             const bool centralHit = HitLimit(central, options);
 
             // The same MILP on each independent part, one after the other.
-            const std::vector<PlanInstance> pieces = SplitIntoComponents(in.plan);
+            const std::vector<PlanInstance> pieces = SplitPlanInstance(in.plan);
             double splitMs = 0;
             double splitObjective = 0;
             bool splitProven = true;

@@ -124,6 +124,46 @@ TEST_F(EpochSchedulerTest, HarmonicsPlansAsSymphonyWhenJobsStayInTheirRacks)
     EXPECT_EQ(compared, 3u);
 }
 
+TEST_F(EpochSchedulerTest, SymphonyByPartsPlansAsTheWholeSolve)
+{
+    // Rack 0's jobs and rack 1's share no link: solved apart, each arrival's
+    // plan is as good as the one MILP over all three jobs, and the third
+    // arrival's plan is made of two parts.
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 1}, 2000000, MicroSeconds(300), 3),
+                 Job(1, {0, 1}, 2000000, MicroSeconds(300), 3),
+                 Job(2, {2, 3}, 2000000, MicroSeconds(300), 3)};
+    spec.output.db = (m_dir / "parts.db").string();
+    Config::SetDefault("ns3::EpochScheduler::SolveTime",
+                       EnumValue(EpochScheduler::SOLVE_TIME_NONE));
+    Config::SetDefault("ns3::EpochScheduler::RelativeGap", DoubleValue(0.0));
+    const RunOutcome whole = ScenarioRunner(spec, "test").Run("symphony");
+    Config::SetDefault("ns3::SymphonyScheduler::SolveByParts", BooleanValue(true));
+    const RunOutcome parts = ScenarioRunner(spec, "test").Run("symphony");
+    Config::SetDefault("ns3::SymphonyScheduler::SolveByParts", BooleanValue(false));
+    Config::SetDefault("ns3::EpochScheduler::RelativeGap", DoubleValue(1e-3));
+    Config::SetDefault("ns3::EpochScheduler::SolveTime",
+                       EnumValue(EpochScheduler::SOLVE_TIME_MODELLED));
+    const auto w = Decisions(spec.output.db, whole.runIds.at(0));
+    const auto p = Decisions(spec.output.db, parts.runIds.at(0));
+    std::vector<int> partCounts;
+    for (std::size_t i = 0; i < std::min(w.size(), p.size()) && w[i].first == "job-arrived"; ++i)
+    {
+        ASSERT_EQ(p[i].first, "job-arrived");
+        EXPECT_FALSE(w[i].second.contains("parts"));
+        EXPECT_TRUE(p[i].second["plan"]["proven"].get<bool>()) << p[i].second.dump();
+        EXPECT_NEAR(p[i].second["plan"]["objective"].get<double>(),
+                    w[i].second["plan"]["objective"].get<double>(),
+                    1e-6);
+        partCounts.push_back(p[i].second["parts"].get<int>());
+    }
+    EXPECT_EQ(partCounts, (std::vector<int>{1, 1, 2}));
+    for (const JobOutcome& j : parts.jobs)
+    {
+        EXPECT_TRUE(j.done);
+    }
+}
+
 TEST_F(EpochSchedulerTest, TimeLimitedSolverStillPlansAndTheRunGoesOn)
 {
     ScenarioSpec spec = TwoLeaves();

@@ -14,7 +14,9 @@ namespace ns3
  * \brief Symphony (ICNP 2025): one central planner solves the time-indexed
  * MILP over every job and every link at each epoch boundary and on each job
  * arrival and departure, with CBC, within TimeLimit and RelativeGap (a solve
- * that stops without a solution falls back to the greedy plan).
+ * that stops without a solution falls back to the greedy plan). With
+ * SolveByParts it solves each independent part of the plan (SplitPlanInstance)
+ * on its own, which keeps clusters of hundreds of jobs solvable.
  */
 class SymphonyScheduler : public EpochScheduler
 {
@@ -25,6 +27,9 @@ class SymphonyScheduler : public EpochScheduler
     Plan PlanEpoch(const PlanInstance& instance) override;
     /// One MILP over everything, timed as the "scheduling" part.
     Plan SolveCentrally(const PlanInstance& instance, const MilpSolveOptions& options);
+
+  private:
+    bool m_byParts; ///< SolveByParts
 };
 
 } // namespace ns3

@@ -353,13 +353,14 @@ ScenarioRunner::Simulate(const std::string& typeName,
     }
     Ptr<RoceFabric> fabric;
     Ptr<FlowNetwork> network;
+    const FabricTopology topology = scenario.BuildTopology();
     if (flowLevel)
     {
-        network = scenario.MakeFlowNetwork(scenario.BuildTopology());
+        network = scenario.MakeFlowNetwork(topology);
     }
     else
     {
-        fabric = fabricHelper.Install(scenario.BuildTopology());
+        fabric = fabricHelper.Install(topology);
         fabric->AssignStreams(0);
     }
 
@@ -367,6 +368,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
         {"topology", m_spec.topology.kind},
         {"backend", m_spec.backend},
         {"gpusPerHost", m_spec.topology.gpusPerHost},
+        {"hosts", topology.GetNHosts()},
         {"jobs", jobs.size()},
         {"cc", cc.empty() ? m_spec.fabric.cc : cc},
         {"mtu", m_spec.fabric.mtu},

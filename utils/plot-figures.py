@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Draw the papers' figures from a results database written by this module.
 
-    utils/plot-figures.py RESULTS.db --out DIR [--figures 1,2,3,4]
+    utils/plot-figures.py RESULTS.db --out DIR [--figures 1,2,3,4,5]
 
 Runs are chosen by runs.example:
   figure1  policy comparison on a model mix (tables jobs, iterations)
@@ -11,6 +11,10 @@ Runs are chosen by runs.example:
   figure2  scheduling time against cluster size (table scheduling_bench)
   figure3  policy comparison on a large cluster (tables jobs, iterations)
   figure4  interleaving of jobs on one link over time (table link_samples)
+  lingjun-200-jobs-mixed, scaling-*
+           figure 5, large scale at the flow level: the policy comparison on the
+           Lingjun cluster, and scheduling time per plan against cluster size from
+           whole runs (table scheduler_timing; see plot_large_scale.py)
 A policy's runs are the runs of that example whose runs.scheduler is the policy;
 'isolated' has one run per job (each job alone on default routes), and their jobs
 are pooled. Where 'optimal' ran, figures 1 and 3 draw its lower bound on the mean
@@ -39,6 +43,8 @@ from pathlib import Path
 
 # The scripts' shared modules sit beside them (also when this file is run through a link).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from plot_large_scale import (ScalingError, draw_scaling, largest_speedup,  # noqa: E402
+                              load_scaling, scaling_examples, scaling_table)
 from results_runs import run_state  # noqa: E402
 
 try:
@@ -52,7 +58,8 @@ except ImportError:
     sys.exit(f"plot-figures.py needs matplotlib for {sys.executable} "
              "(Debian: apt-get install python3-matplotlib)")
 
-EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4"}
+EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4",
+            5: "lingjun-200-jobs-mixed"}
 # Further fabrics a figure is run on, drawn as panels beside its first
 # (paper-figures runs figure 1 on a 2:1 oversubscribed leaf-spine and on a
 # rail-optimized fabric too).
@@ -879,11 +886,64 @@ def timeline_table(timelines):
 # ----------------------------------------------------------------------------- summary
 
 
+# ----------------------------------------------------------------------------- figure 5
+
+
+class LargeScale:
+    """Figure 5: the policy comparison on the large cluster and the scaling points."""
+
+    def __init__(self, comparison, comparison_missing, points):
+        self.comparison = comparison
+        self.comparison_missing = comparison_missing
+        self.points = points
+
+
+def load_large_scale(db):
+    comparison, missing = None, ""
+    try:
+        comparison = load_policy_comparison(db, EXAMPLES[5])
+    except Skip as reason:
+        missing = str(reason)
+    try:
+        points = load_scaling(db)
+    except ScalingError as reason:
+        raise Refusal(f"{db.path}: {reason}") from None
+    if comparison is None and not points:
+        raise Skip(f"{missing}, and no scaling runs")
+    return LargeScale(comparison, missing, points)
+
+
+def draw_large_scale(data, path):
+    fig, (ax_bars, ax_time) = plt.subplots(1, 2, figsize=(14, 5.5))
+    if data.comparison is not None:
+        policy_comparison_panel(ax_bars, data.comparison, 5,
+                                "large cluster (Lingjun, flow level)")
+    else:
+        ax_bars.text(0.5, 0.5, f"no policy comparison: {data.comparison_missing}", ha="center",
+                     va="center", transform=ax_bars.transAxes, fontsize=8, wrap=True)
+        ax_bars.set_axis_off()
+    draw_scaling(ax_time, data.points, fmt_speedup)
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def large_scale_table(data):
+    lines = ["### Training time on the large cluster", ""]
+    if data.comparison is not None:
+        lines += comparison_table(data.comparison)
+    else:
+        lines.append(f"Not drawn: {data.comparison_missing}.")
+    lines += ["", "### Scheduling time against cluster size", ""]
+    return lines + scaling_table(data.points, fmt_speedup)
+
+
 FIGURE_HEADINGS = {
     1: "policy comparison on a model mix",
     2: "scheduling time against cluster size",
     3: "policy comparison on a large cluster",
     4: "interleaving on a shared link",
+    5: "large scale at the flow level",
 }
 
 
@@ -923,6 +983,32 @@ def summary(db, data, skipped, selected):
                 + ("" if gap is None else f", objective {gap * 100:+.2f}%"))
         return fmt_speedup(best.speedup()), note
 
+    def large_vs_fair():
+        large = data.get(5)
+        if large is None:
+            return "n/a", why(5)
+        if large.comparison is None:
+            return "n/a", large.comparison_missing
+        harmonics = large.comparison.find("harmonics")
+        ratio = None if harmonics is None else large.comparison.ratio(harmonics, "train")
+        if ratio is None:
+            return "n/a", f"no harmonics runs with example '{EXAMPLES[5]}'"
+        return fmt_change(ratio), f"{ratio:.3f} x fair"
+
+    def large_speedup():
+        large = data.get(5)
+        if large is None:
+            return "n/a", why(5)
+        notes = []
+        for central, label in (("symphony", "one MILP"), ("symphony-split", "by parts")):
+            found = largest_speedup(large.points, central)
+            if found is not None:
+                point, value = found
+                notes.append(f"{fmt_speedup(value)} over {label} at {point.gpus} GPUs")
+        if not notes:
+            return "n/a", "no cluster size with both Harmonics and a finished Symphony run"
+        return notes[0].split(" over ")[0], "; ".join(notes)
+
     rows = [
         ("Harmonics vs fair, mean job training time (figure 1)", PAPER_CLAIMS["train"],
          *harmonics_vs_fair(1, "train")),
@@ -941,6 +1027,10 @@ def summary(db, data, skipped, selected):
          PAPER_CLAIMS["speedup"], *speedup()),
         ("Large cluster: Harmonics vs fair, mean job training time (figure 3)",
          PAPER_CLAIMS["large"], *harmonics_vs_fair(3, "train")),
+        ("Large cluster, flow level: Harmonics vs fair, mean job training time (figure 5)",
+         PAPER_CLAIMS["large"], *large_vs_fair()),
+        ("Scheduling-time speed-up of Harmonics over Symphony at the largest cluster "
+         "(figure 5, whole runs)", PAPER_CLAIMS["speedup"], *large_speedup()),
     ]
     lines = ["# Figures: this database beside the papers' claims", "",
              f"Database: `{db.path}` ({db.count_runs()} runs). Changes are relative to fair "
@@ -948,7 +1038,8 @@ def summary(db, data, skipped, selected):
              "or all iterations (communication: collective ready to done) of a policy's runs.",
              "", "| Claim | Paper | This database | Note |", "|---|---|---|---|"]
     lines += [f"| {claim} | {paper} | {ours} | {note} |" for claim, paper, ours, note in rows]
-    tables = {1: comparison_table, 2: bench_table, 3: comparison_table, 4: timeline_table}
+    tables = {1: comparison_table, 2: bench_table, 3: comparison_table, 4: timeline_table,
+              5: large_scale_table}
     for number in sorted(EXAMPLES):
         lines += ["", f"## Figure {number}: {FIGURE_HEADINGS[number]}", ""]
         if number in data:
@@ -972,6 +1063,7 @@ LOADERS = {
     2: load_scheduling_bench,
     3: lambda db: load_figure_comparisons(db, 3),
     4: load_link_timelines,
+    5: load_large_scale,
 }
 
 DRAWERS = {
@@ -981,6 +1073,7 @@ DRAWERS = {
     3: lambda d, p: draw_policy_comparison(d, 3, "training and communication time by policy "
                                            "(large cluster)", p),
     4: draw_link_timelines,
+    5: draw_large_scale,
 }
 
 
@@ -988,9 +1081,9 @@ def parse_figures(text):
     try:
         numbers = {int(part) for part in text.split(",") if part.strip()}
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of 1-4") from None
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of 1-5") from None
     if not numbers or not numbers <= set(EXAMPLES):
-        raise argparse.ArgumentTypeError(f"'{text}': figures are numbered 1 to 4")
+        raise argparse.ArgumentTypeError(f"'{text}': figures are numbered 1 to 5")
     return numbers
 
 
@@ -1000,7 +1093,7 @@ def main(argv=None):
     parser.add_argument("db", help="SQLite results database written by the module")
     parser.add_argument("--out", required=True, help="directory for figureN.png and figures.md")
     parser.add_argument("--figures", type=parse_figures, default=set(EXAMPLES),
-                        help="comma-separated figure numbers (default 1,2,3,4)")
+                        help="comma-separated figure numbers (default 1,2,3,4,5)")
     args = parser.parse_args(argv)
     selected = sorted(args.figures)
 
@@ -1008,8 +1101,10 @@ def main(argv=None):
     data, skipped = {}, {}
     try:
         db = ResultsDb(args.db)
-        check_complete(db, [example for n in selected
-                            for example in [EXAMPLES[n], *VARIANTS.get(n, {})]])
+        examples = [example for n in selected for example in [EXAMPLES[n], *VARIANTS.get(n, {})]]
+        if 5 in selected:
+            examples += scaling_examples(db)
+        check_complete(db, examples)
         for number in selected:
             try:
                 data[number] = LOADERS[number](db)

@@ -440,11 +440,11 @@ class PlotFiguresTest(unittest.TestCase):
         # at 16 racks only the 600 ms seed counts (30x), not the 20 s ones cut by the limit.
         best = max(FIGURE2, key=lambda p: bench_speedup(p[2]))
         self.assertEqual(best[0], 16)
-        speedup = self.claim("speed-up")
+        speedup = self.claim("Symphony (figure 2)")
         self.assertEqual(speedup["This database"], f"{bench_speedup(best[2]):.0f}x")
         self.assertIn(f"{best[0]} racks", speedup["Note"])
         self.assertIn("objective +1.00%", speedup["Note"])
-        self.assertEqual(self.claim("speed-up")["Paper"], "up to 91x")
+        self.assertEqual(self.claim("Symphony (figure 2)")["Paper"], "up to 91x")
 
     def test_a_figure_on_a_second_fabric_gets_its_panel_table_and_claims(self):
         full_database(self.db, variants=[("figure1-oversubscribed", FIGURE3)])
@@ -547,8 +547,8 @@ class PlotFiguresTest(unittest.TestCase):
         self.assert_ok(self.plot("--figures", "1,3"))
         self.assertEqual(sorted(os.listdir(self.out)),
                          ["figure1.png", "figure3.png", "figures.md"])
-        self.assertEqual(self.claim("speed-up")["This database"], "n/a")
-        self.assertIn("not selected", self.claim("speed-up")["Note"])
+        self.assertEqual(self.claim("Symphony (figure 2)")["This database"], "n/a")
+        self.assertIn("not selected", self.claim("Symphony (figure 2)")["Note"])
 
     # ------------------------------------------------------------------ lower bound
 
@@ -739,7 +739,7 @@ class PlotFiguresTest(unittest.TestCase):
     def test_skipped_figure_reads_na_in_the_claims(self):
         full_database(self.db, drop=["scheduling_bench"])
         self.assert_ok(self.plot())
-        self.assertEqual(self.claim("speed-up")["This database"], "n/a")
+        self.assertEqual(self.claim("Symphony (figure 2)")["This database"], "n/a")
         self.assertNotEqual(self.claim("training time (figure 1)")["This database"], "n/a")
 
     def test_stale_picture_of_a_skipped_figure_is_removed(self):

@@ -8,9 +8,11 @@ Runs are chosen by runs.example:
   figure1  policy comparison on a model mix (tables jobs, iterations)
            (figure1-oversubscribed, figure1-rail-optimized: the same on further
            fabrics, drawn as further panels)
-  figure2  scheduling time against cluster size (table scheduling_bench)
+  figure2  scheduling time against cluster size (table scheduling_bench;
+           see plot_scheduling_time.py)
   figure3  policy comparison on a large cluster (tables jobs, iterations)
-  figure4  interleaving of jobs on one link over time (table link_samples)
+  figure4  interleaving of jobs on one link over time (table link_samples;
+           see plot_link_timelines.py)
   lingjun-200-jobs-mixed, scaling-*
            figure 5, large scale at the flow level: the policy comparison on the
            Lingjun cluster, and scheduling time per plan against cluster size from
@@ -35,28 +37,30 @@ import json
 import math
 import os
 import shutil
-import sqlite3
 import sys
 import tempfile
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 # The scripts' shared modules sit beside them (also when this file is run through a link).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from plot_common import (MATPLOTLIB_MISSING, Refusal, ResultsDb, Skip,  # noqa: E402
+                         check_complete, fmt_change, fmt_ratio, fmt_speedup, fmt_time, mean,
+                         policy_key)
 from plot_large_scale import (ScalingError, draw_scaling, largest_speedup,  # noqa: E402
                               load_scaling, scaling_examples, scaling_table)
-from results_runs import run_state  # noqa: E402
+from plot_link_timelines import (draw_link_timelines, load_link_timelines,  # noqa: E402
+                                 timeline_table)
+from plot_scheduling_time import (best_speedup, bench_table,  # noqa: E402
+                                  draw_scheduling_time, load_scheduling_bench)
 
 try:
     import matplotlib
 
     matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-    from matplotlib.ticker import NullLocator
 except ImportError:
-    sys.exit(f"plot-figures.py needs matplotlib for {sys.executable} "
-             "(Debian: apt-get install python3-matplotlib)")
+    sys.exit(MATPLOTLIB_MISSING)
 
 EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4",
             5: "lingjun-200-jobs-mixed"}
@@ -66,10 +70,6 @@ EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4",
 VARIANTS = {1: {"figure1-oversubscribed": "2:1 oversubscribed leaf-spine",
                 "figure1-rail-optimized": "full-bisection rail-optimized fabric"}}
 
-# Baseline first, the idealized references last; unknown policies go before them.
-POLICY_ORDER = ["fair", "cassini", "crux", "mltcp", "symphony", "harmonics"]
-REFERENCE_ORDER = ["optimal", "isolated"]
-
 PAPER_CLAIMS = {
     "train": "up to -33%",
     "comm": "up to -48%",
@@ -77,121 +77,6 @@ PAPER_CLAIMS = {
     "large": "-26%",
 }
 
-
-class Refusal(Exception):
-    """The database cannot be plotted at all: exit 2 and write nothing."""
-
-
-class Skip(Exception):
-    """One figure cannot be drawn from this database; the others still are."""
-
-
-# ----------------------------------------------------------------------------- database
-
-
-class ResultsDb:
-    """A results database opened read-only, with the tables it holds."""
-
-    def __init__(self, path):
-        self.path = path
-        file = Path(path)
-        if not file.exists():
-            raise Refusal(f"{path}: no such file")
-        if not file.is_file():
-            raise Refusal(f"{path}: not a regular file")
-        try:
-            # Read-only through a URI, so a wrong path never creates an empty database.
-            self.conn = sqlite3.connect(file.resolve().as_uri() + "?mode=ro", uri=True)
-            self.tables = {name for (name,) in self.conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as e:
-            raise Refusal(f"{path}: not an SQLite database ({e})") from None
-        if "runs" not in self.tables:
-            raise Refusal(f"{path}: not a results database (it has no runs table)")
-        missing = {"run_id", "example", "scheduler", "status", "params_json"} - self.columns("runs")
-        if missing:
-            raise Refusal(f"{path}: not a results database "
-                          f"(runs lacks {', '.join(sorted(missing))})")
-
-    def columns(self, table):
-        return {row[1] for row in self.conn.execute(f'PRAGMA table_info("{table}")')}
-
-    def require(self, table, columns):
-        """Skip the figure unless `table` exists with `columns`."""
-        if table not in self.tables:
-            raise Skip(f"table {table} is missing")
-        missing = set(columns) - self.columns(table)
-        if missing:
-            raise Skip(f"table {table} lacks column(s) {', '.join(sorted(missing))}")
-
-    def query(self, sql, params=()):
-        return self.conn.execute(sql, params).fetchall()
-
-    def count_runs(self):
-        return self.query("SELECT COUNT(*) FROM runs")[0][0]
-
-
-def check_complete(db, examples):
-    """Refuse if any run of `examples` is not complete (abandoned ones named so)."""
-    marks = ",".join("?" * len(examples))
-    run_columns = db.columns("runs")
-    extra = ", ".join(c if c in run_columns else "NULL" for c in ("error", "pid", "host"))
-    rows = db.query(
-        f"SELECT run_id, example, scheduler, status, {extra}"
-        f" FROM runs WHERE example IN ({marks}) AND status IS NOT 'complete' ORDER BY run_id",
-        examples)
-    if rows:
-        lines = []
-        for run_id, example, scheduler, status, error, pid, host in rows:
-            state = run_state(status, pid, host)
-            line = f"  run {run_id} (example {example}, scheduler {scheduler}): status {state!r}"
-            if state == "abandoned":
-                line += f" (process {pid} on {host} is gone)"
-            if error:
-                line += f", error: {error}"
-            lines.append(line)
-        raise Refusal(f"{db.path}: {len(rows)} run(s) of the selected figures are not complete; "
-                      "rerun or delete them:\n" + "\n".join(lines))
-
-
-def policy_key(name):
-    if name in POLICY_ORDER:
-        return (0, POLICY_ORDER.index(name), "")
-    if name in REFERENCE_ORDER:
-        return (2, REFERENCE_ORDER.index(name), "")
-    return (1, 0, name)
-
-
-# ----------------------------------------------------------------------------- formatting
-
-
-def fmt_time(ns):
-    """A duration in ns, in the unit that keeps it readable."""
-    if ns is None:
-        return "n/a"
-    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.4g} {unit}"
-    return f"{ns:.4g} ns"
-
-
-def fmt_change(ratio):
-    """Relative change from a ratio to the baseline: 0.75 -> '-25.0%'."""
-    return "n/a" if ratio is None else f"{(ratio - 1) * 100:+.1f}%"
-
-
-def fmt_ratio(ratio):
-    return "n/a" if ratio is None else f"{ratio:.3f}"
-
-
-def fmt_speedup(speedup):
-    if speedup is None:
-        return "n/a"
-    return f"{speedup:.0f}x" if speedup >= 10 else f"{speedup:.2g}x"
-
-
-def mean(values):
-    return sum(values) / len(values) if values else None
 
 
 # ----------------------------------------------------------------------------- figures 1 and 3
@@ -537,355 +422,6 @@ def plan_table(data, number):
     return lines
 
 
-# ----------------------------------------------------------------------------- figure 2
-
-
-PLANNERS = ("symphony", "symphony-split", "harmonics")
-
-
-def median(values):
-    values = sorted(values)
-    if not values:
-        return None
-    m = len(values) // 2
-    return values[m] if len(values) % 2 else (values[m - 1] + values[m]) / 2
-
-
-class BenchRep:
-    """One planner on one instance (seed)."""
-
-    def __init__(self, wall_ms, objective, proven, hit_limit):
-        self.wall_ms = wall_ms
-        self.objective = objective
-        self.proven = bool(proven)
-        self.hit_limit = bool(hit_limit)
-
-
-class BenchPoint:
-    """The planners at one cluster size, over the seeds measured there."""
-
-    def __init__(self, racks):
-        self.racks = racks
-        self.jobs = 0
-        self.gpus = 0
-        self.reps = defaultdict(dict)  # planner -> seed -> BenchRep
-
-    def walls(self, planner):
-        return [r.wall_ms for r in self.reps[planner].values()]
-
-    def median_ms(self, planner):
-        return median(self.walls(planner))
-
-    def hits(self, planner):
-        return sum(r.hit_limit for r in self.reps[planner].values())
-
-    def seeds(self, planner):
-        return len(self.reps[planner])
-
-    def finished_pairs(self, central="symphony"):
-        """(central, harmonics) of every seed where the central solve finished."""
-        out = []
-        for seed, c in sorted(self.reps[central].items()):
-            h = self.reps["harmonics"].get(seed)
-            if h is not None and not c.hit_limit:
-                out.append((c, h))
-        return out
-
-    def speedup(self, central="symphony"):
-        """Median speed-up over the seeds whose central solve finished (never a cut-off one)."""
-        return median([c.wall_ms / h.wall_ms for c, h in self.finished_pairs(central)])
-
-    def objective_gap(self, central="symphony"):
-        """Median of Harmonics' objective over the finished central solve's, minus 1."""
-        return median([h.objective / c.objective - 1 for c, h in self.finished_pairs(central)
-                       if c.objective and h.objective is not None])
-
-
-def load_scheduling_bench(db):
-    if not db.query("SELECT 1 FROM runs WHERE example = 'figure2' LIMIT 1"):
-        raise Skip("no runs with example 'figure2'")
-    db.require("scheduling_bench",
-               ["run_id", "racks", "jobs", "gpus", "planner", "wall_ms", "objective", "proven",
-                "seed", "hit_limit"])
-    marks = ",".join("?" * len(PLANNERS))
-    rows = db.query("SELECT b.racks, b.jobs, b.gpus, b.planner, b.seed, b.wall_ms, b.objective,"
-                    " b.proven, b.hit_limit FROM scheduling_bench b"
-                    " JOIN runs r ON r.run_id = b.run_id"
-                    f" WHERE r.example = 'figure2' AND b.planner IN ({marks})", PLANNERS)
-    if not rows:
-        raise Skip("scheduling_bench has no symphony or harmonics rows for the 'figure2' runs")
-    points = {}
-    for racks, jobs, gpus, planner, seed, wall_ms, objective, proven, hit_limit in rows:
-        if racks is None or wall_ms is None or racks <= 0 or wall_ms <= 0:
-            raise Refusal(f"{db.path}: scheduling_bench row with racks {racks}, planner {planner}"
-                          f" has no positive wall_ms ({wall_ms})")
-        point = points.setdefault(racks, BenchPoint(racks))
-        point.jobs = max(point.jobs, jobs or 0)
-        point.gpus = max(point.gpus, gpus or 0)
-        if seed in point.reps[planner]:
-            raise Refusal(f"{db.path}: scheduling_bench has two {planner} rows for racks {racks},"
-                          f" seed {seed}: keep one figure2 run per database")
-        point.reps[planner][seed] = BenchRep(wall_ms, objective, proven, hit_limit)
-    return [points[r] for r in sorted(points)]
-
-
-def best_speedup(points):
-    with_speedup = [p for p in points if p.speedup() is not None]
-    return max(with_speedup, key=lambda p: p.speedup()) if with_speedup else None
-
-
-def draw_scheduling_time(points, path):
-    fig, (ax_time, ax_speed) = plt.subplots(
-        2, 1, sharex=True, figsize=(7.5, 7), gridspec_kw={"height_ratios": [3, 1.6]})
-    styles = {"symphony": ("C3", "s", "Symphony (one MILP over the cluster)"),
-              "symphony-split": ("C1", "v", "the same MILP, per independent part"),
-              "harmonics": ("C0", "o", "Harmonics (coordinator + per-rack MILPs)")}
-    limit_drawn = False
-    for planner, (color, marker, label) in styles.items():
-        mine = [p for p in points if p.reps.get(planner)]
-        if not mine:
-            continue
-        xs = [p.racks for p in mine]
-        meds = [p.median_ms(planner) for p in mine]
-        lows = [m - min(p.walls(planner)) for p, m in zip(mine, meds)]
-        highs = [max(p.walls(planner)) - m for p, m in zip(mine, meds)]
-        ax_time.errorbar(xs, meds, yerr=[lows, highs], color=color, marker=marker, capsize=3,
-                         label=f"{label}: median, range over seeds")
-        # Solves stopped by the time limit: their times are lower bounds, drawn hollow.
-        cut = [(p.racks, r.wall_ms) for p in mine for r in p.reps[planner].values()
-               if r.hit_limit]
-        if cut:
-            ax_time.scatter([x for x, _ in cut], [y for _, y in cut], s=110, marker="^",
-                            facecolors="white", edgecolors=color, zorder=3,
-                            label=None if limit_drawn else
-                            "hit the time limit (a lower bound; no speed-up counted)")
-            limit_drawn = True
-    ax_time.set_yscale("log")
-    ax_time.set_ylabel("scheduling time per epoch (ms, log scale)")
-    ax_time.legend(loc="upper left", fontsize=7)
-    ax_time.grid(True, which="major", linewidth=0.3)
-    ax_time.set_title("Figure 2: time to plan one epoch against cluster size")
-
-    # Speed-up over the finished central solves, with the objective Harmonics gives up.
-    drawn = False
-    for central, color, marker, label in (
-            ("symphony", "C3", "s", "over Symphony"),
-            ("symphony-split", "C1", "v", "over the split MILP")):
-        mine = [p for p in points if p.speedup(central) is not None]
-        if not mine:
-            continue
-        drawn = True
-        ax_speed.plot([p.racks for p in mine], [p.speedup(central) for p in mine], color=color,
-                      marker=marker, label=f"Harmonics' speed-up {label} (median, finished seeds)")
-        for p in mine:
-            gap = p.objective_gap(central)
-            text = fmt_speedup(p.speedup(central))
-            if gap is not None:
-                text += f", objective {gap * 100:+.2f}%"
-            ax_speed.annotate(text, (p.racks, p.speedup(central)), xytext=(0, 6),
-                              textcoords="offset points", ha="center", fontsize=6, color=color)
-    if not drawn:
-        ax_speed.text(0.5, 0.5, "no size where the central solve finished", ha="center",
-                      va="center", transform=ax_speed.transAxes)
-    else:
-        ax_speed.legend(loc="upper left", fontsize=7)
-    ax_speed.axhline(1.0, color="grey", linestyle="--", linewidth=0.8)
-    ax_speed.set_yscale("log")
-    ax_speed.set_ylabel("speed-up (log)\nlabels: + objective gap", fontsize=8)
-    ax_speed.set_xscale("log", base=2)
-    ax_speed.set_xticks([p.racks for p in points],
-                        [f"{p.racks}\n({p.gpus} GPUs)" if p.gpus else str(p.racks) for p in points])
-    ax_speed.xaxis.set_minor_locator(NullLocator())
-    ax_speed.set_xlabel("cluster size (racks, log2 scale)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
-
-
-def bench_table(points):
-    lines = ["| Racks | GPUs | Jobs | Seeds | Symphony (ms) | Symphony limit hits "
-             "| Split MILP (ms) | Harmonics (ms) | Speed-up | Objective gap "
-             "| Speed-up over split |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-
-    def one(v):
-        return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
-
-    def ms(p, planner):
-        walls = p.walls(planner)
-        if not walls:
-            return "n/a"
-        return f"{one(median(walls))} [{one(min(walls))}-{one(max(walls))}]"
-
-    def gap(p):
-        g = p.objective_gap()
-        return "n/a" if g is None else f"{g * 100:+.2f}%"
-
-    for p in points:
-        lines.append(f"| {p.racks} | {p.gpus} | {p.jobs} | {p.seeds('symphony')} "
-                     f"| {ms(p, 'symphony')} | {p.hits('symphony')} "
-                     f"| {ms(p, 'symphony-split')} | {ms(p, 'harmonics')} "
-                     f"| {fmt_speedup(p.speedup())} | {gap(p)} "
-                     f"| {fmt_speedup(p.speedup('symphony-split'))} |")
-    lines += ["", "Times: median [min-max] over the seeds. Speed-ups and the objective gap "
-              "(Harmonics' objective over the central one, minus 1; positive is worse) are "
-              "medians over the seeds whose central solve finished; a solve stopped by its "
-              "time limit is never counted as a speed-up."]
-    return lines
-
-
-# ----------------------------------------------------------------------------- figure 4
-
-
-class LinkTimeline:
-    """One run's per-job throughput on its busiest link shared by two jobs."""
-
-    def __init__(self, run_id, policy):
-        self.run_id = run_id
-        self.policy = policy
-        self.interval_ns = 0
-        self.link = None  # (link_id, direction), or None if no link carried two jobs
-        self.nodes = None  # (from, to) node ids, when the links table has the link
-        self.rate_gbps = None
-        self.end_ns = 0
-        self.bytes = {}  # job id (None: no job) -> {interval index: bytes}
-
-    def jobs(self):
-        return sorted(self.bytes, key=lambda j: (j is None, j if j is not None else 0))
-
-    def shared_fraction(self):
-        """Of the intervals in which the link was busy, the share in which 2+ jobs sent."""
-        busy = Counter()
-        for job, series in self.bytes.items():
-            if job is None:
-                continue
-            for index, value in series.items():
-                if value > 0:
-                    busy[index] += 1
-        return sum(1 for n in busy.values() if n >= 2) / len(busy) if busy else None
-
-
-def load_link_timelines(db):
-    runs = db.query("SELECT run_id, scheduler, params_json FROM runs WHERE example = 'figure4'"
-                    " ORDER BY run_id")
-    if not runs:
-        raise Skip("no runs with example 'figure4'")
-    db.require("link_samples", ["run_id", "link_id", "direction", "job_id", "t_ns", "tx_bytes"])
-    links = "links" in db.tables and {"run_id", "link_id", "node_a", "node_b",
-                                      "rate_bps"} <= db.columns("links")
-    timelines = []
-    for run_id, policy, params_json in sorted(runs, key=lambda r: (policy_key(r[1]), r[0])):
-        where = f"run {run_id} ({policy})"
-        try:
-            interval = json.loads(params_json).get("sample_interval_ns")
-        except (ValueError, AttributeError, TypeError):
-            raise Skip(f"{where}: params_json is not a JSON object") from None
-        if not isinstance(interval, int) or interval <= 0:
-            raise Skip(f"{where}: link sampling was off (params_json sample_interval_ns is "
-                       f"{interval!r})")
-        timeline = LinkTimeline(run_id, policy)
-        timeline.interval_ns = interval
-        last = db.query("SELECT MAX(t_ns) FROM link_samples WHERE run_id = ?", (run_id,))[0][0]
-        if last is None:
-            raise Skip(f"{where}: no link_samples rows")
-        timeline.end_ns = last + interval
-        chosen = db.query(
-            "SELECT link_id, direction FROM link_samples WHERE run_id = ?"
-            " GROUP BY link_id, direction"
-            " HAVING COUNT(DISTINCT CASE WHEN tx_bytes > 0 THEN job_id END) >= 2"
-            " ORDER BY SUM(tx_bytes) DESC, link_id, direction LIMIT 1", (run_id,))
-        if chosen:
-            timeline.link = tuple(chosen[0])
-            link_id, direction = timeline.link
-            for job, t_ns, tx in db.query(
-                    "SELECT job_id, t_ns, SUM(tx_bytes) FROM link_samples WHERE run_id = ?"
-                    " AND link_id = ? AND direction = ? GROUP BY job_id, t_ns",
-                    (run_id, link_id, direction)):
-                series = timeline.bytes.setdefault(job, {})
-                index = round(t_ns / interval)
-                series[index] = series.get(index, 0) + tx
-            if links:
-                row = db.query("SELECT node_a, node_b, rate_bps FROM links"
-                               " WHERE run_id = ? AND link_id = ?", (run_id, link_id))
-                if row:
-                    a, b, rate = row[0]
-                    timeline.nodes = (a, b) if direction == 0 else (b, a)
-                    timeline.rate_gbps = rate / 1e9 if rate else None
-        timelines.append(timeline)
-    return timelines
-
-
-def link_name(t):
-    link_id, direction = t.link
-    if t.nodes:
-        return f"link {link_id}, node {t.nodes[0]} -> node {t.nodes[1]}"
-    return f"link {link_id}, direction {'a->b' if direction == 0 else 'b->a'}"
-
-
-def draw_link_timelines(timelines, path):
-    all_jobs = sorted({j for t in timelines for j in t.bytes if j is not None})
-    colors = {job: f"C{i % 10}" for i, job in enumerate(all_jobs)}
-    colors[None] = "lightgrey"
-    fig, axes = plt.subplots(len(timelines), 1, sharex=True, sharey=True, squeeze=False,
-                             figsize=(8.5, 1.2 + 2.4 * len(timelines)))
-    rate_drawn = False
-    for ax, t in zip(axes[:, 0], timelines):
-        if t.link is None:
-            ax.text(0.5, 0.5, "no link carried the traffic of two jobs", ha="center",
-                    va="center", transform=ax.transAxes)
-            ax.set_title(f"{t.policy} (run {t.run_id})", fontsize=10)
-            ax.set_ylabel("throughput (Gb/s)")
-            continue
-        count = math.ceil(t.end_ns / t.interval_ns)
-        # Step plot: each sample holds for its interval; the repeated last value closes it.
-        xs = [i * t.interval_ns / 1e6 for i in range(count + 1)]
-        lower = [0.0] * (count + 1)
-        for job in t.jobs():
-            series = t.bytes[job]
-            # bytes * 8 / ns = Gb/s
-            upper = [lower[i] + series.get(min(i, count - 1), 0) * 8 / t.interval_ns
-                     for i in range(count + 1)]
-            ax.fill_between(xs, lower, upper, step="post", color=colors[job], linewidth=0)
-            lower = upper
-        if t.rate_gbps:
-            ax.axhline(t.rate_gbps, color="black", linestyle="--", linewidth=0.8)
-            rate_drawn = True
-        ax.set_title(f"{t.policy} (run {t.run_id}): {link_name(t)}", fontsize=10)
-        ax.set_ylabel("throughput (Gb/s)")
-        ax.set_ylim(bottom=0)
-    axes[-1, 0].set_xlabel(f"simulated time (ms); samples of "
-                           f"{fmt_time(timelines[0].interval_ns)}")
-    axes[-1, 0].set_xlim(left=0)
-    handles = [Patch(color=colors[j], label=f"job {j}") for j in all_jobs]
-    if any(None in t.bytes for t in timelines):
-        handles.append(Patch(color=colors[None], label="no job (e.g. PFC)"))
-    if rate_drawn:
-        handles.append(plt.Line2D([], [], color="black", linestyle="--", label="link rate"))
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 6), fontsize=8)
-    fig.suptitle("Figure 4: per-job throughput (stacked) on the busiest link shared by two "
-                 "jobs", fontsize=11)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
-
-
-def timeline_table(timelines):
-    lines = ["| Policy | Run | Link | Jobs on the link | Busy intervals shared by 2+ jobs |",
-             "|---|---|---|---|---|"]
-    for t in timelines:
-        if t.link is None:
-            lines.append(f"| {t.policy} | {t.run_id} | none shared by two jobs | n/a | n/a |")
-            continue
-        jobs = ", ".join(str(j) for j in t.jobs() if j is not None)
-        share = t.shared_fraction()
-        lines.append(f"| {t.policy} | {t.run_id} | {link_name(t)} | {jobs} "
-                     f"| {'n/a' if share is None else f'{share * 100:.1f}%'} |")
-    return lines
-
-
-# ----------------------------------------------------------------------------- summary
-
-
 # ----------------------------------------------------------------------------- figure 5
 
 
@@ -936,6 +472,9 @@ def large_scale_table(data):
         lines.append(f"Not drawn: {data.comparison_missing}.")
     lines += ["", "### Scheduling time against cluster size", ""]
     return lines + scaling_table(data.points, fmt_speedup)
+
+
+# ----------------------------------------------------------------------------- summary
 
 
 FIGURE_HEADINGS = {

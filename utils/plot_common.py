@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What every figure of plot-figures.py needs: the results database (read-only, checked),
+the refusal and skip it raises, the policies' display order and the number formats."""
+
+import sqlite3
+import sys
+from pathlib import Path
+
+from results_runs import run_state
+
+# Every module that draws imports matplotlib, and exits with this when it is missing.
+MATPLOTLIB_MISSING = (f"plot-figures.py needs matplotlib for {sys.executable} "
+                      "(Debian: apt-get install python3-matplotlib)")
+
+# Baseline first, the idealized references last; unknown policies go before them.
+POLICY_ORDER = ["fair", "cassini", "crux", "mltcp", "symphony", "harmonics"]
+REFERENCE_ORDER = ["optimal", "isolated"]
+
+
+class Refusal(Exception):
+    """The database cannot be plotted at all: exit 2 and write nothing."""
+
+
+class Skip(Exception):
+    """One figure cannot be drawn from this database; the others still are."""
+
+
+# ----------------------------------------------------------------------------- database
+
+
+class ResultsDb:
+    """A results database opened read-only, with the tables it holds."""
+
+    def __init__(self, path):
+        self.path = path
+        file = Path(path)
+        if not file.exists():
+            raise Refusal(f"{path}: no such file")
+        if not file.is_file():
+            raise Refusal(f"{path}: not a regular file")
+        try:
+            # Read-only through a URI, so a wrong path never creates an empty database.
+            self.conn = sqlite3.connect(file.resolve().as_uri() + "?mode=ro", uri=True)
+            self.tables = {name for (name,) in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as e:
+            raise Refusal(f"{path}: not an SQLite database ({e})") from None
+        if "runs" not in self.tables:
+            raise Refusal(f"{path}: not a results database (it has no runs table)")
+        missing = {"run_id", "example", "scheduler", "status", "params_json"} - self.columns("runs")
+        if missing:
+            raise Refusal(f"{path}: not a results database "
+                          f"(runs lacks {', '.join(sorted(missing))})")
+
+    def columns(self, table):
+        return {row[1] for row in self.conn.execute(f'PRAGMA table_info("{table}")')}
+
+    def require(self, table, columns):
+        """Skip the figure unless `table` exists with `columns`."""
+        if table not in self.tables:
+            raise Skip(f"table {table} is missing")
+        missing = set(columns) - self.columns(table)
+        if missing:
+            raise Skip(f"table {table} lacks column(s) {', '.join(sorted(missing))}")
+
+    def query(self, sql, params=()):
+        return self.conn.execute(sql, params).fetchall()
+
+    def count_runs(self):
+        return self.query("SELECT COUNT(*) FROM runs")[0][0]
+
+
+def check_complete(db, examples):
+    """Refuse if any run of `examples` is not complete (abandoned ones named so)."""
+    marks = ",".join("?" * len(examples))
+    run_columns = db.columns("runs")
+    extra = ", ".join(c if c in run_columns else "NULL" for c in ("error", "pid", "host"))
+    rows = db.query(
+        f"SELECT run_id, example, scheduler, status, {extra}"
+        f" FROM runs WHERE example IN ({marks}) AND status IS NOT 'complete' ORDER BY run_id",
+        examples)
+    if rows:
+        lines = []
+        for run_id, example, scheduler, status, error, pid, host in rows:
+            state = run_state(status, pid, host)
+            line = f"  run {run_id} (example {example}, scheduler {scheduler}): status {state!r}"
+            if state == "abandoned":
+                line += f" (process {pid} on {host} is gone)"
+            if error:
+                line += f", error: {error}"
+            lines.append(line)
+        raise Refusal(f"{db.path}: {len(rows)} run(s) of the selected figures are not complete; "
+                      "rerun or delete them:\n" + "\n".join(lines))
+
+
+def policy_key(name):
+    if name in POLICY_ORDER:
+        return (0, POLICY_ORDER.index(name), "")
+    if name in REFERENCE_ORDER:
+        return (2, REFERENCE_ORDER.index(name), "")
+    return (1, 0, name)
+
+
+# ----------------------------------------------------------------------------- formatting
+
+
+def fmt_time(ns):
+    """A duration in ns, in the unit that keeps it readable."""
+    if ns is None:
+        return "n/a"
+    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.4g} {unit}"
+    return f"{ns:.4g} ns"
+
+
+def fmt_change(ratio):
+    """Relative change from a ratio to the baseline: 0.75 -> '-25.0%'."""
+    return "n/a" if ratio is None else f"{(ratio - 1) * 100:+.1f}%"
+
+
+def fmt_ratio(ratio):
+    return "n/a" if ratio is None else f"{ratio:.3f}"
+
+
+def fmt_speedup(speedup):
+    if speedup is None:
+        return "n/a"
+    return f"{speedup:.0f}x" if speedup >= 10 else f"{speedup:.2g}x"
+
+
+# ----------------------------------------------------------------------------- statistics
+
+
+def mean(values):
+    return sum(values) / len(values) if values else None
+
+
+def median(values):
+    values = sorted(values)
+    if not values:
+        return None
+    m = len(values) // 2
+    return values[m] if len(values) % 2 else (values[m - 1] + values[m]) / 2

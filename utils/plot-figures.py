@@ -458,7 +458,7 @@ def draw_large_scale(data, path):
         ax_bars.text(0.5, 0.5, f"no policy comparison: {data.comparison_missing}", ha="center",
                      va="center", transform=ax_bars.transAxes, fontsize=8, wrap=True)
         ax_bars.set_axis_off()
-    draw_scaling(ax_time, data.points, fmt_speedup)
+    draw_scaling(ax_time, data.points)
     fig.tight_layout()
     fig.savefig(path, dpi=150)
     plt.close(fig)
@@ -471,7 +471,7 @@ def large_scale_table(data):
     else:
         lines.append(f"Not drawn: {data.comparison_missing}.")
     lines += ["", "### Scheduling time against cluster size", ""]
-    return lines + scaling_table(data.points, fmt_speedup)
+    return lines + scaling_table(data.points)
 
 
 # ----------------------------------------------------------------------------- summary

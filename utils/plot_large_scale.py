@@ -11,6 +11,8 @@ plus its slowest Local Scheduler (they run in parallel), wall-clock microseconds
 
 import json
 
+from plot_common import fmt_speedup
+
 SCALING_PREFIX = "scaling-"
 
 # Planner -> (colour, marker, label), in drawing order.
@@ -124,7 +126,7 @@ def load_scaling(db):
     return sorted((p for p in points.values() if p.runs), key=lambda p: (p.gpus, p.example))
 
 
-def draw_scaling(ax, points, fmt_speedup):
+def draw_scaling(ax, points):
     """Mean scheduling time per plan against GPUs on `ax`, log-log, with Harmonics'
     speed-up over each central variant written at each size."""
     if not points:
@@ -160,7 +162,7 @@ def draw_scaling(ax, points, fmt_speedup):
     ax.set_title("scheduling time against cluster size (whole runs, flow level)", fontsize=10)
 
 
-def scaling_table(points, fmt_speedup):
+def scaling_table(points):
     """figures.md lines for the scaling points."""
     if not points:
         return ["No scaling runs (runs whose example starts with 'scaling-')."]

@@ -47,6 +47,39 @@ TEST(ExampleScenarios, LingjunScenariosPlaceTheirJobsAsTheySay)
     }
 }
 
+TEST(ExampleScenarios, ScalingScenariosKeepTheLingjunLoadPerHost)
+{
+    // Figure 5's scheduling-time curve: one file per cluster size, named
+    // scaling-*, each with about one job per 4.2 hosts (200 on Lingjun's 847)
+    // of 3 iterations at the flow level, placed as the Lingjun mix.
+    const std::string dir = std::string(CS_SOURCE_DIR) + "/examples/scenarios/scaling/";
+    const std::map<std::string, uint32_t> hosts = {{"fat-tree-k8", 128},
+                                                   {"fat-tree-k12", 432},
+                                                   {"fat-tree-k16", 1024},
+                                                   {"lingjun", 847}};
+    for (const auto& [name, n] : hosts)
+    {
+        const ScenarioSpec s = ReadScenarioFile(dir + name + ".json");
+        EXPECT_EQ(s.name, "scaling-" + name);
+        EXPECT_EQ(s.backend, "flow") << name;
+        EXPECT_EQ(s.topology.gpusPerHost, 8u) << name;
+        if (s.topology.kind == "fat-tree")
+        {
+            const uint32_t k = s.topology.fatTree.k;
+            EXPECT_EQ(k * k * k / 4, n) << name;
+        }
+        const std::vector<JobSpec> jobs = GenerateSyntheticJobs(s.synthetic, s.jobDefaults);
+        EXPECT_NEAR(static_cast<double>(jobs.size()), n * 200.0 / 847.0, 1.0) << name;
+        for (const JobSpec& j : jobs)
+        {
+            EXPECT_EQ(j.iterations, 3u) << name;
+            EXPECT_LE(j.workers, 64u) << name;
+        }
+        EXPECT_NE(s.description.find(std::to_string(n * 8) + " GPUs"), std::string::npos)
+            << name << ": " << s.description;
+    }
+}
+
 TEST(ExampleScenarios, ExampleScenarioParsesAndItsJobsShareEdgeUplinks)
 {
     const std::string path =

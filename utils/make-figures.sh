@@ -9,7 +9,11 @@
 # on a small machine (doc/figures.md gives each figure's cost); flags after
 # OUT_DIR go to paper-figures, e.g. `utils/make-figures.sh figures --scale=0.05`.
 #
-# Writes OUT_DIR/figures.db, OUT_DIR/figure{1,2,3,4}.png, OUT_DIR/figures.md.
+# Figure 5 (large scale) runs at the flow level, at full scale whatever the flags:
+# the Lingjun cluster under every policy and the scaling scenarios under the
+# planners, about 10 minutes together here.
+#
+# Writes OUT_DIR/figures.db, OUT_DIR/figure{1,2,3,4,5}.png, OUT_DIR/figures.md.
 # See doc/figures.md for what each figure runs and what it costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +23,7 @@ build="${BUILD_DIR:-build-release}"
 
 utils/install-deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$(nproc)" --target paper-figures scheduling-time
+cmake --build "$build" -j"$(nproc)" --target paper-figures scheduling-time multi-tenant-fat-tree
 
 mkdir -p "$out"
 db="$out/figures.db"
@@ -28,5 +32,17 @@ rm -f "$db" "$db-wal" "$db-shm"
 "$build/paper-figures" --figure=all --db="$db" "$@"
 echo "=== figure 2"
 "$build/scheduling-time" --maxRacks=64 --timeLimit=20 --seeds=5 --db="$db"
+echo "=== figure 5 (flow level): the Lingjun cluster under every policy"
+"$build/multi-tenant-fat-tree" --scenario=examples/scenarios/lingjun-200-jobs-mixed.json \
+    --compare=cassini,crux,mltcp,symphony,harmonics --db="$db" >/dev/null
+echo "=== figure 5 (flow level): scheduling time against cluster size"
+for scenario in examples/scenarios/scaling/*.json; do
+    for planner in harmonics symphony; do
+        "$build/multi-tenant-fat-tree" --scenario="$scenario" --scheduler=$planner \
+            --db="$db" >/dev/null
+    done
+    "$build/multi-tenant-fat-tree" --scenario="$scenario" --scheduler=symphony \
+        --ns3::SymphonyScheduler::SolveByParts=true --db="$db" >/dev/null
+done
 utils/plot-figures.py "$db" --out "$out"
 echo "figures and table in $out/"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Large-scale benchmark at the flow level: a scenario (default the Lingjun
+# cluster with 200 contending jobs, examples/scenarios/lingjun-200-jobs-mixed.json)
+# run once under each scheduler, one process each; per scheduler the wall
+# time, events, simulated time, peak memory and mean training time, and the
+# total wall time. See doc/flow-backend.md ("Speed at scale").
+#
+# Usage: benchmarks/run-large-scale-benchmark.sh [--build DIR] [--scenario FILE]
+#            [--schedulers "fair isolated ..."]
+#   --build       a Release build directory (default build-release; built here)
+#   --scenario    the scenario file (default the mixed Lingjun cluster)
+#   --schedulers  default: fair isolated cassini crux mltcp symphony harmonics
+# Run it on an otherwise idle machine: it prints the load average before and after.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build=build-release
+scenario=examples/scenarios/lingjun-200-jobs-mixed.json
+schedulers="fair isolated cassini crux mltcp symphony harmonics"
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --build) build="$2"; shift 2 ;;
+        --scenario) scenario="$2"; shift 2 ;;
+        --schedulers) schedulers="$2"; shift 2 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) echo "unknown argument: $1" >&2; exit 2 ;;
+    esac
+done
+[[ -f "${scenario}" ]] || { echo "no scenario file ${scenario}" >&2; exit 2; }
+cmake -S . -B "${build}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "${build}" -j"$(nproc)" --target multi-tenant-fat-tree >/dev/null
+
+out="$(mktemp -d)"
+trap 'rm -rf "${out}"' EXIT
+echo "scenario ${scenario}; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for s in ${schedulers}; do
+    # One database per scheduler: its runs alone, for the mean training time.
+    /usr/bin/time -f "%e %M" -o "${out}/${s}.time" \
+        "${build}/multi-tenant-fat-tree" --scenario="${scenario}" --scheduler="${s}" \
+        --db="${out}/${s}.db" >"${out}/${s}.log"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+/usr/bin/python3 - "${out}" ${schedulers} <<'EOF'
+import re
+import sqlite3
+import sys
+from pathlib import Path
+
+out, schedulers = Path(sys.argv[1]), sys.argv[2:]
+print(f"| scheduler | wall (s) | events | simulated (s) | peak memory (MB) | runs "
+      f"| mean training time (s) |")
+print("|---|---|---|---|---|---|---|")
+total = 0.0
+for s in schedulers:
+    wall, rss_kb = (float(x) for x in (out / f"{s}.time").read_text().split()[-2:])
+    total += wall
+    perf = [dict(kv.split("=") for kv in line.split()[1:])
+            for line in (out / f"{s}.log").read_text().splitlines() if line.startswith("PERF ")]
+    events = sum(int(p["events"]) for p in perf)
+    sim = max(float(p["sim_s"]) for p in perf)
+    conn = sqlite3.connect(out / f"{s}.db")
+    (runs,), = conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'complete'")
+    (train,), = conn.execute("SELECT AVG(end_ns - arrival_ns) / 1e9 FROM jobs")
+    print(f"| {s} | {wall:.1f} | {events / 1e6:.2f} M | {sim:.2f} | {rss_kb / 1024:.0f} "
+          f"| {runs} | {train:.4f} |")
+print(f"\ntotal wall time: {total:.0f} s ({total / 60:.1f} min)")
+EOF

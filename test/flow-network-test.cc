@@ -4,7 +4,8 @@
  * The flow-level model: max-min allocations against hand-computed ones
  * (shared bottlenecks, weights, ACK loads, strict priority), the max-min
  * conditions on random instances, message times against closed forms on a
- * star (alone, sharing, gated, prioritized, in order on a connection), and
+ * star (alone, sharing, gated, prioritized, in order on a connection), the
+ * calibrated share of a switch port full with several senders' data, and
  * rate solves confined to the component of the flows that changed.
  */
 
@@ -357,6 +358,91 @@ TEST_F(FlowNetworkTest, WeightSplitsTheLink)
     ASSERT_LT(w3, 3 * w1);
     EXPECT_NEAR(b.GetSeconds(), 4 * w3 / 3 + Latency(3000000), 2e-10);
     EXPECT_NEAR(a.GetSeconds(), w1 + w3 + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, SendersContendingAtASwitchPortGetItsCalibratedShare)
+{
+    // Hosts 0 and 1 both send to host 2: the switch's port to host 2 is full
+    // with data from two senders, so they share ContendedLinkEfficiency of its
+    // rate, each at 0.86 x 50 Gb/s, and end at 2 x W / 0.86.
+    Time a(-1);
+    Time b(-1);
+    Post(0, 2, 1000000, 0, &a);
+    Post(1, 2, 1000000, 1, &b);
+    Simulator::Run();
+    const double expected = 2 * WireSeconds(1000000, kRate) / 0.86 + Latency(1000000);
+    EXPECT_NEAR(a.GetSeconds(), expected, 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), expected, 2e-10);
+}
+
+TEST_F(FlowNetworkTest, IdealSharingWhenTheEfficiencyIsOne)
+{
+    m_net->SetAttribute("ContendedLinkEfficiency", DoubleValue(1.0));
+    Time a(-1);
+    Time b(-1);
+    Post(0, 2, 1000000, 0, &a);
+    Post(1, 2, 1000000, 1, &b);
+    Simulator::Run();
+    const double expected = 2 * WireSeconds(1000000, kRate) + Latency(1000000);
+    EXPECT_NEAR(a.GetSeconds(), expected, 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), expected, 2e-10);
+}
+
+TEST_F(FlowNetworkTest, OnlyAFullPortOfSeveralSendersIsDiscounted)
+{
+    // Host 0's NIC splits 2 : 1.5 : 1.5 by job weight over flows to hosts 1,
+    // 2 and 3 (40, 30, 30 Gb/s); host 3 sends to 1 and 2 (50 each). The
+    // ports to hosts 1 and 2 carry two senders but only 90 and 80 Gb/s: no
+    // discount, though 90 is above 0.86 x 100. Then host 1 sends to 2 too:
+    // the port to host 2 is full with three senders and gives them 86 Gb/s.
+    m_net->SetRateWeight(0, 2);
+    m_net->SetRateWeight(1, 1.5);
+    std::vector<uint64_t> ids;
+    Time at[6];
+    auto post = [&](uint32_t src, uint32_t dst, int64_t job, Time* t) {
+        RdmaMessageInfo info;
+        info.bytes = 100000000;
+        info.jobId = job;
+        info.srcPort = static_cast<uint16_t>(0xC000 + m_port++);
+        ids.push_back(m_net->SendMessage(src, dst, info, [t]() { *t = Simulator::Now(); }));
+    };
+    post(0, 1, 0, &at[0]);
+    post(0, 2, 1, &at[1]);
+    post(0, 3, 1, &at[2]);
+    post(3, 1, 2, &at[3]);
+    post(3, 2, 2, &at[4]);
+    std::vector<double> before;
+    std::vector<double> after;
+    Simulator::Schedule(MicroSeconds(1), [&]() {
+        for (uint64_t id : ids)
+        {
+            before.push_back(m_net->GetRate(id));
+        }
+        post(1, 2, 3, &at[5]);
+    });
+    Simulator::Schedule(MicroSeconds(2), [&]() {
+        for (uint64_t id : ids)
+        {
+            after.push_back(m_net->GetRate(id));
+        }
+        Simulator::Stop();
+    });
+    Simulator::Run();
+    // Rates are of wire bits; the reverse ACKs take a sliver of each link.
+    const double c = static_cast<double>(kRate);
+    ASSERT_EQ(before.size(), 5u);
+    EXPECT_NEAR(before[0], 0.4 * c, c * 0.005);
+    EXPECT_NEAR(before[1], 0.3 * c, c * 0.005);
+    EXPECT_NEAR(before[2], 0.3 * c, c * 0.005);
+    EXPECT_NEAR(before[3], 0.5 * c, c * 0.005);
+    EXPECT_NEAR(before[4], 0.5 * c, c * 0.005);
+    // Port to host 2: 0.86 x 100 Gb/s for flows 0->2 (still 30, held by host
+    // 0's NIC below its weighted share there), 3->2 and 1->2 (28 each).
+    ASSERT_EQ(after.size(), 6u);
+    EXPECT_NEAR(after[1] + after[4] + after[5], 0.86 * c, c * 0.005);
+    EXPECT_NEAR(after[1], 0.3 * c, c * 0.005);
+    EXPECT_NEAR(after[4], 0.28 * c, c * 0.005);
+    EXPECT_NEAR(after[5], 0.28 * c, c * 0.005);
 }
 
 TEST_F(FlowNetworkTest, OneConnectionSendsInOrder)

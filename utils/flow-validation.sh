@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Run the flow backend's validation scenarios at both levels into one
-# database and print the comparison table (doc/flow-backend.md).
+# database and print the comparison table (doc/flow-backend.md): the
+# scenarios of examples/scenarios/flow-validation/ at full scale (the scale
+# the flow level is for), figure 1 on both its fabrics at 1% scale (full
+# scale takes hours at the packet level) and figure 4 at full scale.
 #
 #   utils/flow-validation.sh [OUT_DIR]      (default: flow-validation)
 #

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
@@ -58,6 +59,14 @@ FlowNetwork::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&FlowNetwork::m_ecmpSeed),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("ContendedLinkEfficiency",
+                          "Share of its rate a switch port gives flows from two or more "
+                          "senders, as DCQCN's rate cuts leave the port idle part of the "
+                          "time: calibrated on a full-scale 4:1 incast at the packet level "
+                          "(doc/flow-backend.md); 1 is ideal max-min sharing.",
+                          DoubleValue(0.86),
+                          MakeDoubleAccessor(&FlowNetwork::m_contendedEfficiency),
+                          MakeDoubleChecker<double>(0.01, 1.0))
             .AddAttribute("RecordMessages",
                           "Keep one record per message (the flows table); false keeps none.",
                           BooleanValue(true),
@@ -94,10 +103,14 @@ FlowNetwork::Build(const FabricTopology& topology)
     m_routes = std::make_unique<EcmpRoutes>(m_topology); // validates the topology
     const std::size_t dirLinks = 2 * static_cast<std::size_t>(m_topology.GetNLinks());
     m_capacity.resize(dirLinks);
+    m_switchSends.resize(dirLinks);
     for (uint32_t l = 0; l < m_topology.GetNLinks(); ++l)
     {
-        m_capacity[2 * l] = m_capacity[2 * l + 1] =
-            static_cast<double>(m_topology.GetLink(l).rateBps);
+        const FabricLink& link = m_topology.GetLink(l);
+        m_capacity[2 * l] = m_capacity[2 * l + 1] = static_cast<double>(link.rateBps);
+        // Directed link 2l goes from end a to end b, 2l + 1 back.
+        m_switchSends[2 * l] = m_topology.GetNode(link.a).kind == FabricNodeKind::Switch;
+        m_switchSends[2 * l + 1] = m_topology.GetNode(link.b).kind == FabricNodeKind::Switch;
     }
     m_onLink.assign(dirLinks, {});
     m_txBytes.assign(dirLinks, 0.0);
@@ -105,6 +118,60 @@ FlowNetwork::Build(const FabricTopology& topology)
     m_linkMark.assign(dirLinks, 0);
     m_localOf.assign(dirLinks, 0);
     m_nextQpn.assign(m_topology.GetNHosts(), 0x100); // RdmaNic's first queue pair number
+}
+
+bool
+FlowNetwork::Contended(uint32_t dirLink) const
+{
+    if (!m_switchSends[dirLink])
+    {
+        return false; // a NIC paces its own queue pairs: no queue, no rate cuts
+    }
+    int64_t sender = -1;
+    for (uint32_t slot : m_onLink[dirLink])
+    {
+        const Connection& c = m_connections[m_active[slot].connection];
+        if (std::find(c.path.begin(), c.path.end(), dirLink) == c.path.end())
+        {
+            continue; // its ACKs, not its data
+        }
+        if (sender < 0)
+        {
+            sender = c.src;
+        }
+        else if (sender != c.src)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
+{
+    // Data rate on every local link, from the ideal allocation.
+    m_solveLoad.assign(links.size(), 0.0);
+    for (std::size_t f = 0; f < m_solveFlows.size(); ++f)
+    {
+        // A flow's uses list its data path first, then its ACKs' path.
+        const Connection& c = m_connections[m_active[m_solveSlots[f]].connection];
+        for (std::size_t k = 0; k < c.path.size(); ++k)
+        {
+            m_solveLoad[m_solveFlows[f].uses[k].first] += m_solveRates[f];
+        }
+    }
+    bool any = false;
+    for (std::size_t i = 0; i < links.size(); ++i)
+    {
+        // Full: a bottleneck, where DCQCN's senders queue and are cut.
+        if (m_solveLoad[i] >= m_solveCapacity[i] * (1 - 1e-9) && Contended(links[i]))
+        {
+            m_solveCapacity[i] *= m_contendedEfficiency;
+            any = true;
+        }
+    }
+    return any;
 }
 
 std::vector<uint32_t>
@@ -450,6 +517,10 @@ FlowNetwork::Recompute()
         f.weight = w == m_jobWeight.end() ? 1.0 : w->second;
     }
     m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates);
+    if (m_contendedEfficiency < 1 && DiscountContended(links))
+    {
+        m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates);
+    }
     m_flowsSolved += m_solveSlots.size();
     for (std::size_t i = 0; i < m_solveSlots.size(); ++i)
     {

@@ -39,7 +39,11 @@ namespace ns3
  * connected component (flows and the links they share) of the changed
  * flows; every change at one instant is solved together. A message is
  * delivered when its last byte has been sent, plus the path's propagation
- * and the store-and-forward of its last frame at every switch.
+ * and the store-and-forward of its last frame at every switch. One
+ * calibrated term stands for what the fluid model leaves out: a switch
+ * port that is a bottleneck of data from two or more senders gives them
+ * only ContendedLinkEfficiency of its rate, as DCQCN's rate cuts leave it
+ * idle part of the time (doc/flow-backend.md).
  *
  * As on the NIC, messages of one connection (source host, destination host,
  * UDP source port) go in order, each starting when the one before it has
@@ -208,6 +212,15 @@ class FlowNetwork : public Object
     Time PathLatency(const std::vector<uint32_t>& path, uint32_t lastFrameBytes) const;
     double WireBits(uint64_t bytes) const;
     double AckLoad() const;
+    /// Whether DCQCN flows contend at directed link \p dirLink: a switch sends on it,
+    /// and it carries data from two or more source hosts.
+    bool Contended(uint32_t dirLink) const;
+    /**
+     * After an ideal allocation of the component on \p links (local index ->
+     * directed link), scale the capacity of every full, contended link by
+     * ContendedLinkEfficiency. \return whether any was scaled (allocate again).
+     */
+    bool DiscountContended(const std::vector<uint32_t>& links);
 
     FabricTopology m_topology;
     std::unique_ptr<EcmpRoutes> m_routes;
@@ -215,8 +228,10 @@ class FlowNetwork : public Object
     uint32_t m_ackInterval{16};
     uint32_t m_ecmpSeed{1};
     bool m_record{true};
+    double m_contendedEfficiency{1}; ///< ContendedLinkEfficiency
 
     std::vector<double> m_capacity;              ///< by directed link, bit/s
+    std::vector<uint8_t> m_switchSends;          ///< by directed link: a switch transmits on it
     std::vector<std::vector<uint32_t>> m_onLink; ///< by directed link: active slots loading it
     std::vector<double> m_txBytes;               ///< by directed link
     std::vector<uint8_t> m_dirty;                ///< by directed link
@@ -250,6 +265,7 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_solveSlots;
     std::vector<double> m_solveCapacity;
     std::vector<double> m_solveRates;
+    std::vector<double> m_solveLoad; ///< by local link: data rate in the ideal allocation
     std::vector<uint32_t> m_localOf; ///< by directed link: local index in this recomputation
 
     TracedCallback<const RdmaMessageInfo&, Time> m_deliveredTrace;

@@ -375,6 +375,22 @@ TEST_F(FlowNetworkTest, SendersContendingAtASwitchPortGetItsCalibratedShare)
     EXPECT_NEAR(b.GetSeconds(), expected, 2e-10);
 }
 
+TEST_F(FlowNetworkTest, AcksOnAContendedPortCountTowardsItsBeingFull)
+{
+    // As above, with host 2 also sending to host 3: that flow's ACKs take a
+    // sliver of the port to host 2, which is still full and still discounted.
+    Time a(-1);
+    Time b(-1);
+    Time c(-1);
+    Post(0, 2, 1000000, 0, &a);
+    Post(1, 2, 1000000, 1, &b);
+    Post(2, 3, 1000000, 2, &c);
+    Simulator::Run();
+    const double expected = 2 * WireSeconds(1000000, kRate) / 0.86 + Latency(1000000);
+    EXPECT_NEAR(a.GetSeconds(), expected, expected * 0.005);
+    EXPECT_NEAR(b.GetSeconds(), expected, expected * 0.005);
+}
+
 TEST_F(FlowNetworkTest, IdealSharingWhenTheEfficiencyIsOne)
 {
     m_net->SetAttribute("ContendedLinkEfficiency", DoubleValue(1.0));

@@ -150,15 +150,13 @@ FlowNetwork::Contended(uint32_t dirLink) const
 bool
 FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
 {
-    // Data rate on every local link, from the ideal allocation.
+    // Load on every local link, from the ideal allocation.
     m_solveLoad.assign(links.size(), 0.0);
     for (std::size_t f = 0; f < m_solveFlows.size(); ++f)
     {
-        // A flow's uses list its data path first, then its ACKs' path.
-        const Connection& c = m_connections[m_active[m_solveSlots[f]].connection];
-        for (std::size_t k = 0; k < c.path.size(); ++k)
+        for (const auto& [local, coefficient] : m_solveFlows[f].uses)
         {
-            m_solveLoad[m_solveFlows[f].uses[k].first] += m_solveRates[f];
+            m_solveLoad[local] += coefficient * m_solveRates[f]; // data and ACKs
         }
     }
     bool any = false;

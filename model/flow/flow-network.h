@@ -265,7 +265,7 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_solveSlots;
     std::vector<double> m_solveCapacity;
     std::vector<double> m_solveRates;
-    std::vector<double> m_solveLoad; ///< by local link: data rate in the ideal allocation
+    std::vector<double> m_solveLoad; ///< by local link: load in the ideal allocation
     std::vector<uint32_t> m_localOf; ///< by directed link: local index in this recomputation
 
     TracedCallback<const RdmaMessageInfo&, Time> m_deliveredTrace;

@@ -111,9 +111,9 @@ EpochScheduler::GetTypeId()
             .AddAttribute("Preprocess",
                           "Whether the solver preprocesses the MILP (CBC's CglPreProcess): "
                           "off, the plans of whole runs solve several times faster (figure "
-                          "3's central MILP, the Lingjun cluster's); on pays only on large, "
-                          "hard MILPs near the time limit. Modelled solve times do not depend "
-                          "on it.",
+                          "3's central MILP, the Lingjun cluster's plans); on pays only on "
+                          "large, hard MILPs near the time limit. Modelled solve times do not "
+                          "depend on it.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&EpochScheduler::m_preprocess),
                           MakeBooleanChecker())

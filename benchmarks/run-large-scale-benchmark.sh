@@ -6,10 +6,12 @@
 # total wall time. See doc/flow-backend.md ("Speed at scale").
 #
 # Usage: benchmarks/run-large-scale-benchmark.sh [--build DIR] [--scenario FILE]
-#            [--schedulers "fair isolated ..."]
+#            [--schedulers "fair isolated ..."] [--db FILE]
 #   --build       a Release build directory (default build-release; built here)
 #   --scenario    the scenario file (default the mixed Lingjun cluster)
 #   --schedulers  default: fair isolated cassini crux mltcp symphony harmonics
+#   --db          append the runs to this results database too (e.g. for
+#                 utils/plot-figures.py's figure 5); default: a temporary one
 # Run it on an otherwise idle machine: it prints the load average before and after.
 set -euo pipefail
 
@@ -17,12 +19,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=build-release
 scenario=examples/scenarios/lingjun-200-jobs-mixed.json
 schedulers="fair isolated cassini crux mltcp symphony harmonics"
+db=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --build) build="$2"; shift 2 ;;
         --scenario) scenario="$2"; shift 2 ;;
         --schedulers) schedulers="$2"; shift 2 ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        --db) db="$2"; shift 2 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done
@@ -32,21 +36,29 @@ cmake --build "${build}" -j"$(nproc)" --target multi-tenant-fat-tree >/dev/null
 
 out="$(mktemp -d)"
 trap 'rm -rf "${out}"' EXIT
+db="${db:-${out}/runs.db}"
 echo "scenario ${scenario}; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for s in ${schedulers}; do
-    # One database per scheduler: its runs alone, for the mean training time.
+    # The runs each process adds: those after the largest run id before it.
+    /usr/bin/python3 -c 'import sqlite3, sys
+try:
+    conn = sqlite3.connect(sys.argv[1])
+    print(conn.execute("SELECT COALESCE(MAX(run_id), 0) FROM runs").fetchone()[0])
+except sqlite3.OperationalError:  # a new file: no runs yet
+    print(0)' "${db}" >"${out}/${s}.first"
     /usr/bin/time -f "%e %M" -o "${out}/${s}.time" \
         "${build}/multi-tenant-fat-tree" --scenario="${scenario}" --scheduler="${s}" \
-        --db="${out}/${s}.db" >"${out}/${s}.log"
+        --db="${db}" >"${out}/${s}.log"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-/usr/bin/python3 - "${out}" ${schedulers} <<'EOF'
+/usr/bin/python3 - "${out}" "${db}" ${schedulers} <<'EOF'
 import re
 import sqlite3
 import sys
 from pathlib import Path
 
-out, schedulers = Path(sys.argv[1]), sys.argv[2:]
+out, db, schedulers = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+conn = sqlite3.connect(db)
 print(f"| scheduler | wall (s) | events | simulated (s) | peak memory (MB) | runs "
       f"| mean training time (s) |")
 print("|---|---|---|---|---|---|---|")
@@ -58,9 +70,11 @@ for s in schedulers:
             for line in (out / f"{s}.log").read_text().splitlines() if line.startswith("PERF ")]
     events = sum(int(p["events"]) for p in perf)
     sim = max(float(p["sim_s"]) for p in perf)
-    conn = sqlite3.connect(out / f"{s}.db")
-    (runs,), = conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'complete'")
-    (train,), = conn.execute("SELECT AVG(end_ns - arrival_ns) / 1e9 FROM jobs")
+    first = int((out / f"{s}.first").read_text())
+    (runs,), = conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'complete'"
+                            " AND run_id > ?", (first,))
+    (train,), = conn.execute("SELECT AVG(end_ns - arrival_ns) / 1e9 FROM jobs"
+                             " WHERE run_id > ?", (first,))
     print(f"| {s} | {wall:.1f} | {events / 1e6:.2f} M | {sim:.2f} | {rss_kb / 1024:.0f} "
           f"| {runs} | {train:.4f} |")
 print(f"\ntotal wall time: {total:.0f} s ({total / 60:.1f} min)")

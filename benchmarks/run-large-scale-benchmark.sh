@@ -63,6 +63,9 @@ print(f"| scheduler | wall (s) | events | simulated (s) | peak memory (MB) | run
       f"| mean training time (s) |")
 print("|---|---|---|---|---|---|---|")
 total = 0.0
+firsts = [int((out / f"{s}.first").read_text()) for s in schedulers]
+# A scheduler's runs: after the largest run id before it, up to the next one's.
+bounds = dict(zip(schedulers, zip(firsts, firsts[1:] + [2**62])))
 for s in schedulers:
     wall, rss_kb = (float(x) for x in (out / f"{s}.time").read_text().split()[-2:])
     total += wall
@@ -70,11 +73,11 @@ for s in schedulers:
             for line in (out / f"{s}.log").read_text().splitlines() if line.startswith("PERF ")]
     events = sum(int(p["events"]) for p in perf)
     sim = max(float(p["sim_s"]) for p in perf)
-    first = int((out / f"{s}.first").read_text())
+    low, high = bounds[s]
     (runs,), = conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'complete'"
-                            " AND run_id > ?", (first,))
+                            " AND run_id > ? AND run_id <= ?", (low, high))
     (train,), = conn.execute("SELECT AVG(end_ns - arrival_ns) / 1e9 FROM jobs"
-                             " WHERE run_id > ?", (first,))
+                             " WHERE run_id > ? AND run_id <= ?", (low, high))
     print(f"| {s} | {wall:.1f} | {events / 1e6:.2f} M | {sim:.2f} | {rss_kb / 1024:.0f} "
           f"| {runs} | {train:.4f} |")
 print(f"\ntotal wall time: {total:.0f} s ({total / 60:.1f} min)")

@@ -362,6 +362,7 @@ TEST_F(FlowNetworkTest, WeightSplitsTheLink)
 
 TEST_F(FlowNetworkTest, SendersContendingAtASwitchPortGetItsCalibratedShare)
 {
+    m_net->SetAttribute("ContentionOnset", TimeValue(Time(0)));
     // Hosts 0 and 1 both send to host 2: the switch's port to host 2 is full
     // with data from two senders, so they share ContendedLinkEfficiency of its
     // rate, each at 0.86 x 50 Gb/s, and end at 2 x W / 0.86.
@@ -377,6 +378,7 @@ TEST_F(FlowNetworkTest, SendersContendingAtASwitchPortGetItsCalibratedShare)
 
 TEST_F(FlowNetworkTest, AcksOnAContendedPortCountTowardsItsBeingFull)
 {
+    m_net->SetAttribute("ContentionOnset", TimeValue(Time(0)));
     // As above, with host 2 also sending to host 3: that flow's ACKs take a
     // sliver of the port to host 2, which is still full and still discounted.
     Time a(-1);
@@ -389,6 +391,51 @@ TEST_F(FlowNetworkTest, AcksOnAContendedPortCountTowardsItsBeingFull)
     const double expected = 2 * WireSeconds(1000000, kRate) / 0.86 + Latency(1000000);
     EXPECT_NEAR(a.GetSeconds(), expected, expected * 0.005);
     EXPECT_NEAR(b.GetSeconds(), expected, expected * 0.005);
+}
+
+TEST_F(FlowNetworkTest, OnlyAClassWithSeveralSendersIsDiscounted)
+{
+    m_net->SetAttribute("ContentionOnset", TimeValue(Time(0)));
+    // Host 0 sends in class 5, hosts 1 and 3 in class 3, all to host 2.
+    // Strict priority serves class 5 first at line rate (one sender: no queue,
+    // no discount); then the two class-3 senders contend and share 0.86 of
+    // the port: done at w + 2 w / 0.86.
+    Time hi(-1);
+    Time lo1(-1);
+    Time lo3(-1);
+    Post(0, 2, 1000000, 0, &hi, 5);
+    Post(1, 2, 1000000, 1, &lo1, 3);
+    Post(3, 2, 1000000, 2, &lo3, 3);
+    Simulator::Run();
+    const double w = WireSeconds(1000000, kRate);
+    EXPECT_NEAR(hi.GetSeconds(), w + Latency(1000000), 2e-10);
+    EXPECT_NEAR(lo1.GetSeconds(), w + 2 * w / 0.86 + Latency(1000000), 2e-10);
+    EXPECT_NEAR(lo3.GetSeconds(), w + 2 * w / 0.86 + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, ContentionShorterThanItsOnsetIsNotDiscounted)
+{
+    // Hosts 0 and 1 send 1 MB each to host 2: 160 us of contention, less
+    // than the 1 ms onset, so ideal sharing. Then 100 MB each: half the rate
+    // for 1 ms, then 0.86 of it: 1 ms + (W - 1 ms x C / 2) / (0.86 x C / 2).
+    Time a(-1);
+    Time b(-1);
+    Post(0, 2, 1000000, 0, &a);
+    Post(1, 2, 1000000, 1, &b);
+    Simulator::Run();
+    const double shortExpected = 2 * WireSeconds(1000000, kRate) + Latency(1000000);
+    EXPECT_NEAR(a.GetSeconds(), shortExpected, 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), shortExpected, 2e-10);
+
+    const double start = Simulator::Now().GetSeconds();
+    Post(0, 2, 100000000, 0, &a);
+    Post(1, 2, 100000000, 1, &b);
+    Simulator::Run();
+    const double bits = WireSeconds(100000000, kRate) * kRate;
+    const double half = kRate / 2.0;
+    const double longExpected = 1e-3 + (bits - 1e-3 * half) / (0.86 * half);
+    EXPECT_NEAR(a.GetSeconds() - start, longExpected + Latency(100000000), 1e-9);
+    EXPECT_NEAR(b.GetSeconds() - start, longExpected + Latency(100000000), 1e-9);
 }
 
 TEST_F(FlowNetworkTest, IdealSharingWhenTheEfficiencyIsOne)
@@ -406,6 +453,7 @@ TEST_F(FlowNetworkTest, IdealSharingWhenTheEfficiencyIsOne)
 
 TEST_F(FlowNetworkTest, OnlyAFullPortOfSeveralSendersIsDiscounted)
 {
+    m_net->SetAttribute("ContentionOnset", TimeValue(Time(0)));
     // Host 0's NIC splits 2 : 1.5 : 1.5 by job weight over flows to hosts 1,
     // 2 and 3 (40, 30, 30 Gb/s); host 3 sends to 1 and 2 (50 each). The
     // ports to hosts 1 and 2 carry two senders but only 90 and 80 Gb/s: no

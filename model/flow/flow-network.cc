@@ -67,6 +67,14 @@ FlowNetwork::GetTypeId()
                           DoubleValue(0.86),
                           MakeDoubleAccessor(&FlowNetwork::m_contendedEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))
+            .AddAttribute("ContentionOnset",
+                          "How long a port must stay contended before ContendedLinkEfficiency "
+                          "applies: shorter contention is absorbed by the queue PFC holds "
+                          "(measured: none lost in 2:1 contention of a few hundred "
+                          "microseconds; doc/flow-backend.md).",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(&FlowNetwork::m_contentionOnset),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("RecordMessages",
                           "Keep one record per message (the flows table); false keeps none.",
                           BooleanValue(true),
@@ -104,6 +112,7 @@ FlowNetwork::Build(const FabricTopology& topology)
     const std::size_t dirLinks = 2 * static_cast<std::size_t>(m_topology.GetNLinks());
     m_capacity.resize(dirLinks);
     m_switchSends.resize(dirLinks);
+    m_contendedSince.assign(dirLinks, Time(-1));
     for (uint32_t l = 0; l < m_topology.GetNLinks(); ++l)
     {
         const FabricLink& link = m_topology.GetLink(l);
@@ -121,53 +130,79 @@ FlowNetwork::Build(const FabricTopology& topology)
 }
 
 bool
-FlowNetwork::Contended(uint32_t dirLink) const
-{
-    if (!m_switchSends[dirLink])
-    {
-        return false; // a NIC paces its own queue pairs: no queue, no rate cuts
-    }
-    int64_t sender = -1;
-    for (uint32_t slot : m_onLink[dirLink])
-    {
-        const Connection& c = m_connections[m_active[slot].connection];
-        if (std::find(c.path.begin(), c.path.end(), dirLink) == c.path.end())
-        {
-            continue; // its ACKs, not its data
-        }
-        if (sender < 0)
-        {
-            sender = c.src;
-        }
-        else if (sender != c.src)
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool
 FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
 {
-    // Load on every local link, from the ideal allocation.
-    m_solveLoad.assign(links.size(), 0.0);
+    // Per local link and class, from the ideal allocation: the load (data and
+    // ACKs) and who sends data (kNone, one host, or kSeveral hosts).
+    constexpr int64_t kNone = -1;
+    constexpr int64_t kSeveral = -2;
+    m_classLoad.assign(links.size(), {});
+    m_classSender.assign(links.size(), {});
+    for (auto& senders : m_classSender)
+    {
+        senders.fill(kNone);
+    }
     for (std::size_t f = 0; f < m_solveFlows.size(); ++f)
     {
-        for (const auto& [local, coefficient] : m_solveFlows[f].uses)
+        const MaxMinAllocator::Flow& flow = m_solveFlows[f];
+        NS_ASSERT(flow.cls < kClasses);
+        const Connection& c = m_connections[m_active[m_solveSlots[f]].connection];
+        for (std::size_t k = 0; k < flow.uses.size(); ++k)
         {
-            m_solveLoad[local] += coefficient * m_solveRates[f]; // data and ACKs
+            const auto& [local, coefficient] = flow.uses[k];
+            m_classLoad[local][flow.cls] += coefficient * m_solveRates[f];
+            int64_t& sender = m_classSender[local][flow.cls];
+            if (k < c.path.size() && sender != kSeveral) // its data path comes first
+            {
+                sender = sender == kNone || sender == c.src ? c.src : kSeveral;
+            }
         }
     }
     bool any = false;
     for (std::size_t i = 0; i < links.size(); ++i)
     {
-        // Full: a bottleneck, where DCQCN's senders queue and are cut.
-        if (m_solveLoad[i] >= m_solveCapacity[i] * (1 - 1e-9) && Contended(links[i]))
+        // A NIC paces its own queue pairs: no queue, no rate cuts.
+        if (!m_switchSends[links[i]])
         {
-            m_solveCapacity[i] *= m_contendedEfficiency;
-            any = true;
+            continue;
         }
+        double load = 0;
+        for (double l : m_classLoad[i])
+        {
+            load += l;
+        }
+        // Full (a bottleneck), with a class whose senders queue and are cut:
+        // the highest such class and those below it get the discounted share
+        // of what the classes above leave, which strict priority serves first.
+        int cls = static_cast<int>(kClasses) - 1;
+        while (cls >= 0 && m_classSender[i][cls] != kSeveral)
+        {
+            --cls;
+        }
+        Time& since = m_contendedSince[links[i]];
+        if (cls < 0 || load < m_solveCapacity[i] * (1 - 1e-9))
+        {
+            since = Time(-1);
+            continue;
+        }
+        if (since.IsStrictlyNegative())
+        {
+            // Contention begins: the queue PFC holds keeps the port busy until
+            // DCQCN's cuts take hold; solve again when they have.
+            since = Simulator::Now();
+            Simulator::Schedule(m_contentionOnset, &FlowNetwork::MarkDirty, this, links[i]);
+        }
+        if (Simulator::Now() - since < m_contentionOnset)
+        {
+            continue;
+        }
+        double above = 0;
+        for (std::size_t c = cls + 1; c < kClasses; ++c)
+        {
+            above += m_classLoad[i][c];
+        }
+        m_solveCapacity[i] = above + m_contendedEfficiency * (m_solveCapacity[i] - above);
+        any = true;
     }
     return any;
 }
@@ -481,6 +516,10 @@ FlowNetwork::Recompute()
     }
     if (m_solveSlots.empty())
     {
+        for (uint32_t l : links)
+        {
+            m_contendedSince[l] = Time(-1); // idle: any contention is over
+        }
         return;
     }
     // Deterministic order whatever the traversal: by flow id.

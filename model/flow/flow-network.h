@@ -14,6 +14,7 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <map>
@@ -41,9 +42,10 @@ namespace ns3
  * delivered when its last byte has been sent, plus the path's propagation
  * and the store-and-forward of its last frame at every switch. One
  * calibrated term stands for what the fluid model leaves out: a switch
- * port that is a bottleneck of data from two or more senders gives them
- * only ContendedLinkEfficiency of its rate, as DCQCN's rate cuts leave it
- * idle part of the time (doc/flow-backend.md).
+ * port that is a bottleneck of data from two or more senders in one class
+ * gives that class only ContendedLinkEfficiency of what the classes above
+ * leave, as DCQCN's rate cuts leave it idle part of the time, once the
+ * contention has lasted ContentionOnset (doc/flow-backend.md).
  *
  * As on the NIC, messages of one connection (source host, destination host,
  * UDP source port) go in order, each starting when the one before it has
@@ -212,13 +214,13 @@ class FlowNetwork : public Object
     Time PathLatency(const std::vector<uint32_t>& path, uint32_t lastFrameBytes) const;
     double WireBits(uint64_t bytes) const;
     double AckLoad() const;
-    /// Whether DCQCN flows contend at directed link \p dirLink: a switch sends on it,
-    /// and it carries data from two or more source hosts.
-    bool Contended(uint32_t dirLink) const;
     /**
      * After an ideal allocation of the component on \p links (local index ->
-     * directed link), scale the capacity of every full, contended link by
-     * ContendedLinkEfficiency. \return whether any was scaled (allocate again).
+     * directed link), discount every full switch port where a class has data
+     * from two or more senders: that class and those below it get
+     * ContendedLinkEfficiency of what the classes above leave, once it has
+     * been so for ContentionOnset. \return whether any was discounted
+     * (allocate again).
      */
     bool DiscountContended(const std::vector<uint32_t>& links);
 
@@ -229,9 +231,11 @@ class FlowNetwork : public Object
     uint32_t m_ecmpSeed{1};
     bool m_record{true};
     double m_contendedEfficiency{1}; ///< ContendedLinkEfficiency
+    Time m_contentionOnset;          ///< ContentionOnset
 
-    std::vector<double> m_capacity;              ///< by directed link, bit/s
-    std::vector<uint8_t> m_switchSends;          ///< by directed link: a switch transmits on it
+    std::vector<double> m_capacity;     ///< by directed link, bit/s
+    std::vector<uint8_t> m_switchSends; ///< by directed link: a switch transmits on it
+    std::vector<Time> m_contendedSince; ///< by directed link: contended since; negative: not
     std::vector<std::vector<uint32_t>> m_onLink; ///< by directed link: active slots loading it
     std::vector<double> m_txBytes;               ///< by directed link
     std::vector<uint8_t> m_dirty;                ///< by directed link
@@ -265,7 +269,11 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_solveSlots;
     std::vector<double> m_solveCapacity;
     std::vector<double> m_solveRates;
-    std::vector<double> m_solveLoad; ///< by local link: load in the ideal allocation
+    static constexpr std::size_t kClasses = 8; ///< traffic classes 0-7
+    /// By local link and class: load in the ideal allocation.
+    std::vector<std::array<double, kClasses>> m_classLoad;
+    /// By local link and class: the data's one source host, or none (-1) or several (-2).
+    std::vector<std::array<int64_t, kClasses>> m_classSender;
     std::vector<uint32_t> m_localOf; ///< by directed link: local index in this recomputation
 
     TracedCallback<const RdmaMessageInfo&, Time> m_deliveredTrace;

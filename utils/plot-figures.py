@@ -450,10 +450,16 @@ def load_large_scale(db):
 
 
 def draw_large_scale(data, path):
-    fig, (ax_bars, ax_time) = plt.subplots(1, 2, figsize=(14, 5.5))
+    fig, (ax_bars, ax_time) = plt.subplots(1, 2, figsize=(15, 6))
     if data.comparison is not None:
         policy_comparison_panel(ax_bars, data.comparison, 5,
                                 "large cluster (Lingjun, flow level)")
+        # The model mix of hundreds of jobs does not fit a title line.
+        fair = data.comparison.fair
+        ax_bars.set_title("Figure 5: large cluster (Lingjun, flow level)\n"
+                          f"{len(fair.train_ns)} jobs; fair's means: training "
+                          f"{fmt_time(fair.train_mean)}, communication "
+                          f"{fmt_time(fair.comm_mean)}", fontsize=10)
     else:
         ax_bars.text(0.5, 0.5, f"no policy comparison: {data.comparison_missing}", ha="center",
                      va="center", transform=ax_bars.transAxes, fontsize=8, wrap=True)

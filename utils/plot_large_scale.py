@@ -148,8 +148,8 @@ def draw_scaling(ax, points):
         texts = [f"{fmt_speedup(p.speedup(c))} vs {c}" for c in ("symphony", "symphony-split")
                  if p.speedup(c) is not None]
         if texts and "harmonics" in p.runs:
-            ax.annotate("\n".join(texts), (p.gpus, p.runs["harmonics"].mean_ms), xytext=(0, -8),
-                        textcoords="offset points", ha="center", va="top", fontsize=6,
+            ax.annotate("\n".join(texts), (p.gpus, p.runs["harmonics"].mean_ms), xytext=(0, 8),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=6,
                         color="C0")
     ax.set_xscale("log")
     ax.set_yscale("log")

@@ -65,7 +65,9 @@ void
 AddCollectiveRow(ResultsDatabase& db, int64_t runId, const CollectiveRecord& c)
 {
     // A time before zero is none: NULL.
-    auto ns = [](Time t) { return t.IsNegative() ? SqlValue() : SqlValue(t.GetNanoSeconds()); };
+    auto ns = [](Time t) {
+        return t.IsStrictlyNegative() ? SqlValue() : SqlValue(t.GetNanoSeconds());
+    };
     const std::optional<PlannedCollective>& p = c.plan;
     db.AddRow(runId,
               kInsertCollective,

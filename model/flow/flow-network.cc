@@ -60,10 +60,11 @@ FlowNetwork::GetTypeId()
                           MakeUintegerAccessor(&FlowNetwork::m_ecmpSeed),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("ContendedLinkEfficiency",
-                          "Share of its rate a switch port gives flows from two or more "
-                          "senders, as DCQCN's rate cuts leave the port idle part of the "
-                          "time: calibrated on a full-scale 4:1 incast at the packet level "
-                          "(doc/flow-backend.md); 1 is ideal max-min sharing.",
+                          "Share of what the higher classes leave that a switch port gives "
+                          "a class with data from two or more senders, once the port has "
+                          "been their bottleneck for ContentionOnset: DCQCN's rate cuts leave "
+                          "it idle part of the time. Calibrated on a full-scale 4:1 incast at "
+                          "the packet level (doc/flow-backend.md); 1 is ideal max-min sharing.",
                           DoubleValue(0.86),
                           MakeDoubleAccessor(&FlowNetwork::m_contendedEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))

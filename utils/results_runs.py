@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A results database's runs as the scripts of utils/ see them.
 
-Shared by plot-figures.py and sweep.py, which import it from their own directory
+Shared by the figure scripts (plot_common.py) and sweep.py, which import it from their own directory
 (`python3 utils/x.py` puts utils/ first on sys.path).
 """
 

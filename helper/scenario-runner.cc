@@ -15,6 +15,8 @@
 #include "simulation-run.h"
 #include "training-results.h"
 
+#include "ns3/double.h"
+#include "ns3/mltcp-dcqcn.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -357,6 +359,19 @@ ScenarioRunner::Simulate(const std::string& typeName,
     if (flowLevel)
     {
         network = scenario.MakeFlowNetwork(topology);
+        // MLTCP's lever is its congestion control: the flow level weighs
+        // flows by its F instead (FlowNetwork::SetMltcp).
+        const std::string effective = cc.empty() ? m_spec.fabric.cc : cc;
+        const ObjectFactory ccFactory = RoceFabricHelper::ParseCongestionControl(effective);
+        if (ccFactory.GetTypeId() == MltcpDcqcn::GetTypeId())
+        {
+            Ptr<MltcpDcqcn> mltcp = ccFactory.Create<MltcpDcqcn>();
+            DoubleValue slope;
+            DoubleValue intercept;
+            mltcp->GetAttribute("Slope", slope);
+            mltcp->GetAttribute("Intercept", intercept);
+            network->SetMltcp(slope.Get(), intercept.Get());
+        }
     }
     else
     {

@@ -509,6 +509,48 @@ TEST_F(FlowNetworkTest, OnlyAFullPortOfSeveralSendersIsDiscounted)
     EXPECT_NEAR(after[5], 0.28 * c, c * 0.005);
 }
 
+TEST_F(FlowNetworkTest, MltcpWeighsFlowsByTheirIterationProgress)
+{
+    // F = 0.5 + progress. Iteration 0 (volume unknown, F = 1 each): jobs 0
+    // and 1 send 1 MB each from host 0 together. Iteration 1: job 0 first
+    // sends 0.5 MB alone, then both send from host 0: job 0 at progress 0.5
+    // (F 1.0), job 1 at 0 (F 0.5), so 2/3 and 1/3 of the link until job 0's
+    // 0.5 MB are out; job 1 then has the link.
+    m_net->SetMltcp(1.0, 0.5);
+    auto post = [this](uint32_t dst, uint64_t bytes, int64_t job, int64_t iteration, Time* at) {
+        RdmaMessageInfo info;
+        info.bytes = bytes;
+        info.jobId = job;
+        info.iteration = iteration;
+        info.srcPort = static_cast<uint16_t>(0xC000 + m_port++);
+        m_net->SendMessage(0, dst, info, [at]() { *at = Simulator::Now(); });
+    };
+    Time a(-1);
+    Time b(-1);
+    post(1, 1000000, 0, 0, &a);
+    post(2, 1000000, 1, 0, &b);
+    Simulator::Run();
+    const double w1 = WireSeconds(1000000, kRate);
+    EXPECT_NEAR(a.GetSeconds(), 2 * w1 + Latency(1000000), 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), 2 * w1 + Latency(1000000), 2e-10);
+
+    double t = Simulator::Now().GetSeconds();
+    post(1, 500000, 0, 1, &a);
+    Simulator::Run();
+    const double wHalf = WireSeconds(500000, kRate);
+    EXPECT_NEAR(a.GetSeconds(), t + wHalf + Latency(500000), 2e-10);
+
+    t = Simulator::Now().GetSeconds();
+    post(1, 500000, 0, 1, &a);
+    post(2, 1000000, 1, 1, &b);
+    Simulator::Run();
+    // Job 0: its 0.5 MB at 2/3 of the link. Job 1: 1/3 of the link meanwhile,
+    // then the rest of its bytes alone.
+    const double first = 1.5 * wHalf;
+    EXPECT_NEAR(a.GetSeconds() - t, first + Latency(500000), 2e-10);
+    EXPECT_NEAR(b.GetSeconds() - t, first + (w1 - first / 3) + Latency(1000000), 2e-10);
+}
+
 TEST_F(FlowNetworkTest, OneConnectionSendsInOrder)
 {
     // Same source port, hosts and job: one queue pair, the second message

@@ -358,6 +358,16 @@ FlowNetwork::SendMessage(uint32_t src,
     {
         m_records.push_back(MessageRecord{info, Time(-1), Time(-1)});
     }
+    if (m_mltcp && info.jobId >= 0 && info.iteration >= 0)
+    {
+        IterationBytes& b = m_iterationBytes[{info.jobId, src}];
+        if (info.iteration > b.iteration)
+        {
+            b.previous = b.iteration >= 0 ? b.current : -1;
+            b.current = 0;
+            b.iteration = info.iteration;
+        }
+    }
     uint32_t slot;
     if (m_freeSlots.empty())
     {
@@ -552,7 +562,7 @@ FlowNetwork::Recompute()
         }
         f.cls = a.info.priority;
         auto w = m_jobWeight.find(a.info.jobId);
-        f.weight = w == m_jobWeight.end() ? 1.0 : w->second;
+        f.weight = (w == m_jobWeight.end() ? 1.0 : w->second) * MltcpFactor(a);
     }
     m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates);
     if (m_contendedEfficiency < 1 && DiscountContended(links))
@@ -586,6 +596,14 @@ FlowNetwork::SendDone(uint32_t slot)
 {
     Detach(slot);
     Active& a = m_active[slot];
+    if (m_mltcp && a.info.jobId >= 0)
+    {
+        auto b = m_iterationBytes.find({a.info.jobId, m_connections[a.connection].src});
+        if (b != m_iterationBytes.end() && b->second.iteration == a.info.iteration)
+        {
+            b->second.current += static_cast<double>(a.info.bytes);
+        }
+    }
     const Connection& c = m_connections[a.connection];
     const double wireBytes = WireBits(a.info.bytes) / 8;
     for (uint32_t l : c.path)
@@ -694,6 +712,37 @@ FlowNetwork::SetPriorityClass(int64_t jobId, int16_t cls)
             a.info.priority = static_cast<uint8_t>(cls);
         }
     }
+}
+
+void
+FlowNetwork::SetMltcp(double slope, double intercept)
+{
+    NS_ABORT_MSG_UNLESS(intercept > 0 && intercept + slope > 0,
+                        "SetMltcp: F must stay positive over progress 0..1");
+    m_mltcp = true;
+    m_mltcpSlope = slope;
+    m_mltcpIntercept = intercept;
+}
+
+double
+FlowNetwork::MltcpFactor(const Active& a) const
+{
+    if (!m_mltcp || a.info.jobId < 0 || a.info.iteration < 0)
+    {
+        return 1.0;
+    }
+    const uint32_t src = m_connections[a.connection].src;
+    auto it = m_iterationBytes.find({a.info.jobId, src});
+    if (it == m_iterationBytes.end() || it->second.previous <= 0 ||
+        it->second.iteration != a.info.iteration)
+    {
+        return m_mltcpIntercept + m_mltcpSlope / 2; // its iteration's volume is not known yet
+    }
+    // Finished messages plus what this one has sent.
+    const double total = WireBits(a.info.bytes);
+    const double sent = total > 0 ? a.info.bytes * (1 - a.remainingBits / total) : 0;
+    const double progress = std::min(1.0, (it->second.current + sent) / it->second.previous);
+    return m_mltcpIntercept + m_mltcpSlope * progress;
 }
 
 void

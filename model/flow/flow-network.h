@@ -116,6 +116,16 @@ class FlowNetwork : public Object
     void SetPriorityClass(int64_t jobId, int16_t cls);
     /// Share of the job's flows relative to others of their class (max-min weight), > 0.
     void SetRateWeight(int64_t jobId, double weight);
+    /**
+     * MLTCP at the flow level: every flow's max-min weight is multiplied by
+     * F = \p intercept + \p slope x progress, where progress is the fraction
+     * of its iteration's bytes the job has sent from that host (the bytes of
+     * the previous iteration from there, capped at 1; the first iteration's
+     * F is intercept + slope / 2), as MltcpDcqcn scales DCQCN's steps. F is
+     * taken at every rate solve of the flow's component (each message's
+     * start or end), not continuously.
+     */
+    void SetMltcp(double slope, double intercept);
     /// UDP source port of the job's messages from \p srcHost to \p dstHost posted from now on.
     void SetSourcePort(int64_t jobId, uint32_t srcHost, uint32_t dstHost, uint16_t port);
     /// @}
@@ -252,6 +262,21 @@ class FlowNetwork : public Object
     std::map<int64_t, bool> m_gateOpen;    ///< absent: open
     std::map<int64_t, int16_t> m_jobClass; ///< absent or -1: the message's
     std::map<int64_t, double> m_jobWeight; ///< absent: 1
+
+    /// A job's bytes from one host in its current and previous iteration (MLTCP).
+    struct IterationBytes
+    {
+        int64_t iteration{-1};
+        double current{0};   ///< payload bytes of its finished messages this iteration
+        double previous{-1}; ///< the previous iteration's; negative: unknown
+    };
+
+    /// The MLTCP factor of message \p a (1 unless SetMltcp was called).
+    double MltcpFactor(const Active& a) const;
+    bool m_mltcp{false};
+    double m_mltcpSlope{1};
+    double m_mltcpIntercept{0.5};
+    std::map<std::pair<int64_t, uint32_t>, IterationBytes> m_iterationBytes; ///< (job, host)
     std::map<std::tuple<int64_t, uint32_t, uint32_t>, uint16_t> m_jobPort;
 
     std::vector<uint32_t> m_nextQpn; ///< by host: next queue pair number, as RdmaNic's

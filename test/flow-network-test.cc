@@ -201,15 +201,23 @@ class FlowNetworkTest : public ::testing::Test
         Simulator::Destroy();
     }
 
-    /// Post \p bytes from \p src to \p dst for job \p job now; the delivery time lands in \p at.
-    void Post(uint32_t src, uint32_t dst, uint64_t bytes, int64_t job, Time* at, uint8_t cls = 3)
+    /// Post \p bytes from \p src to \p dst for job \p job (in class \p cls and
+    /// iteration \p iteration) now; the delivery time lands in \p at. \return the flow id
+    uint64_t Post(uint32_t src,
+                  uint32_t dst,
+                  uint64_t bytes,
+                  int64_t job,
+                  Time* at,
+                  uint8_t cls = 3,
+                  int64_t iteration = -1)
     {
         RdmaMessageInfo info;
         info.bytes = bytes;
         info.jobId = job;
         info.priority = cls;
+        info.iteration = iteration;
         info.srcPort = static_cast<uint16_t>(0xC000 + m_port++);
-        m_net->SendMessage(src, dst, info, [at]() { *at = Simulator::Now(); });
+        return m_net->SendMessage(src, dst, info, [at]() { *at = Simulator::Now(); });
     }
 
     /// Wire seconds of a message of \p bytes at rate \p bps (4096-byte packets).
@@ -464,11 +472,7 @@ TEST_F(FlowNetworkTest, OnlyAFullPortOfSeveralSendersIsDiscounted)
     std::vector<uint64_t> ids;
     Time at[6];
     auto post = [&](uint32_t src, uint32_t dst, int64_t job, Time* t) {
-        RdmaMessageInfo info;
-        info.bytes = 100000000;
-        info.jobId = job;
-        info.srcPort = static_cast<uint16_t>(0xC000 + m_port++);
-        ids.push_back(m_net->SendMessage(src, dst, info, [t]() { *t = Simulator::Now(); }));
+        ids.push_back(Post(src, dst, 100000000, job, t));
     };
     post(0, 1, 0, &at[0]);
     post(0, 2, 1, &at[1]);
@@ -518,12 +522,7 @@ TEST_F(FlowNetworkTest, MltcpWeighsFlowsByTheirIterationProgress)
     // 0.5 MB are out; job 1 then has the link.
     m_net->SetMltcp(1.0, 0.5);
     auto post = [this](uint32_t dst, uint64_t bytes, int64_t job, int64_t iteration, Time* at) {
-        RdmaMessageInfo info;
-        info.bytes = bytes;
-        info.jobId = job;
-        info.iteration = iteration;
-        info.srcPort = static_cast<uint16_t>(0xC000 + m_port++);
-        m_net->SendMessage(0, dst, info, [at]() { *at = Simulator::Now(); });
+        Post(0, dst, bytes, job, at, 3, iteration);
     };
     Time a(-1);
     Time b(-1);

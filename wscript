@@ -122,6 +122,7 @@ def build(bld):
         'model/roce/roce-channel.h',
         'model/roce/roce-net-device.h',
         'model/roce/roce-arrival-batch.h',
+        'model/roce/iteration-progress.h',
         'model/roce/rdma-queue-pair.h',
         'model/roce/rdma-nic.h',
         'model/fabric/roce-switch.h',

@@ -344,6 +344,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
     {
         fabricHelper.SetCongestionControl(cc);
     }
+    const std::string runCc = cc.empty() ? m_spec.fabric.cc : cc; // what the NICs run
     // The flow level (FlowNetwork) runs the same topology, routes, cluster
     // and scheduler with fluid flows in place of the RoCE fabric.
     const bool flowLevel = m_spec.backend == "flow";
@@ -361,8 +362,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
         network = scenario.MakeFlowNetwork(topology);
         // MLTCP's lever is its congestion control: the flow level weighs
         // flows by its F instead (FlowNetwork::SetMltcp).
-        const std::string effective = cc.empty() ? m_spec.fabric.cc : cc;
-        const ObjectFactory ccFactory = RoceFabricHelper::ParseCongestionControl(effective);
+        const ObjectFactory ccFactory = RoceFabricHelper::ParseCongestionControl(runCc);
         if (ccFactory.GetTypeId() == MltcpDcqcn::GetTypeId())
         {
             Ptr<MltcpDcqcn> mltcp = ccFactory.Create<MltcpDcqcn>();
@@ -385,7 +385,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
         {"gpusPerHost", m_spec.topology.gpusPerHost},
         {"hosts", topology.GetNHosts()},
         {"jobs", jobs.size()},
-        {"cc", cc.empty() ? m_spec.fabric.cc : cc},
+        {"cc", runCc},
         {"mtu", m_spec.fabric.mtu},
         {"pfc", m_spec.fabric.pfc},
         {"scale", m_spec.scale},

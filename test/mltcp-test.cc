@@ -360,13 +360,13 @@ TEST_F(MltcpFabricTest, NicProgressIsThisIterationsBytesOverThePrevious)
         delivered[it] = true;
         const RdmaJobState* s = fabric->GetNic(0)->GetJobState(job);
         ASSERT_NE(s, nullptr);
-        EXPECT_EQ(s->iteration, static_cast<int64_t>(it));
-        EXPECT_EQ(s->iterationBytes, bytes[it]);
-        EXPECT_EQ(s->previousBytes, it == 0 ? 0 : bytes[it - 1]);
+        EXPECT_EQ(s->progress.iteration, static_cast<int64_t>(it));
+        EXPECT_EQ(s->progress.bytes, bytes[it]);
+        EXPECT_EQ(s->progress.previousBytes, it == 0 ? 0 : bytes[it - 1]);
         const double expected = it == 0
                                     ? RdmaCongestionOps::kUnknownProgress
                                     : std::min(1.0, static_cast<double>(bytes[it]) / bytes[it - 1]);
-        EXPECT_DOUBLE_EQ(s->Progress(), expected);
+        EXPECT_DOUBLE_EQ(s->progress.Progress(), expected);
     });
     Simulator::Run();
     EXPECT_EQ(delivered, std::vector<bool>(bytes.size(), true));
@@ -504,8 +504,8 @@ TEST_F(MltcpFabricTest, TheTypeIdAttributeStillChoosesTheAlgorithm)
         EXPECT_EQ(g_samples[0][0].additiveIncreaseBps, 2500000000u);
         const RdmaJobState* s = nic->GetJobState(info.jobId);
         ASSERT_NE(s, nullptr);
-        EXPECT_EQ(s->iteration, 1);
-        EXPECT_EQ(s->iterationBytes, info.bytes);
+        EXPECT_EQ(s->progress.iteration, 1);
+        EXPECT_EQ(s->progress.bytes, info.bytes);
     }
 }
 

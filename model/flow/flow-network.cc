@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/mltcp-dcqcn.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -358,15 +359,9 @@ FlowNetwork::SendMessage(uint32_t src,
     {
         m_records.push_back(MessageRecord{info, Time(-1), Time(-1)});
     }
-    if (m_mltcp && info.jobId >= 0 && info.iteration >= 0)
+    if (m_mltcp && info.jobId >= 0)
     {
-        IterationBytes& b = m_iterationBytes[{info.jobId, src}];
-        if (info.iteration > b.iteration)
-        {
-            b.previous = b.iteration >= 0 ? b.current : -1;
-            b.current = 0;
-            b.iteration = info.iteration;
-        }
+        m_progress[{info.jobId, src}].Post(info.iteration);
     }
     uint32_t slot;
     if (m_freeSlots.empty())
@@ -598,11 +593,8 @@ FlowNetwork::SendDone(uint32_t slot)
     Active& a = m_active[slot];
     if (m_mltcp && a.info.jobId >= 0)
     {
-        auto b = m_iterationBytes.find({a.info.jobId, m_connections[a.connection].src});
-        if (b != m_iterationBytes.end() && b->second.iteration == a.info.iteration)
-        {
-            b->second.current += static_cast<double>(a.info.bytes);
-        }
+        m_progress[{a.info.jobId, m_connections[a.connection].src}].Sent(a.info.iteration,
+                                                                         a.info.bytes);
     }
     const Connection& c = m_connections[a.connection];
     const double wireBytes = WireBits(a.info.bytes) / 8;
@@ -717,8 +709,7 @@ FlowNetwork::SetPriorityClass(int64_t jobId, int16_t cls)
 void
 FlowNetwork::SetMltcp(double slope, double intercept)
 {
-    NS_ABORT_MSG_UNLESS(intercept > 0 && intercept + slope > 0,
-                        "SetMltcp: F must stay positive over progress 0..1");
+    MltcpDcqcn::CheckAggressiveness(slope, intercept, "FlowNetwork::SetMltcp");
     m_mltcp = true;
     m_mltcpSlope = slope;
     m_mltcpIntercept = intercept;
@@ -727,22 +718,17 @@ FlowNetwork::SetMltcp(double slope, double intercept)
 double
 FlowNetwork::MltcpFactor(const Active& a) const
 {
-    if (!m_mltcp || a.info.jobId < 0 || a.info.iteration < 0)
+    if (!m_mltcp || a.info.jobId < 0)
     {
         return 1.0;
     }
-    const uint32_t src = m_connections[a.connection].src;
-    auto it = m_iterationBytes.find({a.info.jobId, src});
-    if (it == m_iterationBytes.end() || it->second.previous <= 0 ||
-        it->second.iteration != a.info.iteration)
-    {
-        return m_mltcpIntercept + m_mltcpSlope / 2; // its iteration's volume is not known yet
-    }
-    // Finished messages plus what this one has sent.
+    auto it = m_progress.find({a.info.jobId, m_connections[a.connection].src});
+    // Its finished messages and what this one has sent.
     const double total = WireBits(a.info.bytes);
     const double sent = total > 0 ? a.info.bytes * (1 - a.remainingBits / total) : 0;
-    const double progress = std::min(1.0, (it->second.current + sent) / it->second.previous);
-    return m_mltcpIntercept + m_mltcpSlope * progress;
+    const double progress =
+        it == m_progress.end() ? RdmaCongestionOps::kUnknownProgress : it->second.Progress(sent);
+    return MltcpDcqcn::Aggressiveness(m_mltcpSlope, m_mltcpIntercept, progress);
 }
 
 void

@@ -9,6 +9,7 @@
 #include "ns3/ecmp-routes.h"
 #include "ns3/event-id.h"
 #include "ns3/fabric-topology.h"
+#include "ns3/iteration-progress.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/rdma-queue-pair.h"
@@ -233,6 +234,8 @@ class FlowNetwork : public Object
      * (allocate again).
      */
     bool DiscountContended(const std::vector<uint32_t>& links);
+    /// The MLTCP factor of message \p a (1 unless SetMltcp was called).
+    double MltcpFactor(const Active& a) const;
 
     FabricTopology m_topology;
     std::unique_ptr<EcmpRoutes> m_routes;
@@ -263,20 +266,11 @@ class FlowNetwork : public Object
     std::map<int64_t, int16_t> m_jobClass; ///< absent or -1: the message's
     std::map<int64_t, double> m_jobWeight; ///< absent: 1
 
-    /// A job's bytes from one host in its current and previous iteration (MLTCP).
-    struct IterationBytes
-    {
-        int64_t iteration{-1};
-        double current{0};   ///< payload bytes of its finished messages this iteration
-        double previous{-1}; ///< the previous iteration's; negative: unknown
-    };
-
-    /// The MLTCP factor of message \p a (1 unless SetMltcp was called).
-    double MltcpFactor(const Active& a) const;
-    bool m_mltcp{false};
-    double m_mltcpSlope{1};
-    double m_mltcpIntercept{0.5};
-    std::map<std::pair<int64_t, uint32_t>, IterationBytes> m_iterationBytes; ///< (job, host)
+    bool m_mltcp{false}; ///< SetMltcp was called
+    double m_mltcpSlope{0};
+    double m_mltcpIntercept{1};
+    /// (job, host) -> the job's progress through its iteration from that host (MLTCP)
+    std::map<std::pair<int64_t, uint32_t>, IterationProgress> m_progress;
     std::map<std::tuple<int64_t, uint32_t, uint32_t>, uint16_t> m_jobPort;
 
     std::vector<uint32_t> m_nextQpn; ///< by host: next queue pair number, as RdmaNic's

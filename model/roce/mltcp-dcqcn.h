@@ -95,11 +95,20 @@ class MltcpDcqcn : public Dcqcn
      */
     double GetAggressiveness() const
     {
-        if (m_progress == kUnknownProgress)
+        return Aggressiveness(m_slope, m_intercept, m_progress);
+    }
+
+    /**
+     * \return F = \p slope x \p progress + \p intercept; with the progress
+     * unknown (kUnknownProgress), F's mean over an iteration, intercept + slope / 2
+     */
+    static double Aggressiveness(double slope, double intercept, double progress)
+    {
+        if (progress == kUnknownProgress)
         {
-            return m_intercept + m_slope / 2;
+            return intercept + slope / 2;
         }
-        return m_slope * m_progress + m_intercept;
+        return slope * progress + intercept;
     }
 
     /**

@@ -226,12 +226,7 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
         {
             qp->info.srcPort = port->second;
         }
-        if (info.iteration > job.iteration)
-        {
-            job.previousBytes = job.iteration >= 0 ? job.iterationBytes : 0;
-            job.iterationBytes = 0;
-            job.iteration = info.iteration;
-        }
+        job.progress.Post(info.iteration);
     }
     // A message posted with a UDP source port belongs to a connection (a
     // long-lived queue pair, as NCCL keeps per peer and channel); one without
@@ -554,7 +549,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
             const uint32_t wire = RoceWire::WireBytes(p->GetSize());
             if (qp->ccUsesProgress)
             {
-                qp->cc->SetProgress(qp->job->Progress());
+                qp->cc->SetProgress(qp->job->progress.Progress());
             }
             qp->cc->OnSend(wire, now);
             const double rate = static_cast<double>(qp->cc->GetRate(now).GetBitRate());
@@ -617,9 +612,9 @@ RdmaNic::BuildData(RdmaSendQueuePair* qp)
     else
     {
         qp->maxSent = index + 1;
-        if (qp->job && qp->info.iteration == qp->job->iteration)
+        if (qp->job)
         {
-            qp->job->iterationBytes += payload;
+            qp->job->progress.Sent(qp->info.iteration, payload);
         }
     }
     RoceOpcode op;

@@ -4,6 +4,7 @@
 #ifndef RDMA_QUEUE_PAIR_H
 #define RDMA_QUEUE_PAIR_H
 
+#include "iteration-progress.h"
 #include "rdma-congestion-ops.h"
 
 #include "ns3/callback.h"
@@ -153,22 +154,7 @@ struct RdmaJobState
     double rateWeight{1.0};    ///< multiplies the additive increase of the job's queue pairs
     /// destination IPv4 address -> UDP source port of the job's new queue pairs to it
     std::unordered_map<uint32_t, uint16_t> srcPortByDst;
-    int64_t iteration{-1};      ///< newest iteration a queue pair of the job was posted for
-    uint64_t iterationBytes{0}; ///< payload bytes first sent in that iteration
-    uint64_t previousBytes{0};  ///< payload bytes first sent in the iteration before
-
-    /// Bytes sent this iteration over those of the previous one, in [0,1];
-    /// RdmaCongestionOps::kUnknownProgress in the first iteration, whose
-    /// volume is not known yet.
-    double Progress() const
-    {
-        if (previousBytes == 0)
-        {
-            return RdmaCongestionOps::kUnknownProgress;
-        }
-        const double f = static_cast<double>(iterationBytes) / static_cast<double>(previousBytes);
-        return f < 1.0 ? f : 1.0;
-    }
+    IterationProgress progress; ///< through the iteration, from this NIC
 };
 
 } // namespace ns3

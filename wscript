@@ -14,6 +14,7 @@ def build(bld):
     module = bld.create_ns3_module('collective-scheduling', deps)
     module.source = [
         'model/registry/short-name-registry.cc',
+        'model/simulator/bucket-scheduler.cc',
         'model/roce/rdma-congestion-ops.cc',
         'model/roce/roce-header.cc',
         'model/roce/pfc-header.cc',
@@ -111,6 +112,7 @@ def build(bld):
     headers.module = 'collective-scheduling'
     headers.source = [
         'model/registry/short-name-registry.h',
+        'model/simulator/bucket-scheduler.h',
         'model/roce/rdma-congestion-ops.h',
         'model/roce/roce-psn.h',
         'model/roce/wake-timer.h',

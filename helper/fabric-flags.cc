@@ -66,7 +66,7 @@ void
 RoceExampleDefaults()
 {
     RoceUsePicoseconds();
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::BucketScheduler"));
 }
 
 } // namespace ns3

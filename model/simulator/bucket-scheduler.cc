@@ -1,0 +1,253 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "bucket-scheduler.h"
+
+#include "ns3/abort.h"
+#include "ns3/assert.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("BucketScheduler");
+NS_OBJECT_ENSURE_REGISTERED(BucketScheduler);
+
+namespace
+{
+
+/// Order of the bucket being drained: latest first, so the next event is at
+/// the back (a function object, so that the sort inlines it).
+struct Later
+{
+    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+    {
+        return b.key < a.key;
+    }
+};
+
+} // namespace
+
+TypeId
+BucketScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::BucketScheduler")
+            .SetParent<Scheduler>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<BucketScheduler>()
+            .AddAttribute("BucketWidth",
+                          "Span of one bucket, rounded down to a power of two time steps. "
+                          "Speed only: events come out in the same order whatever it is.",
+                          TimeValue(NanoSeconds(8)),
+                          MakeTimeAccessor(&BucketScheduler::m_width),
+                          MakeTimeChecker(TimeStep(1)))
+            .AddAttribute("Buckets",
+                          "Buckets in the ring (a power of two); events due beyond "
+                          "Buckets x BucketWidth wait in a heap until the ring reaches them.",
+                          UintegerValue(2048),
+                          MakeUintegerAccessor(&BucketScheduler::m_slots),
+                          MakeUintegerChecker<uint32_t>(64, 1U << 24));
+    return tid;
+}
+
+BucketScheduler::BucketScheduler()
+    : m_slots(2048),
+      m_configured(false),
+      m_shift(0),
+      m_mask(0),
+      m_cursor(0),
+      m_inRing(0)
+{
+}
+
+BucketScheduler::~BucketScheduler() = default;
+
+void
+BucketScheduler::Configure()
+{
+    NS_ABORT_MSG_IF((m_slots & (m_slots - 1)) != 0,
+                    "ns3::BucketScheduler::Buckets must be a power of two, not " << m_slots);
+    const int64_t steps = m_width.GetTimeStep();
+    NS_ABORT_MSG_IF(steps < 1, "ns3::BucketScheduler::BucketWidth must be positive");
+    m_shift = 0;
+    while ((int64_t{2} << m_shift) <= steps)
+    {
+        ++m_shift;
+    }
+    m_mask = m_slots - 1;
+    m_ring.assign(m_slots, {});
+    m_occupied.assign((m_slots + 63) / 64, 0);
+    m_configured = true;
+}
+
+void
+BucketScheduler::MarkOccupied(uint64_t bucket)
+{
+    const uint64_t slot = bucket & m_mask;
+    m_occupied[slot >> 6] |= uint64_t{1} << (slot & 63);
+}
+
+void
+BucketScheduler::MarkEmpty(uint64_t bucket)
+{
+    const uint64_t slot = bucket & m_mask;
+    m_occupied[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+}
+
+void
+BucketScheduler::Insert(const Event& ev)
+{
+    if (!m_configured)
+    {
+        Configure();
+        m_cursor = BucketOf(ev.key.m_ts);
+    }
+    const uint64_t bucket = BucketOf(ev.key.m_ts);
+    if (bucket <= m_cursor)
+    {
+        // Also an event earlier than the cursor's bucket (the cursor may have
+        // moved ahead to peek): the order puts it before everything else.
+        std::vector<Event>& current = Slot(m_cursor);
+        current.insert(std::upper_bound(current.begin(), current.end(), ev, Later{}), ev);
+    }
+    else if (bucket - m_cursor < m_slots)
+    {
+        Slot(bucket).push_back(ev);
+        MarkOccupied(bucket);
+        ++m_inRing;
+    }
+    else
+    {
+        m_far.push_back(ev);
+        std::push_heap(m_far.begin(), m_far.end(), Later{});
+    }
+}
+
+bool
+BucketScheduler::IsEmpty() const
+{
+    return m_inRing == 0 && m_far.empty() && (!m_configured || m_ring[m_cursor & m_mask].empty());
+}
+
+uint64_t
+BucketScheduler::NextOccupied() const
+{
+    const uint64_t start = (m_cursor + 1) & m_mask;
+    const uint64_t words = m_occupied.size();
+    uint64_t word = start >> 6;
+    uint64_t bits = m_occupied[word] & (~uint64_t{0} << (start & 63));
+    for (uint64_t n = 0; bits == 0; ++n)
+    {
+        NS_ASSERT_MSG(n <= words, "ring marked empty while holding events");
+        word = (word + 1) % words;
+        bits = m_occupied[word];
+    }
+    const uint64_t slot = (word << 6) | static_cast<uint64_t>(__builtin_ctzll(bits));
+    // Slots below the start belong to the ring's next turn.
+    return m_cursor + 1 + ((slot - start) & m_mask);
+}
+
+void
+BucketScheduler::MoveCursor(uint64_t bucket)
+{
+    m_cursor = bucket;
+    std::vector<Event>& current = Slot(m_cursor);
+    if (!current.empty())
+    {
+        MarkEmpty(m_cursor);
+        m_inRing -= current.size();
+    }
+    // The ring now reaches further: bring in the far events it covers.
+    while (!m_far.empty() && BucketOf(m_far.front().key.m_ts) - m_cursor < m_slots)
+    {
+        std::pop_heap(m_far.begin(), m_far.end(), Later{});
+        const Event ev = m_far.back();
+        m_far.pop_back();
+        const uint64_t b = BucketOf(ev.key.m_ts);
+        Slot(b).push_back(ev);
+        if (b != m_cursor)
+        {
+            MarkOccupied(b);
+            ++m_inRing;
+        }
+    }
+    std::sort(current.begin(), current.end(), Later{});
+}
+
+void
+BucketScheduler::Advance()
+{
+    if (!m_ring[m_cursor & m_mask].empty())
+    {
+        return;
+    }
+    if (m_inRing > 0)
+    {
+        MoveCursor(NextOccupied());
+    }
+    else if (!m_far.empty())
+    {
+        MoveCursor(BucketOf(m_far.front().key.m_ts));
+    }
+}
+
+Scheduler::Event
+BucketScheduler::PeekNext() const
+{
+    // Advancing the cursor changes where events sit, not which are pending.
+    const_cast<BucketScheduler*>(this)->Advance();
+    NS_ASSERT_MSG(!IsEmpty(), "PeekNext on an empty scheduler");
+    return m_ring[m_cursor & m_mask].back();
+}
+
+Scheduler::Event
+BucketScheduler::RemoveNext()
+{
+    Advance();
+    NS_ASSERT_MSG(!IsEmpty(), "RemoveNext on an empty scheduler");
+    std::vector<Event>& current = Slot(m_cursor);
+    const Event ev = current.back();
+    current.pop_back();
+    return ev;
+}
+
+void
+BucketScheduler::Remove(const Event& ev)
+{
+    NS_ASSERT(m_configured);
+    const uint64_t bucket = BucketOf(ev.key.m_ts);
+    auto same = [&ev](const Event& e) { return e.key.m_uid == ev.key.m_uid; };
+    if (bucket <= m_cursor)
+    {
+        std::vector<Event>& current = Slot(m_cursor);
+        auto it = std::find_if(current.begin(), current.end(), same);
+        NS_ASSERT_MSG(it != current.end(), "removing an event that is not pending");
+        current.erase(it);
+    }
+    else if (bucket - m_cursor < m_slots)
+    {
+        std::vector<Event>& slot = Slot(bucket);
+        auto it = std::find_if(slot.begin(), slot.end(), same);
+        NS_ASSERT_MSG(it != slot.end(), "removing an event that is not pending");
+        *it = slot.back();
+        slot.pop_back();
+        --m_inRing;
+        if (slot.empty())
+        {
+            MarkEmpty(bucket);
+        }
+    }
+    else
+    {
+        auto it = std::find_if(m_far.begin(), m_far.end(), same);
+        NS_ASSERT_MSG(it != m_far.end(), "removing an event that is not pending");
+        m_far.erase(it);
+        std::make_heap(m_far.begin(), m_far.end(), Later{});
+    }
+}
+
+} // namespace ns3

@@ -49,7 +49,7 @@ LinkSampler::Install(Ptr<RoceFabric> fabric)
         {
             // End 0 is the link's node_a: its frames go from a to b (direction 0).
             ch->GetRoceDevice(end)->TraceConnectWithoutContext(
-                "Transmit",
+                "TransmitFrame",
                 MakeCallback(&LinkSampler::OnTransmit, this).Bind(l, end));
         }
     }
@@ -62,10 +62,9 @@ LinkSampler::OnSendStarted(uint32_t address, const RdmaMessageInfo& info)
 }
 
 void
-LinkSampler::OnTransmit(uint32_t link, uint8_t direction, Ptr<const Packet> p)
+LinkSampler::OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingInfo& info)
 {
     int64_t job = -1;
-    const RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
     if (info.etherType == RoceWire::kEtherTypeIpv4)
     {
         // Data carries its sender's port; ACK, NAK and CNP echo it back.
@@ -80,7 +79,7 @@ LinkSampler::OnTransmit(uint32_t link, uint8_t direction, Ptr<const Packet> p)
         }
     }
     const int64_t bin = Simulator::Now().GetTimeStep() / m_interval.GetTimeStep();
-    m_bytes[{link, direction, job, bin}] += p->GetSize();
+    m_bytes[{link, direction, job, bin}] += info.bytes;
 }
 
 void

@@ -61,7 +61,7 @@ class LinkSampler : public Object
 
   private:
     void OnSendStarted(uint32_t address, const RdmaMessageInfo& info);
-    void OnTransmit(uint32_t link, uint8_t direction, Ptr<const Packet> p);
+    void OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingInfo& info);
 
     Time m_interval;
     std::unordered_map<uint64_t, int64_t> m_jobOf; ///< (address << 16 | UDP port) -> job

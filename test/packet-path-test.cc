@@ -4,7 +4,8 @@
  * The per-hop packet path's parts: the port's ring queue against a deque,
  * packet references handed on without being copied, and the channel's
  * counts of data-frame hops, ACK hops and link bytes against what a message
- * over one switch must cost.
+ * over one switch must cost, and frames that are fields alone until
+ * something needs their bytes.
  */
 
 #include "fabric-test-util.h"
@@ -140,6 +141,74 @@ TEST_F(HopCountTest, DataAndAckHopsAndLinkBytesOfOneMessageOverOneSwitch)
     EXPECT_GT(ackHops, 0u);
     EXPECT_EQ(ackHops % 2, 0u) << "each acknowledgement crosses two links";
     EXPECT_EQ(linkBytes, 2 * dataFrameBytes + ackHops * 62);
+}
+
+/// Packets ns-3 has created so far (each gets the next uid).
+uint64_t
+PacketsCreated()
+{
+    return Create<Packet>()->GetUid();
+}
+
+TEST_F(HopCountTest, WithNothingListeningNoHopBuildsAPacket)
+{
+    // An incast through one switch, with ECN marks and PFC: the fabric moves
+    // data, ACKs and CNPs as fields alone; only PFC frames are packets.
+    RoceFabricHelper helper;
+    Ptr<RoceFabric> fabric = helper.Install(MakeStar(5));
+    for (uint32_t h = 0; h < 4; ++h)
+    {
+        RdmaMessageInfo info;
+        info.bytes = 1000000;
+        fabric->SendMessage(h, 4, info, Seconds(0));
+    }
+    const uint64_t before = PacketsCreated();
+    const uint64_t hops0 = RoceChannel::GetTotalPacketHops();
+    Simulator::Run();
+    const uint64_t hops = RoceChannel::GetTotalPacketHops() - hops0;
+    const uint64_t created = PacketsCreated() - before - 1;
+    ASSERT_GT(hops, 2000u);
+    ASSERT_GT(fabric->GetSwitch(0)->GetTotalEcnMarked(), 0u) << "the case must mark frames";
+    EXPECT_EQ(created, fabric->GetTotalPausesSent()) << "packets built on a path nobody traces";
+}
+
+TEST_F(HopCountTest, AListenerSeesEveryFrameAsItsBytes)
+{
+    // Tracing one port builds its frames' packets there: what it sees must
+    // be the frames themselves, data and acknowledgements, whole.
+    const uint64_t bytes = 40500;
+    const uint32_t mtu = 1000;
+    RoceFabricHelper helper;
+    helper.SetNicAttribute("PayloadPerPacket", UintegerValue(mtu));
+    Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
+    RdmaMessageInfo info;
+    info.bytes = bytes;
+    fabric->SendMessage(1, 0, info, Seconds(0));
+    std::vector<RoceForwardingInfo> seen;
+    std::vector<uint32_t> sizes;
+    Ptr<RoceNetDevice> senderPort = fabric->GetChannel(1)->GetRoceDevice(0);
+    senderPort->TraceConnectWithoutContext(
+        "Transmit",
+        MakeCallback(+[](std::vector<RoceForwardingInfo>* out, Ptr<const Packet> p) {
+            out->push_back(RoceForwardingInfo::Peek(p));
+        }).Bind(&seen));
+    Simulator::Run();
+    const uint64_t packets = (bytes + mtu - 1) / mtu;
+    ASSERT_EQ(seen.size(), packets);
+    for (uint64_t i = 0; i < packets; ++i)
+    {
+        const RoceForwardingInfo& f = seen[i];
+        EXPECT_EQ(f.bytes, DataFrameBytes(bytes, mtu, i)) << "packet " << i;
+        EXPECT_EQ(f.srcIp, RoceHostAddress(1));
+        EXPECT_EQ(f.dstIp, RoceHostAddress(0));
+        EXPECT_EQ(f.psn, (seen[0].psn + i) & 0xFFFFFF);
+        EXPECT_EQ(f.opcode,
+                  i == 0             ? RoceOpcode::WRITE_FIRST
+                  : i + 1 == packets ? RoceOpcode::WRITE_LAST
+                                     : RoceOpcode::WRITE_MIDDLE);
+        EXPECT_EQ(f.ackRequest, i + 1 == packets);
+    }
+    EXPECT_EQ(seen[0].dmaLength, bytes);
 }
 
 } // namespace

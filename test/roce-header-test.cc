@@ -147,14 +147,59 @@ TEST(RoceHeaderTest, ForwardingViewAndEcnMarking)
     EXPECT_EQ(info.srcPort, 0xC123);
     EXPECT_EQ(info.dstPort, 4791);
     const uint32_t size = p->GetSize();
-    EXPECT_TRUE(RoceMarkCe(p));
+    EXPECT_TRUE(RoceMarkCe(p, info));
+    EXPECT_EQ(info.ecn, RoceEcn::CE);
     EXPECT_EQ(p->GetSize(), size);
     EXPECT_EQ(RoceForwardingInfo::Peek(p).ecn, RoceEcn::CE);
     EXPECT_TRUE(Ipv4ChecksumValid(Bytes(p))) << "the checksum follows the TOS byte";
     // A frame that is not ECN-capable is left alone.
     Ptr<Packet> ack = Frame(RoceOpcode::ACKNOWLEDGE, 0, RoceEcn::NOT_ECT);
-    EXPECT_FALSE(RoceMarkCe(ack));
+    RoceForwardingInfo ackInfo = RoceForwardingInfo::Peek(ack);
+    EXPECT_FALSE(RoceMarkCe(ack, ackInfo));
+    EXPECT_EQ(ackInfo.ecn, RoceEcn::NOT_ECT);
     EXPECT_EQ(RoceForwardingInfo::Peek(ack).ecn, RoceEcn::NOT_ECT);
+}
+
+TEST(RoceHeaderTest, AFrameBuiltFromItsFieldsIsItsPacketByteForByte)
+{
+    // What a NIC sends as fields alone must become, when something needs
+    // the bytes, exactly the frame it would have built as a packet.
+    for (RoceOpcode op : {RoceOpcode::WRITE_FIRST,
+                          RoceOpcode::WRITE_MIDDLE,
+                          RoceOpcode::WRITE_LAST,
+                          RoceOpcode::WRITE_ONLY,
+                          RoceOpcode::ACKNOWLEDGE,
+                          RoceOpcode::CNP})
+    {
+        const uint32_t payload = (op == RoceOpcode::ACKNOWLEDGE || op == RoceOpcode::CNP) ? 0 : 777;
+        Ptr<Packet> p = Frame(op, payload);
+        const RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
+        EXPECT_EQ(info.bytes, p->GetSize());
+        EXPECT_EQ(info.opcode, op);
+        EXPECT_EQ(info.ipId, 0xBEEF);
+        EXPECT_EQ(info.destQp, 0xABCDEFu);
+        EXPECT_EQ(info.psn, 0xFFFFFEu);
+        EXPECT_TRUE(info.ackRequest);
+        EXPECT_TRUE(info.IsRoce());
+        Ptr<Packet> rebuilt = info.ToPacket();
+        EXPECT_EQ(Bytes(rebuilt), Bytes(p)) << static_cast<int>(op);
+        EXPECT_EQ(RoceForwardingInfo::Peek(rebuilt), info);
+        EXPECT_EQ(RoceForwardingInfo::FromHeader(info.ToHeader()), info);
+    }
+}
+
+TEST(RoceHeaderTest, MarkingAFrameWithoutItsPacketMarksItsFields)
+{
+    Ptr<Packet> p = Frame(RoceOpcode::WRITE_LAST, 100);
+    RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
+    Ptr<Packet> none;
+    EXPECT_TRUE(RoceMarkCe(none, info));
+    EXPECT_EQ(none, nullptr);
+    EXPECT_EQ(info.ecn, RoceEcn::CE);
+    // Built afterwards, the packet carries the mark and a valid checksum.
+    Ptr<Packet> built = info.ToPacket();
+    EXPECT_EQ(RoceForwardingInfo::Peek(built).ecn, RoceEcn::CE);
+    EXPECT_TRUE(Ipv4ChecksumValid(Bytes(built)));
 }
 
 TEST(RoceHeaderTest, PfcFrameIsAnIeee8021QbbMacControlFrame)

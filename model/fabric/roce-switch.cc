@@ -151,7 +151,11 @@ RoceSwitch::HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardi
     {
         ++m_stats[inPort].drops;
         ++m_classStats[cls].drops;
-        m_dropTrace(p, inPort, cls);
+        if (!m_dropTrace.IsEmpty())
+        {
+            RoceMaterialize(p, info);
+            m_dropTrace(p, inPort, cls);
+        }
         return;
     }
     if (m_mmu->CheckPause(inPort, cls))
@@ -176,12 +180,15 @@ RoceSwitch::HandleDequeue(RoceNetDevice* port,
         cls == RoceNetDevice::kControlClass ? 0.0 : m_mmu->GetMarkProbability(outPort, cls);
     if (mark > 0 && (mark >= 1 || m_ecnRng->GetValue() < mark))
     {
-        if (RoceMarkCe(p))
+        if (RoceMarkCe(p, info))
         {
-            info.ecn = RoceEcn::CE;
             ++m_stats[outPort].ecnMarked;
             ++m_classStats[cls].ecnMarked;
-            m_ecnMarkTrace(p, outPort, cls);
+            if (!m_ecnMarkTrace.IsEmpty())
+            {
+                RoceMaterialize(p, info);
+                m_ecnMarkTrace(p, outPort, cls);
+            }
         }
     }
     if (m_mmu->CheckResume(inPort, cls))

@@ -494,8 +494,8 @@ RdmaNic::Wake()
     m_port->TrySend();
 }
 
-Ptr<Packet>
-RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
+bool
+RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls, RoceForwardingInfo& frame)
 {
     const Time now = Simulator::Now();
     const int64_t nowTs = now.GetTimeStep();
@@ -545,8 +545,8 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
                 Park(qp);
                 continue;
             }
-            Ptr<Packet> p = BuildData(qp);
-            const uint32_t wire = RoceWire::WireBytes(p->GetSize());
+            frame = BuildData(qp);
+            const uint32_t wire = RoceWire::WireBytes(frame.bytes);
             if (qp->ccUsesProgress)
             {
                 qp->cc->SetProgress(qp->job->progress.Progress());
@@ -568,7 +568,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
             {
                 // The port is busy for this frame anyway: a queue pair due by
                 // then stays in the ring instead of costing a wake-up.
-                if (qp->nextSend <= now + port->GetTxTime(p->GetSize()))
+                if (qp->nextSend <= now + port->GetTxTime(frame.bytes))
                 {
                     qp->where = RdmaSendQueuePair::Where::READY;
                     ring.push_back(qp);
@@ -583,7 +583,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
                 m_readyMask &= static_cast<uint8_t>(~(1u << c));
             }
             cls = static_cast<uint8_t>(c);
-            return p;
+            return true;
         }
         m_readyMask &= static_cast<uint8_t>(~(1u << c));
     }
@@ -591,10 +591,10 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls)
     {
         ScheduleWake(TimeStep(m_paced.top().first));
     }
-    return nullptr;
+    return false;
 }
 
-Ptr<Packet>
+RoceForwardingInfo
 RdmaNic::BuildData(RdmaSendQueuePair* qp)
 {
     const uint64_t index = qp->sndNxt++;
@@ -634,36 +634,38 @@ RdmaNic::BuildData(RdmaSendQueuePair* qp)
     {
         op = RoceOpcode::WRITE_MIDDLE;
     }
-    RoceHeader h;
-    h.SetSource(m_address);
-    h.SetDestination(qp->dstIp);
-    h.SetDscp(qp->info.priority);
-    h.SetEcn(RoceEcn::ECT0);
-    h.SetIpId(m_ipId++);
-    h.SetSourcePort(qp->info.srcPort);
-    h.SetOpcode(op);
-    h.SetDestQp(qp->dstQpn);
-    h.SetPsn(RocePsn::ToWire(qp->initialPsn, index));
-    h.SetAckRequest(index + 1 == qp->nPackets);
-    h.SetDmaLength(static_cast<uint32_t>(std::min<uint64_t>(qp->info.bytes, UINT32_MAX)));
-    h.SetPayloadSize(payload + RoceWire::kIcrc);
-    Ptr<Packet> p = Create<Packet>(payload + RoceWire::kIcrc);
-    p->AddHeader(h);
-    return p;
+    // The frame is its fields: no packet is built unless something needs its bytes.
+    RoceForwardingInfo f;
+    f.etherType = RoceWire::kEtherTypeIpv4;
+    f.srcIp = m_address;
+    f.dstIp = qp->dstIp;
+    f.dscp = qp->info.priority;
+    f.ecn = RoceEcn::ECT0;
+    f.ipId = m_ipId++;
+    f.srcPort = qp->info.srcPort;
+    f.dstPort = RoceWire::kUdpPort;
+    f.opcode = op;
+    f.destQp = qp->dstQpn & 0xFFFFFF;
+    f.psn = RocePsn::ToWire(qp->initialPsn, index);
+    f.ackRequest = index + 1 == qp->nPackets;
+    if (op == RoceOpcode::WRITE_FIRST || op == RoceOpcode::WRITE_ONLY)
+    {
+        f.dmaLength = static_cast<uint32_t>(std::min<uint64_t>(qp->info.bytes, UINT32_MAX));
+    }
+    f.bytes = RoceHeader::SizeOf(op) + payload + RoceWire::kIcrc;
+    return f;
 }
 
 void
-RdmaNic::HandleReceive(RoceNetDevice* /* port */, Ptr<Packet> p, const RoceForwardingInfo& info)
+RdmaNic::HandleReceive(RoceNetDevice* /* port */, Ptr<Packet> /* p */, const RoceForwardingInfo& f)
 {
-    RoceHeader h;
-    p->PeekHeader(h);
-    switch (h.GetOpcode())
+    switch (f.opcode)
     {
     case RoceOpcode::ACKNOWLEDGE:
-        ReceiveAck(h);
+        ReceiveAck(f);
         break;
     case RoceOpcode::CNP: {
-        auto it = m_sendQps.find(h.GetDestQp());
+        auto it = m_sendQps.find(f.destQp);
         if (it != m_sendQps.end() && !it->second->done)
         {
             ++m_cnpsReceived;
@@ -673,23 +675,23 @@ RdmaNic::HandleReceive(RoceNetDevice* /* port */, Ptr<Packet> p, const RoceForwa
         break;
     }
     default:
-        ReceiveData(h, info.ecn == RoceEcn::CE);
+        ReceiveData(f);
         break;
     }
 }
 
 void
-RdmaNic::ReceiveData(const RoceHeader& h, bool ce)
+RdmaNic::ReceiveData(const RoceForwardingInfo& f)
 {
-    auto it = m_recvQps.find(h.GetDestQp());
+    auto it = m_recvQps.find(f.destQp);
     if (it == m_recvQps.end())
     {
-        NS_LOG_WARN("data for unknown QP " << h.GetDestQp() << " dropped");
+        NS_LOG_WARN("data for unknown QP " << f.destQp << " dropped");
         return;
     }
     RdmaRecvQueuePair& rq = it->second;
     const Time now = Simulator::Now();
-    if (ce && (!rq.cnpSent || now - rq.lastCnp >= m_cnpInterval))
+    if (f.ecn == RoceEcn::CE && (!rq.cnpSent || now - rq.lastCnp >= m_cnpInterval))
     {
         rq.cnpSent = true;
         rq.lastCnp = now;
@@ -697,7 +699,7 @@ RdmaNic::ReceiveData(const RoceHeader& h, bool ce)
         SendControl(rq, RoceOpcode::CNP, 0, 0);
         m_cnpSentTrace(rq.info);
     }
-    const uint64_t index = RocePsn::FromWire(rq.initialPsn, h.GetPsn(), rq.expected);
+    const uint64_t index = RocePsn::FromWire(rq.initialPsn, f.psn, rq.expected);
     if (index == rq.expected)
     {
         ++rq.expected;
@@ -741,39 +743,39 @@ RdmaNic::ReceiveData(const RoceHeader& h, bool ce)
 void
 RdmaNic::SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index)
 {
-    RoceHeader h;
-    h.SetSource(m_address);
-    h.SetDestination(rq.srcIp);
-    h.SetDscp(RoceNetDevice::kControlClass);
-    h.SetEcn(RoceEcn::NOT_ECT);
-    h.SetIpId(m_ipId++);
-    h.SetSourcePort(rq.info.srcPort);
-    h.SetOpcode(op);
-    h.SetDestQp(rq.srcQpn);
+    RoceForwardingInfo f;
+    f.etherType = RoceWire::kEtherTypeIpv4;
+    f.srcIp = m_address;
+    f.dstIp = rq.srcIp;
+    f.dscp = RoceNetDevice::kControlClass;
+    f.ecn = RoceEcn::NOT_ECT;
+    f.ipId = m_ipId++;
+    f.srcPort = rq.info.srcPort;
+    f.dstPort = RoceWire::kUdpPort;
+    f.opcode = op;
+    f.destQp = rq.srcQpn & 0xFFFFFF;
     if (op == RoceOpcode::ACKNOWLEDGE)
     {
-        h.SetPsn(RocePsn::ToWire(rq.initialPsn, index));
-        h.SetSyndrome(syndrome);
-        h.SetMsn(static_cast<uint32_t>(rq.expected));
+        f.psn = RocePsn::ToWire(rq.initialPsn, index);
+        f.syndrome = syndrome;
+        f.msn = static_cast<uint32_t>(rq.expected) & 0xFFFFFF;
     }
-    h.SetPayloadSize(RoceWire::kIcrc);
-    Ptr<Packet> p = Create<Packet>(RoceWire::kIcrc);
-    p->AddHeader(h);
-    m_port->Enqueue(p, RoceNetDevice::kControlClass);
+    f.bytes = RoceHeader::SizeOf(op) + RoceWire::kIcrc;
+    m_port->Enqueue(f, RoceNetDevice::kControlClass);
 }
 
 void
-RdmaNic::ReceiveAck(const RoceHeader& h)
+RdmaNic::ReceiveAck(const RoceForwardingInfo& f)
 {
-    auto it = m_sendQps.find(h.GetDestQp());
+    auto it = m_sendQps.find(f.destQp);
     if (it == m_sendQps.end() || it->second->done)
     {
         return; // late ACK of a finished message
     }
     RdmaSendQueuePair* qp = it->second.get();
     const Time now = Simulator::Now();
-    const uint64_t index = RocePsn::FromWire(qp->initialPsn, h.GetPsn(), qp->sndUna);
-    if (h.GetSyndrome() == RoceHeader::kNakSequenceError)
+    const uint64_t index = RocePsn::FromWire(qp->initialPsn, f.psn, qp->sndUna);
+    if (f.syndrome == RoceHeader::kNakSequenceError)
     {
         // The receiver expects `index`: everything before it arrived.
         if (index < qp->sndUna || index > qp->maxSent)

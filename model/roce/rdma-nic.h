@@ -175,7 +175,10 @@ class RdmaNic : public Object, public RocePortOwner
 
     // RocePortOwner
     void HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info) override;
-    Ptr<Packet> PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls) override;
+    bool PullData(RoceNetDevice* port,
+                  uint8_t pausedMask,
+                  uint8_t& cls,
+                  RoceForwardingInfo& frame) override;
 
     /// Sender side done: every byte acknowledged. Args: info, ack time, retransmitted bytes.
     typedef void (*SendCompleteCallback)(const RdmaMessageInfo& info,
@@ -198,10 +201,10 @@ class RdmaNic : public Object, public RocePortOwner
   private:
     void MakeReady(RdmaSendQueuePair* qp);
     void Park(RdmaSendQueuePair* qp);
-    Ptr<Packet> BuildData(RdmaSendQueuePair* qp);
+    RoceForwardingInfo BuildData(RdmaSendQueuePair* qp);
     void SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index);
-    void ReceiveData(const RoceHeader& h, bool ce);
-    void ReceiveAck(const RoceHeader& h);
+    void ReceiveData(const RoceForwardingInfo& f);
+    void ReceiveAck(const RoceForwardingInfo& f);
     /// (Re)arm \p qp's timeout at its last progress plus the timeout.
     void ArmTimeout(RdmaSendQueuePair* qp);
     /// Forget \p qp's timeout (it completed or failed).

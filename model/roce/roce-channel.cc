@@ -32,7 +32,8 @@ uint64_t g_linkBytes = 0;
 class RoceArrival : public EventImpl, public FreeListAllocated<RoceArrival>
 {
   public:
-    /// Takes over \p p's reference (\p p is left empty) without touching the packet.
+    /// Takes over \p p's reference, if it has a packet (\p p is left empty),
+    /// without touching the packet.
     RoceArrival(RoceNetDevice* port, Ptr<Packet>& p, const RoceForwardingInfo& info)
         : m_port(port),
           m_packet(ReleaseRef(p)),
@@ -106,8 +107,12 @@ RoceChannel::Transmit(Ptr<Packet> p,
     if (!m_outages.empty() && MeetsOutage(txTime + m_delay))
     {
         ++m_downPackets[from];
-        m_downBytes[from] += p->GetSize();
-        m_linkDownDropTrace(p, static_cast<uint32_t>(from));
+        m_downBytes[from] += info.bytes;
+        if (!m_linkDownDropTrace.IsEmpty())
+        {
+            RoceMaterialize(p, info);
+            m_linkDownDropTrace(p, static_cast<uint32_t>(from));
+        }
         return;
     }
     ++m_txPackets[from];

@@ -14,23 +14,6 @@ NS_OBJECT_ENSURE_REGISTERED(RoceHeader);
 namespace
 {
 
-uint32_t
-ExtensionBytes(RoceOpcode op)
-{
-    switch (op)
-    {
-    case RoceOpcode::WRITE_FIRST:
-    case RoceOpcode::WRITE_ONLY:
-        return RoceWire::kReth;
-    case RoceOpcode::ACKNOWLEDGE:
-        return RoceWire::kAeth;
-    case RoceOpcode::CNP:
-        return RoceWire::kCnpPad;
-    default:
-        return 0;
-    }
-}
-
 void
 WriteMac(Buffer::Iterator& i, uint32_t ip)
 {
@@ -90,14 +73,13 @@ RoceHeader::Print(std::ostream& os) const
 uint32_t
 RoceHeader::GetSerializedSize() const
 {
-    return RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp + RoceWire::kBth +
-           ExtensionBytes(m_opcode);
+    return SizeOf(m_opcode);
 }
 
 void
 RoceHeader::Serialize(Buffer::Iterator i) const
 {
-    const uint32_t ext = ExtensionBytes(m_opcode);
+    const uint32_t ext = SizeOf(m_opcode) - SizeOf(RoceOpcode::WRITE_MIDDLE);
     const uint16_t udpLength =
         static_cast<uint16_t>(RoceWire::kUdp + RoceWire::kBth + ext + m_payloadSize);
     const uint16_t ipLength = static_cast<uint16_t>(RoceWire::kIpv4 + udpLength);
@@ -226,21 +208,100 @@ RoceForwardingInfo::Peek(const Ptr<const Packet>& p)
     info.dstIp = static_cast<uint32_t>(b[30]) << 24 | b[31] << 16 | b[32] << 8 | b[33];
     info.srcPort = static_cast<uint16_t>(b[34] << 8 | b[35]);
     info.dstPort = static_cast<uint16_t>(b[36] << 8 | b[37]);
+    if (info.IsRoce())
+    {
+        RoceHeader h;
+        p->PeekHeader(h);
+        info = FromHeader(h);
+        NS_ASSERT(info.bytes == p->GetSize());
+    }
     return info;
 }
 
-bool
-RoceMarkCe(const Ptr<Packet>& p)
+RoceForwardingInfo
+RoceForwardingInfo::FromHeader(const RoceHeader& h)
 {
-    RoceHeader h;
-    p->RemoveHeader(h);
-    bool capable = h.GetEcn() != RoceEcn::NOT_ECT;
-    if (capable)
+    RoceForwardingInfo info;
+    info.etherType = RoceWire::kEtherTypeIpv4;
+    info.dscp = h.GetDscp();
+    info.ecn = h.GetEcn();
+    info.srcIp = h.GetSource();
+    info.dstIp = h.GetDestination();
+    info.srcPort = h.GetSourcePort();
+    info.dstPort = RoceWire::kUdpPort;
+    info.bytes = h.GetSerializedSize() + h.GetPayloadSize();
+    info.ipId = h.GetIpId();
+    info.opcode = h.GetOpcode();
+    info.ackRequest = h.GetAckRequest();
+    info.destQp = h.GetDestQp();
+    info.psn = h.GetPsn();
+    // Only what the wire carries, so that fields read back equal fields built.
+    switch (h.GetOpcode())
     {
-        h.SetEcn(RoceEcn::CE);
+    case RoceOpcode::WRITE_FIRST:
+    case RoceOpcode::WRITE_ONLY:
+        info.dmaLength = h.GetDmaLength();
+        break;
+    case RoceOpcode::ACKNOWLEDGE:
+        info.syndrome = h.GetSyndrome();
+        info.msn = h.GetMsn();
+        break;
+    default:
+        break;
     }
+    return info;
+}
+
+RoceHeader
+RoceForwardingInfo::ToHeader() const
+{
+    NS_ASSERT_MSG(IsRoce(), "not a RoCEv2 frame");
+    RoceHeader h;
+    h.SetSource(srcIp);
+    h.SetDestination(dstIp);
+    h.SetDscp(dscp);
+    h.SetEcn(ecn);
+    h.SetIpId(ipId);
+    h.SetSourcePort(srcPort);
+    h.SetOpcode(opcode);
+    h.SetDestQp(destQp);
+    h.SetPsn(psn);
+    h.SetAckRequest(ackRequest);
+    h.SetDmaLength(dmaLength);
+    if (opcode == RoceOpcode::ACKNOWLEDGE)
+    {
+        h.SetSyndrome(syndrome);
+        h.SetMsn(msn);
+    }
+    h.SetPayloadSize(bytes - h.GetSerializedSize());
+    return h;
+}
+
+Ptr<Packet>
+RoceForwardingInfo::ToPacket() const
+{
+    const RoceHeader h = ToHeader();
+    Ptr<Packet> p = Create<Packet>(h.GetPayloadSize());
     p->AddHeader(h);
-    return capable;
+    return p;
+}
+
+bool
+RoceMarkCe(const Ptr<Packet>& p, RoceForwardingInfo& info)
+{
+    if (info.ecn == RoceEcn::NOT_ECT)
+    {
+        return false;
+    }
+    info.ecn = RoceEcn::CE;
+    if (p)
+    {
+        RoceHeader h;
+        p->RemoveHeader(h);
+        h.SetEcn(RoceEcn::CE);
+        p->AddHeader(h);
+    }
+    return true;
 }
 
 } // namespace ns3

@@ -162,6 +162,11 @@ class RoceHeader : public Header
         m_ipId = id;
     }
 
+    uint16_t GetIpId() const
+    {
+        return m_ipId;
+    }
+
     void SetSourcePort(uint16_t port)
     {
         m_srcPort = port;
@@ -239,15 +244,44 @@ class RoceHeader : public Header
         m_msn = msn & 0xFFFFFF;
     }
 
+    uint32_t GetMsn() const
+    {
+        return m_msn;
+    }
+
     /// Bytes after the headers, ICRC included.
     void SetPayloadSize(uint32_t bytes)
     {
         m_payloadSize = bytes;
     }
 
+    uint32_t GetPayloadSize() const
+    {
+        return m_payloadSize;
+    }
+
     bool IsData() const
     {
         return static_cast<uint8_t>(m_opcode) <= 0x0A;
+    }
+
+    /// Bytes of the headers (Ethernet to BTH and its extension) of a \p op frame.
+    static constexpr uint32_t SizeOf(RoceOpcode op)
+    {
+        const uint32_t base =
+            RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp + RoceWire::kBth;
+        switch (op)
+        {
+        case RoceOpcode::WRITE_FIRST:
+        case RoceOpcode::WRITE_ONLY:
+            return base + RoceWire::kReth;
+        case RoceOpcode::ACKNOWLEDGE:
+            return base + RoceWire::kAeth;
+        case RoceOpcode::CNP:
+            return base + RoceWire::kCnpPad;
+        default:
+            return base;
+        }
     }
 
     static constexpr uint8_t kAck = 0x1F;              ///< ACK, credits field "invalid"
@@ -272,9 +306,16 @@ class RoceHeader : public Header
 
 /**
  * \ingroup collective-scheduling
- * \brief The fields a switch needs to forward a frame, read without
- * deserializing the whole stack (the per-hop hot path), and the frame's
- * size, so that a switch hop never reads the packet itself.
+ * \brief A frame as the fabric moves it: the fields a switch forwards on,
+ * the frame's size, and for a RoCEv2 frame the rest of its header, so that
+ * the frame needs no ns-3 Packet at all.
+ *
+ * A NIC describes the frames it builds by these fields alone; they travel
+ * through ports, queues and links beside a packet pointer that stays null
+ * until something needs the bytes (a trace or pcap with listeners, an error
+ * model, a link to another MPI rank), which then builds the packet from
+ * the fields (ToPacket) and carries it on. Frames that start as packets
+ * (PFC, frames from another rank, tests) are read once with Peek.
  */
 struct RoceForwardingInfo
 {
@@ -287,21 +328,60 @@ struct RoceForwardingInfo
     uint16_t dstPort{0};
     uint32_t bytes{0}; ///< the frame's size (Packet::GetSize)
 
-    /// Read the forwarding fields of \p p.
+    // The rest of a RoCEv2 frame's header (UDP destination port 4791).
+    uint16_t ipId{0};
+    RoceOpcode opcode{RoceOpcode::WRITE_ONLY};
+    uint8_t syndrome{0}; ///< AETH, on ACKNOWLEDGE
+    bool ackRequest{false};
+    uint32_t destQp{0};
+    uint32_t psn{0};
+    uint32_t dmaLength{0}; ///< RETH, on WRITE_FIRST and WRITE_ONLY
+    uint32_t msn{0};       ///< AETH, on ACKNOWLEDGE
+
+    /// Read the fields of \p p.
     static RoceForwardingInfo Peek(const Ptr<const Packet>& p);
+
+    /// The fields of a frame made of header \p h and its payload.
+    static RoceForwardingInfo FromHeader(const RoceHeader& h);
+
+    /// The RoCEv2 header these fields describe.
+    RoceHeader ToHeader() const;
+
+    /// Whether the fields describe a RoCEv2 frame, which ToPacket can build.
+    bool IsRoce() const
+    {
+        return etherType == RoceWire::kEtherTypeIpv4 && dstPort == RoceWire::kUdpPort;
+    }
+
+    /// The frame as an ns-3 packet, byte for byte as its sender would build it.
+    Ptr<Packet> ToPacket() const;
 
     bool operator==(const RoceForwardingInfo& o) const
     {
         return etherType == o.etherType && dscp == o.dscp && ecn == o.ecn && srcIp == o.srcIp &&
-               dstIp == o.dstIp && srcPort == o.srcPort && dstPort == o.dstPort && bytes == o.bytes;
+               dstIp == o.dstIp && srcPort == o.srcPort && dstPort == o.dstPort &&
+               bytes == o.bytes && ipId == o.ipId && opcode == o.opcode && syndrome == o.syndrome &&
+               ackRequest == o.ackRequest && destQp == o.destQp && psn == o.psn &&
+               dmaLength == o.dmaLength && msn == o.msn;
     }
 };
 
+/// Give the frame \p info describes its packet, if it has none yet.
+inline void
+RoceMaterialize(Ptr<Packet>& p, const RoceForwardingInfo& info)
+{
+    if (!p)
+    {
+        p = info.ToPacket();
+    }
+}
+
 /**
- * Rewrite the ECN field of a RoCEv2 frame to CE (and its IPv4 checksum).
+ * Mark a RoCEv2 frame CE: \p info, and \p p's ECN field and IPv4 checksum
+ * when the frame has a packet.
  * \return true if the frame was ECN-capable and is now marked
  */
-bool RoceMarkCe(const Ptr<Packet>& p);
+bool RoceMarkCe(const Ptr<Packet>& p, RoceForwardingInfo& info);
 
 /// The model's IPv4 address of host index \p hostIndex (10.0.0.0/8, from 10.0.0.1).
 inline uint32_t

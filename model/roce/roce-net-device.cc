@@ -31,10 +31,11 @@ namespace
  * traces nobody listens to.
  */
 inline void
-Fire(const TracedCallback<Ptr<const Packet>>& trace, const Ptr<Packet>& p)
+Fire(const TracedCallback<Ptr<const Packet>>& trace, Ptr<Packet>& p, const RoceForwardingInfo& info)
 {
     if (!trace.IsEmpty())
     {
+        RoceMaterialize(p, info); // and the frame keeps it from here on
         trace(p);
     }
 }
@@ -50,10 +51,13 @@ RocePortOwner::HandleDequeue(RoceNetDevice* /* port */,
 {
 }
 
-Ptr<Packet>
-RocePortOwner::PullData(RoceNetDevice* /* port */, uint8_t /* pausedMask */, uint8_t& /* cls */)
+bool
+RocePortOwner::PullData(RoceNetDevice* /* port */,
+                        uint8_t /* pausedMask */,
+                        uint8_t& /* cls */,
+                        RoceForwardingInfo& /* frame */)
 {
-    return nullptr;
+    return false;
 }
 
 TypeId
@@ -122,7 +126,12 @@ RoceNetDevice::GetTypeId()
             .AddTraceSource("Transmit",
                             "A frame (data, control or PFC) starts onto the wire.",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_txTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("TransmitFrame",
+                            "A frame starts onto the wire, given by its fields: what Transmit "
+                            "reports without building the frame's packet.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_txFrameTrace),
+                            "ns3::RoceNetDevice::FrameTracedCallback");
     return tid;
 }
 
@@ -143,7 +152,10 @@ RoceNetDevice::DoDispose()
     {
         for (std::size_t i = 0; i < q.size(); ++i)
         {
-            q.at(i).packet->Unref(); // the queue's reference
+            if (Packet* p = q.at(i).packet)
+            {
+                p->Unref(); // the queue's reference
+            }
         }
         q.clear();
     }
@@ -181,14 +193,22 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort)
 }
 
 void
+RoceNetDevice::Enqueue(const RoceForwardingInfo& frame, uint8_t cls)
+{
+    Enqueue(Ptr<Packet>(), cls, 0, frame);
+}
+
+void
 RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort, const RoceForwardingInfo& info)
 {
     NS_ASSERT(cls < kClasses);
-    NS_ASSERT_MSG(info == RoceForwardingInfo::Peek(p), "forwarding fields differ from the frame");
+    NS_ASSERT_MSG(!p || info == RoceForwardingInfo::Peek(p),
+                  "forwarding fields differ from the frame");
     // The size travels in info: a switch hop does not read the packet.
     const uint32_t bytes = info.bytes;
     if (!m_enqueueTrace.IsEmpty())
     {
+        RoceMaterialize(p, info);
         m_enqueueTrace(p, cls);
     }
     m_queues[cls].push_back(Item{ReleaseRef(p), info, inPort});
@@ -353,19 +373,15 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info, T
         }
         if (!m_dequeueTrace.IsEmpty())
         {
+            RoceMaterialize(p, info);
             m_dequeueTrace(p, cls);
         }
         return true;
     }
     if (m_owner)
     {
-        p = m_owner->PullData(this, PausedMask(now), cls);
-        if (!p)
-        {
-            return false;
-        }
-        info = RoceForwardingInfo::Peek(p); // just built: its bytes are in cache
-        return true;
+        // A frame the owner just built, by its fields alone: p stays null.
+        return m_owner->PullData(this, PausedMask(now), cls, info);
     }
     return false;
 }
@@ -388,9 +404,13 @@ RoceNetDevice::TrySend()
     }
     const Time txTime = GetTxTime(info.bytes);
     m_txFreeAt = now + txTime;
-    Fire(m_snifferTrace, p);
-    Fire(m_promiscSnifferTrace, p);
-    Fire(m_txTrace, p);
+    Fire(m_snifferTrace, p, info);
+    Fire(m_promiscSnifferTrace, p, info);
+    Fire(m_txTrace, p, info);
+    if (!m_txFrameTrace.IsEmpty())
+    {
+        m_txFrameTrace(info);
+    }
     m_channel->Transmit(TakeRef(p), this, txTime, info);
     // Come back when the wire is free if there may be more; otherwise the
     // owner calls TrySend when it has something.
@@ -421,15 +441,20 @@ RoceNetDevice::Receive(Ptr<Packet> p, const RoceForwardingInfo& info)
 void
 RoceNetDevice::ProcessFrame(Ptr<Packet> p, const RoceForwardingInfo& info)
 {
-    NS_ASSERT_MSG(info == RoceForwardingInfo::Peek(p), "forwarding fields differ from the frame");
-    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+    NS_ASSERT_MSG(!p || info == RoceForwardingInfo::Peek(p),
+                  "forwarding fields differ from the frame");
+    if (m_receiveErrorModel)
     {
-        ++m_receiveErrors;
-        m_rxDropTrace(p);
-        return;
+        RoceMaterialize(p, info); // the model may look at any byte
+        if (m_receiveErrorModel->IsCorrupt(p))
+        {
+            ++m_receiveErrors;
+            m_rxDropTrace(p);
+            return;
+        }
     }
-    Fire(m_snifferTrace, p);
-    Fire(m_promiscSnifferTrace, p);
+    Fire(m_snifferTrace, p, info);
+    Fire(m_promiscSnifferTrace, p, info);
     if (info.etherType == RoceWire::kEtherTypeMacControl)
     {
         HandlePfc(p);

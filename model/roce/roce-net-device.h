@@ -57,12 +57,17 @@ class RocePortOwner
 
     /**
      * The port is idle and its queues hold nothing it may send: offer the
-     * owner to send a data packet in a class not paused.
+     * owner to send a data frame in a class not paused.
      * \param pausedMask bit c set when class c is paused
-     * \param cls out: the packet's class
-     * \return the packet, or null
+     * \param cls out: the frame's class
+     * \param frame out: the frame, by its fields (it has no packet until
+     *        something needs its bytes)
+     * \return whether there is a frame
      */
-    virtual Ptr<Packet> PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls);
+    virtual bool PullData(RoceNetDevice* port,
+                          uint8_t pausedMask,
+                          uint8_t& cls,
+                          RoceForwardingInfo& frame);
 };
 
 /**
@@ -129,6 +134,9 @@ class RoceNetDevice : public NetDevice
      * hop reads them from the packet's bytes again.
      */
     void Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort, const RoceForwardingInfo& info);
+
+    /// Queue a frame the owner built by its fields alone (no packet yet).
+    void Enqueue(const RoceForwardingInfo& frame, uint8_t cls);
 
     /// Send a PFC frame ahead of every queue.
     void SendPfc(Ptr<Packet> pfcFrame);
@@ -216,6 +224,9 @@ class RoceNetDevice : public NetDevice
     /// Trace signature of Enqueue/Dequeue: packet, class.
     typedef void (*QueueTracedCallback)(Ptr<const Packet> p, uint8_t cls);
 
+    /// Trace signature of TransmitFrame: the frame's fields.
+    typedef void (*FrameTracedCallback)(const RoceForwardingInfo& frame);
+
   protected:
     void DoDispose() override;
 
@@ -227,7 +238,7 @@ class RoceNetDevice : public NetDevice
      */
     struct Item
     {
-        Packet* packet;
+        Packet* packet; ///< null until something needed the frame's bytes
         RoceForwardingInfo info;
         uint32_t inPort;
     };
@@ -282,6 +293,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;
     TracedCallback<Ptr<const Packet>> m_txTrace;
+    TracedCallback<const RoceForwardingInfo&> m_txFrameTrace;
 };
 
 } // namespace ns3

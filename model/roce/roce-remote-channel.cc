@@ -56,9 +56,10 @@ RoceRemoteChannel::Deliver(Ptr<Packet> p,
         RoceChannel::Deliver(std::move(p), to, delay, info);
         return;
     }
-    NS_LOG_LOGIC("frame of " << p->GetSize() << " bytes to rank " << owner << ", node "
+    NS_LOG_LOGIC("frame of " << info.bytes << " bytes to rank " << owner << ", node "
                              << dst->GetNode()->GetId() << " port " << dst->GetIfIndex());
     // Only the bytes cross: the receiving port reads the fields again.
+    RoceMaterialize(p, info);
     MpiInterface::SendPacket(p,
                              Simulator::Now() + delay,
                              dst->GetNode()->GetId(),

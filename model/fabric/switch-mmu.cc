@@ -811,15 +811,12 @@ SwitchMmu::CheckPort(const char* where, uint32_t port) const
 }
 
 void
-SwitchMmu::CheckReady(const char* where) const
+SwitchMmu::NotReady(const char* where) const
 {
-    if (m_nPorts == 0 || m_configuredPorts != m_nPorts)
-    {
-        std::ostringstream msg;
-        msg << "only " << m_configuredPorts << " of " << m_nPorts
-            << " ports configured; call Configure() and ConfigurePort() for every port first";
-        Fail(where, msg.str());
-    }
+    std::ostringstream msg;
+    msg << "only " << m_configuredPorts << " of " << m_nPorts
+        << " ports configured; call Configure() and ConfigurePort() for every port first";
+    Fail(where, msg.str());
 }
 
 void

@@ -297,8 +297,17 @@ eturn bit c set for class c
     [[noreturn]] void OutOfRange(const char* where, uint32_t port, uint8_t cls) const;
     /// Throws if port is out of range.
     void CheckPort(const char* where, uint32_t port) const;
+
     /// Throws unless every port was configured.
-    void CheckReady(const char* where) const;
+    void CheckReady(const char* where) const
+    {
+        if (m_nPorts == 0 || m_configuredPorts != m_nPorts)
+        {
+            NotReady(where);
+        }
+    }
+
+    [[noreturn]] void NotReady(const char* where) const;
     /// Over threshold: uses headroom, or shared bytes above the current threshold.
     bool IsOverThreshold(const IngressQueue& q) const;
     /// Set the class masks from m_losslessConfigured, m_lossless and m_carving.

@@ -168,11 +168,19 @@ RoceNetDevice::SetDataRate(DataRate rate)
 {
     m_rate = rate;
     m_psPerByte = 8e12 / static_cast<double>(rate.GetBitRate());
+    // Common rates give whole picoseconds per byte: then no rounding call per frame.
+    const uint64_t bps = rate.GetBitRate();
+    m_wholePsPerByte = (bps > 0 && 8000000000000ULL % bps == 0) ? 8000000000000ULL / bps : 0;
 }
 
 Time
 RoceNetDevice::GetTxTime(uint32_t packetBytes) const
 {
+    if (m_wholePsPerByte != 0)
+    {
+        return PicoSeconds(
+            static_cast<int64_t>(RoceWire::WireBytes(packetBytes) * m_wholePsPerByte));
+    }
     return PicoSeconds(std::llround(RoceWire::WireBytes(packetBytes) * m_psPerByte));
 }
 

@@ -264,6 +264,7 @@ class RoceNetDevice : public NetDevice
     uint16_t m_mtu{9000};
     DataRate m_rate{"100Gbps"};
     double m_psPerByte{80.0};
+    uint64_t m_wholePsPerByte{80}; ///< m_psPerByte when a whole number, else 0
     DataScheduling m_scheduling{DataScheduling::STRICT_PRIORITY};
     uint32_t m_dwrrQuantum{9000};
 

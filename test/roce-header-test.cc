@@ -49,6 +49,14 @@ Ipv4ChecksumValid(const std::vector<uint8_t>& b)
     return sum == 0xFFFF;
 }
 
+/// Every opcode the model sends.
+const RoceOpcode kOpcodes[] = {RoceOpcode::WRITE_FIRST,
+                               RoceOpcode::WRITE_MIDDLE,
+                               RoceOpcode::WRITE_LAST,
+                               RoceOpcode::WRITE_ONLY,
+                               RoceOpcode::ACKNOWLEDGE,
+                               RoceOpcode::CNP};
+
 Ptr<Packet>
 Frame(RoceOpcode op, uint32_t payload, RoceEcn ecn = RoceEcn::ECT0)
 {
@@ -98,12 +106,7 @@ TEST(RoceHeaderTest, WireLayoutOfAnRdmaWriteFirst)
 
 TEST(RoceHeaderTest, RoundTripOfEveryOpcode)
 {
-    for (RoceOpcode op : {RoceOpcode::WRITE_FIRST,
-                          RoceOpcode::WRITE_MIDDLE,
-                          RoceOpcode::WRITE_LAST,
-                          RoceOpcode::WRITE_ONLY,
-                          RoceOpcode::ACKNOWLEDGE,
-                          RoceOpcode::CNP})
+    for (RoceOpcode op : kOpcodes)
     {
         const uint32_t payload = (op == RoceOpcode::ACKNOWLEDGE || op == RoceOpcode::CNP) ? 0 : 512;
         Ptr<Packet> p = Frame(op, payload);
@@ -164,12 +167,7 @@ TEST(RoceHeaderTest, AFrameBuiltFromItsFieldsIsItsPacketByteForByte)
 {
     // What a NIC sends as fields alone must become, when something needs
     // the bytes, exactly the frame it would have built as a packet.
-    for (RoceOpcode op : {RoceOpcode::WRITE_FIRST,
-                          RoceOpcode::WRITE_MIDDLE,
-                          RoceOpcode::WRITE_LAST,
-                          RoceOpcode::WRITE_ONLY,
-                          RoceOpcode::ACKNOWLEDGE,
-                          RoceOpcode::CNP})
+    for (RoceOpcode op : kOpcodes)
     {
         const uint32_t payload = (op == RoceOpcode::ACKNOWLEDGE || op == RoceOpcode::CNP) ? 0 : 777;
         Ptr<Packet> p = Frame(op, payload);

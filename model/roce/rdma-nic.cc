@@ -634,25 +634,39 @@ RdmaNic::BuildData(RdmaSendQueuePair* qp)
     {
         op = RoceOpcode::WRITE_MIDDLE;
     }
-    // The frame is its fields: no packet is built unless something needs its bytes.
-    RoceForwardingInfo f;
-    f.etherType = RoceWire::kEtherTypeIpv4;
-    f.srcIp = m_address;
-    f.dstIp = qp->dstIp;
-    f.dscp = qp->info.priority;
-    f.ecn = RoceEcn::ECT0;
-    f.ipId = m_ipId++;
-    f.srcPort = qp->info.srcPort;
-    f.dstPort = RoceWire::kUdpPort;
-    f.opcode = op;
-    f.destQp = qp->dstQpn & 0xFFFFFF;
+    RoceForwardingInfo f =
+        NewFrame(qp->dstIp, qp->info.priority, RoceEcn::ECT0, qp->info.srcPort, op, qp->dstQpn);
     f.psn = RocePsn::ToWire(qp->initialPsn, index);
     f.ackRequest = index + 1 == qp->nPackets;
     if (op == RoceOpcode::WRITE_FIRST || op == RoceOpcode::WRITE_ONLY)
     {
         f.dmaLength = static_cast<uint32_t>(std::min<uint64_t>(qp->info.bytes, UINT32_MAX));
     }
-    f.bytes = RoceHeader::SizeOf(op) + payload + RoceWire::kIcrc;
+    f.bytes += payload;
+    return f;
+}
+
+RoceForwardingInfo
+RdmaNic::NewFrame(uint32_t dstIp,
+                  uint8_t dscp,
+                  RoceEcn ecn,
+                  uint16_t srcPort,
+                  RoceOpcode op,
+                  uint32_t destQp)
+{
+    // The frame is its fields: no packet is built unless something needs its bytes.
+    RoceForwardingInfo f;
+    f.etherType = RoceWire::kEtherTypeIpv4;
+    f.srcIp = m_address;
+    f.dstIp = dstIp;
+    f.dscp = dscp;
+    f.ecn = ecn;
+    f.ipId = m_ipId++;
+    f.srcPort = srcPort;
+    f.dstPort = RoceWire::kUdpPort;
+    f.opcode = op;
+    f.destQp = destQp & 0xFFFFFF;
+    f.bytes = RoceHeader::SizeOf(op) + RoceWire::kIcrc;
     return f;
 }
 
@@ -743,24 +757,18 @@ RdmaNic::ReceiveData(const RoceForwardingInfo& f)
 void
 RdmaNic::SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index)
 {
-    RoceForwardingInfo f;
-    f.etherType = RoceWire::kEtherTypeIpv4;
-    f.srcIp = m_address;
-    f.dstIp = rq.srcIp;
-    f.dscp = RoceNetDevice::kControlClass;
-    f.ecn = RoceEcn::NOT_ECT;
-    f.ipId = m_ipId++;
-    f.srcPort = rq.info.srcPort;
-    f.dstPort = RoceWire::kUdpPort;
-    f.opcode = op;
-    f.destQp = rq.srcQpn & 0xFFFFFF;
+    RoceForwardingInfo f = NewFrame(rq.srcIp,
+                                    RoceNetDevice::kControlClass,
+                                    RoceEcn::NOT_ECT,
+                                    rq.info.srcPort,
+                                    op,
+                                    rq.srcQpn);
     if (op == RoceOpcode::ACKNOWLEDGE)
     {
         f.psn = RocePsn::ToWire(rq.initialPsn, index);
         f.syndrome = syndrome;
         f.msn = static_cast<uint32_t>(rq.expected) & 0xFFFFFF;
     }
-    f.bytes = RoceHeader::SizeOf(op) + RoceWire::kIcrc;
     m_port->Enqueue(f, RoceNetDevice::kControlClass);
 }
 

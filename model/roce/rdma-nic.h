@@ -202,6 +202,13 @@ class RdmaNic : public Object, public RocePortOwner
     void MakeReady(RdmaSendQueuePair* qp);
     void Park(RdmaSendQueuePair* qp);
     RoceForwardingInfo BuildData(RdmaSendQueuePair* qp);
+    /// A frame of this NIC with no payload yet (its size counts the headers and ICRC).
+    RoceForwardingInfo NewFrame(uint32_t dstIp,
+                                uint8_t dscp,
+                                RoceEcn ecn,
+                                uint16_t srcPort,
+                                RoceOpcode op,
+                                uint32_t destQp);
     void SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index);
     void ReceiveData(const RoceForwardingInfo& f);
     void ReceiveAck(const RoceForwardingInfo& f);

@@ -26,9 +26,9 @@ namespace
 {
 
 /**
- * Fire \p trace with \p p if anything is connected: the per-hop path then
- * makes no Ptr<const Packet> (a reference count change on the packet) for
- * traces nobody listens to.
+ * Fire \p trace with the frame's packet if anything is connected, building
+ * the packet from \p info first if the frame has none: a trace nobody
+ * listens to costs no packet and no reference count change.
  */
 inline void
 Fire(const TracedCallback<Ptr<const Packet>>& trace, Ptr<Packet>& p, const RoceForwardingInfo& info)

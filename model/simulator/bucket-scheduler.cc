@@ -19,8 +19,16 @@ NS_OBJECT_ENSURE_REGISTERED(BucketScheduler);
 namespace
 {
 
-/// Order of the bucket being drained: latest first, so the next event is at
-/// the back (a function object, so that the sort inlines it).
+/// Time-then-insertion order (a function object, so that the sort inlines it).
+struct Earlier
+{
+    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+    {
+        return a.key < b.key;
+    }
+};
+
+/// Heap order of the far events: the earliest on top.
 struct Later
 {
     bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
@@ -60,6 +68,7 @@ BucketScheduler::BucketScheduler()
       m_shift(0),
       m_mask(0),
       m_cursor(0),
+      m_head(0),
       m_inRing(0)
 {
 }
@@ -110,9 +119,14 @@ BucketScheduler::Insert(const Event& ev)
     if (bucket <= m_cursor)
     {
         // Also an event earlier than the cursor's bucket (the cursor may have
-        // moved ahead to peek): the order puts it before everything else.
+        // moved ahead to peek): the order puts it before everything else. A
+        // new event is usually the latest (its uid is), so this appends.
         std::vector<Event>& current = Slot(m_cursor);
-        current.insert(std::upper_bound(current.begin(), current.end(), ev, Later{}), ev);
+        current.insert(std::upper_bound(current.begin() + static_cast<std::ptrdiff_t>(m_head),
+                                        current.end(),
+                                        ev,
+                                        Earlier{}),
+                       ev);
     }
     else if (bucket - m_cursor < m_slots)
     {
@@ -175,7 +189,8 @@ BucketScheduler::MoveCursor(uint64_t bucket)
             ++m_inRing;
         }
     }
-    std::sort(current.begin(), current.end(), Later{});
+    std::sort(current.begin(), current.end(), Earlier{});
+    m_head = 0;
 }
 
 void
@@ -201,7 +216,7 @@ BucketScheduler::PeekNext() const
     // Advancing the cursor changes where events sit, not which are pending.
     const_cast<BucketScheduler*>(this)->Advance();
     NS_ASSERT_MSG(!IsEmpty(), "PeekNext on an empty scheduler");
-    return m_ring[m_cursor & m_mask].back();
+    return m_ring[m_cursor & m_mask][m_head];
 }
 
 Scheduler::Event
@@ -210,8 +225,12 @@ BucketScheduler::RemoveNext()
     Advance();
     NS_ASSERT_MSG(!IsEmpty(), "RemoveNext on an empty scheduler");
     std::vector<Event>& current = Slot(m_cursor);
-    const Event ev = current.back();
-    current.pop_back();
+    const Event ev = current[m_head];
+    if (++m_head == current.size())
+    {
+        current.clear(); // drained: empty again, as every other bucket
+        m_head = 0;
+    }
     return ev;
 }
 
@@ -224,9 +243,16 @@ BucketScheduler::Remove(const Event& ev)
     if (bucket <= m_cursor)
     {
         std::vector<Event>& current = Slot(m_cursor);
-        auto it = std::find_if(current.begin(), current.end(), same);
+        auto it = std::find_if(current.begin() + static_cast<std::ptrdiff_t>(m_head),
+                               current.end(),
+                               same);
         NS_ASSERT_MSG(it != current.end(), "removing an event that is not pending");
         current.erase(it);
+        if (m_head == current.size())
+        {
+            current.clear();
+            m_head = 0;
+        }
     }
     else if (bucket - m_cursor < m_slots)
     {

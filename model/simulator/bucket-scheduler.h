@@ -76,11 +76,13 @@ class BucketScheduler : public Scheduler
     uint32_t m_shift;  ///< bucket width = 2^m_shift time steps
     uint64_t m_mask;   ///< m_slots - 1
 
-    /// Ring of buckets; the cursor's bucket is sorted latest first, the others are
-    /// unordered. It holds every event of a bucket below m_cursor + m_slots.
+    /// Ring of buckets; the cursor's bucket is sorted, its events before
+    /// m_head already taken, the others are unordered. It holds every event of
+    /// a bucket below m_cursor + m_slots.
     std::vector<std::vector<Event>> m_ring;
     std::vector<uint64_t> m_occupied; ///< one bit per slot other than the cursor's
     uint64_t m_cursor;                ///< absolute number of the bucket being drained
+    std::size_t m_head;               ///< next event of the bucket being drained
     uint64_t m_inRing;                ///< events in the ring outside the cursor's bucket
     std::vector<Event> m_far;         ///< min-heap of the events beyond the ring
 };

@@ -151,11 +151,7 @@ RoceSwitch::HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardi
     {
         ++m_stats[inPort].drops;
         ++m_classStats[cls].drops;
-        if (!m_dropTrace.IsEmpty())
-        {
-            RoceMaterialize(p, info);
-            m_dropTrace(p, inPort, cls);
-        }
+        RoceFire(m_dropTrace, p, info, inPort, cls);
         return;
     }
     if (m_mmu->CheckPause(inPort, cls))
@@ -184,11 +180,7 @@ RoceSwitch::HandleDequeue(RoceNetDevice* port,
         {
             ++m_stats[outPort].ecnMarked;
             ++m_classStats[cls].ecnMarked;
-            if (!m_ecnMarkTrace.IsEmpty())
-            {
-                RoceMaterialize(p, info);
-                m_ecnMarkTrace(p, outPort, cls);
-            }
+            RoceFire(m_ecnMarkTrace, p, info, outPort, cls);
         }
     }
     if (m_mmu->CheckResume(inPort, cls))

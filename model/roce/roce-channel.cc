@@ -108,11 +108,7 @@ RoceChannel::Transmit(Ptr<Packet> p,
     {
         ++m_downPackets[from];
         m_downBytes[from] += info.bytes;
-        if (!m_linkDownDropTrace.IsEmpty())
-        {
-            RoceMaterialize(p, info);
-            m_linkDownDropTrace(p, static_cast<uint32_t>(from));
-        }
+        RoceFire(m_linkDownDropTrace, p, info, static_cast<uint32_t>(from));
         return;
     }
     ++m_txPackets[from];

@@ -202,19 +202,21 @@ RoceForwardingInfo::Peek(const Ptr<const Packet>& p)
     {
         return info;
     }
+    info.dstPort = static_cast<uint16_t>(b[36] << 8 | b[37]);
+    if (info.IsRoce())
+    {
+        // The whole RoCEv2 header, read once.
+        RoceHeader h;
+        p->PeekHeader(h);
+        info = FromHeader(h);
+        NS_ASSERT(info.bytes == p->GetSize());
+        return info;
+    }
     info.dscp = b[15] >> 2;
     info.ecn = static_cast<RoceEcn>(b[15] & 0x3);
     info.srcIp = static_cast<uint32_t>(b[26]) << 24 | b[27] << 16 | b[28] << 8 | b[29];
     info.dstIp = static_cast<uint32_t>(b[30]) << 24 | b[31] << 16 | b[32] << 8 | b[33];
     info.srcPort = static_cast<uint16_t>(b[34] << 8 | b[35]);
-    info.dstPort = static_cast<uint16_t>(b[36] << 8 | b[37]);
-    if (info.IsRoce())
-    {
-        RoceHeader h;
-        p->PeekHeader(h);
-        info = FromHeader(h);
-        NS_ASSERT(info.bytes == p->GetSize());
-    }
     return info;
 }
 

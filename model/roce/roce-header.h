@@ -6,6 +6,7 @@
 
 #include "ns3/header.h"
 #include "ns3/packet.h"
+#include "ns3/traced-callback.h"
 
 #include <algorithm>
 
@@ -373,6 +374,25 @@ RoceMaterialize(Ptr<Packet>& p, const RoceForwardingInfo& info)
     if (!p)
     {
         p = info.ToPacket();
+    }
+}
+
+/**
+ * Fire a packet trace source with the frame (\p p, \p info) if anything
+ * listens: the frame then gets its packet, which it keeps from here on; a
+ * trace nobody listens to costs no packet and no reference count change.
+ */
+template <typename... Args, typename... Values>
+inline void
+RoceFire(const TracedCallback<Ptr<const Packet>, Args...>& trace,
+         Ptr<Packet>& p,
+         const RoceForwardingInfo& info,
+         Values... args)
+{
+    if (!trace.IsEmpty())
+    {
+        RoceMaterialize(p, info);
+        trace(p, args...);
     }
 }
 

@@ -22,26 +22,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
 
-namespace
-{
-
-/**
- * Fire \p trace with the frame's packet if anything is connected, building
- * the packet from \p info first if the frame has none: a trace nobody
- * listens to costs no packet and no reference count change.
- */
-inline void
-Fire(const TracedCallback<Ptr<const Packet>>& trace, Ptr<Packet>& p, const RoceForwardingInfo& info)
-{
-    if (!trace.IsEmpty())
-    {
-        RoceMaterialize(p, info); // and the frame keeps it from here on
-        trace(p);
-    }
-}
-
-} // namespace
-
 void
 RocePortOwner::HandleDequeue(RoceNetDevice* /* port */,
                              uint8_t /* cls */,
@@ -193,14 +173,6 @@ RoceNetDevice::Attach(Ptr<RoceChannel> channel)
 }
 
 void
-RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort)
-{
-    // A frame the owner just built: reading its headers costs little now.
-    const RoceForwardingInfo info = RoceForwardingInfo::Peek(p);
-    Enqueue(TakeRef(p), cls, inPort, info);
-}
-
-void
 RoceNetDevice::Enqueue(const RoceForwardingInfo& frame, uint8_t cls)
 {
     Enqueue(Ptr<Packet>(), cls, 0, frame);
@@ -214,11 +186,7 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort, const RoceFo
                   "forwarding fields differ from the frame");
     // The size travels in info: a switch hop does not read the packet.
     const uint32_t bytes = info.bytes;
-    if (!m_enqueueTrace.IsEmpty())
-    {
-        RoceMaterialize(p, info);
-        m_enqueueTrace(p, cls);
-    }
+    RoceFire(m_enqueueTrace, p, info, cls);
     m_queues[cls].push_back(Item{ReleaseRef(p), info, inPort});
     m_nonEmpty |= static_cast<uint8_t>(1u << cls);
     m_queueBytes[cls] += bytes;
@@ -379,11 +347,7 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info, T
         {
             m_owner->HandleDequeue(this, cls, inPort, p, info);
         }
-        if (!m_dequeueTrace.IsEmpty())
-        {
-            RoceMaterialize(p, info);
-            m_dequeueTrace(p, cls);
-        }
+        RoceFire(m_dequeueTrace, p, info, cls);
         return true;
     }
     if (m_owner)
@@ -412,9 +376,9 @@ RoceNetDevice::TrySend()
     }
     const Time txTime = GetTxTime(info.bytes);
     m_txFreeAt = now + txTime;
-    Fire(m_snifferTrace, p, info);
-    Fire(m_promiscSnifferTrace, p, info);
-    Fire(m_txTrace, p, info);
+    RoceFire(m_snifferTrace, p, info);
+    RoceFire(m_promiscSnifferTrace, p, info);
+    RoceFire(m_txTrace, p, info);
     if (!m_txFrameTrace.IsEmpty())
     {
         m_txFrameTrace(info);
@@ -461,8 +425,8 @@ RoceNetDevice::ProcessFrame(Ptr<Packet> p, const RoceForwardingInfo& info)
             return;
         }
     }
-    Fire(m_snifferTrace, p, info);
-    Fire(m_promiscSnifferTrace, p, info);
+    RoceFire(m_snifferTrace, p, info);
+    RoceFire(m_promiscSnifferTrace, p, info);
     if (info.etherType == RoceWire::kEtherTypeMacControl)
     {
         HandlePfc(p);

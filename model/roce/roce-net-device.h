@@ -45,9 +45,9 @@ class RocePortOwner
                                const RoceForwardingInfo& info) = 0;
 
     /**
-     * A packet queued on \p port is about to be transmitted. \p inPort is the
-     * value given to Enqueue. The owner may rewrite \p p (ECN marking) and
-     * must then update \p info to match.
+     * A frame queued on \p port is about to be transmitted. \p inPort is the
+     * value given to Enqueue. The owner may mark it (RoceMarkCe: \p info, and
+     * \p p if the frame has a packet).
      */
     virtual void HandleDequeue(RoceNetDevice* port,
                                uint8_t cls,
@@ -123,15 +123,10 @@ class RoceNetDevice : public NetDevice
     void SetDataRate(DataRate rate);
 
     /**
-     * Queue \p p in class \p cls for transmission; \p inPort is handed back
-     * to the owner at dequeue (the switch's ingress port for its MMU).
-     */
-    void Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort = 0);
-
-    /**
-     * Enqueue with the frame's forwarding fields already known (a switch read
-     * them at ingress): they travel with the frame to the next hop, so no
-     * hop reads them from the packet's bytes again.
+     * Queue the frame (\p info, and \p p if it has a packet yet) in class
+     * \p cls for transmission; \p inPort is handed back to the owner at
+     * dequeue (the switch's ingress port for its MMU). The fields travel
+     * with the frame to the next hop, so no hop reads the packet's bytes.
      */
     void Enqueue(Ptr<Packet> p, uint8_t cls, uint32_t inPort, const RoceForwardingInfo& info);
 

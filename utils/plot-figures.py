@@ -333,7 +333,7 @@ def policy_comparison_figure(data, number, heading):
     return fig
 
 
-def policy_comparison_panel(ax, data, number, heading):
+def policy_comparison_panel(ax, data, number, heading, mix=True):
     names = [POLICY_LABELS.get(p.name, p.name) for p in data.policies]
     width = 0.38
     series = (
@@ -364,8 +364,9 @@ def policy_comparison_panel(ax, data, number, heading):
     ax.set_ylim(0, top * 1.3)
     ax.legend(loc="upper left", fontsize=8)
     fair = data.fair
+    jobs = f"{len(fair.train_ns)} jobs" + (f" ({model_mix(fair)})" if mix else "")
     ax.set_title(f"Figure {number}: {heading}\n"
-                 f"{len(fair.train_ns)} jobs ({model_mix(fair)}); fair's means: training "
+                 f"{jobs}; fair's means: training "
                  f"{fmt_time(fair.train_mean)}, communication {fmt_time(fair.comm_mean)}",
                  fontsize=10)
 
@@ -452,14 +453,9 @@ def load_large_scale(db):
 def draw_large_scale(data, path):
     fig, (ax_bars, ax_time) = plt.subplots(1, 2, figsize=(15, 6))
     if data.comparison is not None:
-        policy_comparison_panel(ax_bars, data.comparison, 5,
-                                "large cluster (Lingjun, flow level)")
         # The model mix of hundreds of jobs does not fit a title line.
-        fair = data.comparison.fair
-        ax_bars.set_title("Figure 5: large cluster (Lingjun, flow level)\n"
-                          f"{len(fair.train_ns)} jobs; fair's means: training "
-                          f"{fmt_time(fair.train_mean)}, communication "
-                          f"{fmt_time(fair.comm_mean)}", fontsize=10)
+        policy_comparison_panel(ax_bars, data.comparison, 5,
+                                "large cluster (Lingjun, flow level)", mix=False)
     else:
         ax_bars.text(0.5, 0.5, f"no policy comparison: {data.comparison_missing}", ha="center",
                      va="center", transform=ax_bars.transAxes, fontsize=8, wrap=True)

@@ -229,7 +229,8 @@ TEST_F(EpochSchedulerRoutesTest, PlansTakeEffectAfterTheirModelledSolveTime)
     // than the compute, so that the plans made on completions come in time;
     // on their colliding default routes the jobs must take turns.
     spec.schedulerParams = R"({"SolveTimeBase": "1ms", "SolveTimePerVariable": "0s",
-                               "SolveTimePerRow": "0s", "RouteChoice": false})";
+                               "SolveTimePerRow": "0s", "RouteChoice": false,
+                               "Priorities": "plan"})";
     spec.jobs = {Job(0, {0, 2}, 4000000, MicroSeconds(1500), 8),
                  Job(1, {1, 3}, 4000000, MicroSeconds(1500), 8)};
     const RunOutcome o = ScenarioRunner(spec, "test").Run();
@@ -290,7 +291,8 @@ TEST_F(EpochSchedulerRoutesTest, UnplannedCollectivesRunAtOnceBelowPlannedOnes)
     spec.scheduler = "symphony";
     // 1 ms per plan: the first collectives are ready long before any plan.
     spec.schedulerParams =
-        R"({"SolveTimeBase": "1ms", "SolveTimePerVariable": "0s", "SolveTimePerRow": "0s"})";
+        R"({"SolveTimeBase": "1ms", "SolveTimePerVariable": "0s", "SolveTimePerRow": "0s",
+            "Priorities": "plan"})";
     const RunOutcome o = ScenarioRunner(spec, "test").Run();
     const auto rows = Rows(spec.output.db,
                            "SELECT t_ns, kind, detail_json FROM scheduler_decisions WHERE run_id=" +

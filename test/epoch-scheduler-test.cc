@@ -167,9 +167,9 @@ TEST_F(EpochSchedulerTest, SymphonyByPartsPlansAsTheWholeSolve)
 TEST_F(EpochSchedulerTest, TimeLimitedSolverStillPlansAndTheRunGoesOn)
 {
     ScenarioSpec spec = TwoLeaves();
-    spec.jobs = {Job(0, {0, 2}, 2000000, MicroSeconds(300), 4),
-                 Job(1, {1, 3}, 2000000, MicroSeconds(300), 4),
-                 Job(2, {0, 3}, 2000000, MicroSeconds(300), 4)};
+    spec.jobs = {Job(0, {0, 2}, 2000000, MicroSeconds(300), 12),
+                 Job(1, {1, 3}, 2000000, MicroSeconds(300), 12),
+                 Job(2, {0, 3}, 2000000, MicroSeconds(300), 12)};
     spec.scheduler = "symphony";
     spec.schedulerParams = R"({"TimeLimit": "1ns", "SlotLength": "10us"})";
     spec.output.db = (m_dir / "limit.db").string();
@@ -292,6 +292,8 @@ TEST_F(EpochSchedulerTest, ReadyCollectiveRunsBelowThePlanUntilItsSlot)
     const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
     Config::SetDefault("ns3::EpochScheduler::SolveTime",
                        EnumValue(EpochScheduler::SOLVE_TIME_NONE));
+    Config::SetDefault("ns3::EpochScheduler::Priorities",
+                       EnumValue(EpochScheduler::PRIORITIES_PLAN));
     for (bool early : {true, false})
     {
         Config::SetDefault("ns3::EpochScheduler::StartEarly", BooleanValue(early));
@@ -327,6 +329,8 @@ TEST_F(EpochSchedulerTest, ReadyCollectiveRunsBelowThePlanUntilItsSlot)
         }
     }
     Config::SetDefault("ns3::EpochScheduler::StartEarly", BooleanValue(false));
+    Config::SetDefault("ns3::EpochScheduler::Priorities",
+                       EnumValue(EpochScheduler::PRIORITIES_SMITH));
     Config::SetDefault("ns3::EpochScheduler::SolveTime",
                        EnumValue(EpochScheduler::SOLVE_TIME_MODELLED));
 }

@@ -3,6 +3,8 @@
  */
 #include "epoch-scheduler.h"
 
+#include "crux-priorities.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace ns3
 {
@@ -167,22 +170,31 @@ EpochScheduler::GetTypeId()
                           TimeValue(NanoSeconds(500)),
                           MakeTimeAccessor(&EpochScheduler::m_solveTimePerRow),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("Priorities",
+                          "What orders collectives that overlap on a link: smith, a traffic "
+                          "class per job ranked by weight over estimated communication time "
+                          "(classes 0-6); or plan, planned collectives in PlannedClass above "
+                          "the others in LateClass.",
+                          EnumValue(PRIORITIES_SMITH),
+                          MakeEnumAccessor(&EpochScheduler::m_priorities),
+                          MakeEnumChecker(PRIORITIES_SMITH, "smith", PRIORITIES_PLAN, "plan"))
             .AddAttribute("PlannedClass",
                           "Traffic class of collectives started by the plan (or fitting their "
-                          "links by share).",
+                          "links by share), with Priorities=plan.",
                           UintegerValue(3),
                           MakeUintegerAccessor(&EpochScheduler::m_plannedClass),
                           MakeUintegerChecker<uint8_t>(0, 6))
             .AddAttribute("LateClass",
                           "Traffic class of collectives that run outside the plan (late, "
-                          "unplanned or deferred) when their links are taken: they start at "
-                          "once and yield to planned traffic; must be below PlannedClass.",
+                          "unplanned or deferred) when their links are taken, with "
+                          "Priorities=plan: they start at once and yield to planned traffic; "
+                          "must be below PlannedClass.",
                           UintegerValue(2),
                           MakeUintegerAccessor(&EpochScheduler::m_lateClass),
                           MakeUintegerChecker<uint8_t>(0, 6))
             .AddAttribute("StartEarly",
                           "Whether a ready collective whose links are taken until its planned "
-                          "start runs at once in LateClass, on what the planned traffic leaves, "
+                          "start runs at once (in LateClass with Priorities=plan), "
                           "keeping its planned start (false: its gate stays closed until then). "
                           "Off by default: DCQCN cuts a starved flow's rate, which then ramps up "
                           "slowly when its slot comes.",
@@ -204,6 +216,10 @@ EpochScheduler::StartsJobsGated() const
 uint8_t
 EpochScheduler::GetPriorityClasses() const
 {
+    if (m_priorities == PRIORITIES_SMITH)
+    {
+        return 0x7f; // classes 0-6; 7 carries control frames
+    }
     NS_ABORT_MSG_UNLESS(m_lateClass < m_plannedClass,
                         "EpochScheduler: LateClass ("
                             << +m_lateClass << ") must be below PlannedClass (" << +m_plannedClass
@@ -344,6 +360,7 @@ EpochScheduler::DoJobArrived(const SchedulerJob& job)
     }
     m_state[job.id] = std::move(st);
     UpdateRoutings();
+    ScheduleArm(job.id);
     if (!m_epochEvent.IsRunning())
     {
         m_epochEvent = Simulator::Schedule(m_epoch, &EpochScheduler::EpochTick, this);
@@ -369,8 +386,16 @@ EpochScheduler::DoCollectiveReady(uint32_t job, uint32_t /* iteration */, uint32
     {
         return; // not planned (no fabric traffic), or a later bucket through the open gate
     }
-    it->second.phase = JobState::Phase::READY;
-    it->second.readyAt = Simulator::Now();
+    JobState& st = it->second;
+    st.readyAt = Simulator::Now();
+    if (st.armed)
+    {
+        // Through the gate already open: it started as the notice left.
+        st.armed = false;
+        Begin(st, false, false, st.readyAt - GetControlDelay());
+        return;
+    }
+    st.phase = JobState::Phase::READY;
     TryStart(job, ReplansOnEvents());
 }
 
@@ -385,7 +410,9 @@ EpochScheduler::DoCollectiveDone(uint32_t job, uint32_t /* iteration */, uint32_
     JobState& st = it->second;
     CloseGate(job);
     st.phase = JobState::Phase::COMPUTING;
-    st.readyAt = Simulator::Now() + st.computeTime;
+    // The notice took a control delay: the compute started that much earlier.
+    st.readyAt = Simulator::Now() - GetControlDelay() + st.computeTime;
+    ScheduleArm(job);
     if (!st.plannedStarts.empty())
     {
         st.plannedStarts.pop_front(); // the one just done; the next is planned already
@@ -418,6 +445,7 @@ EpochScheduler::DoJobDone(uint32_t job)
         return;
     }
     it->second.openEvent.Cancel();
+    it->second.armEvent.Cancel();
     m_state.erase(it);
     if (m_state.empty())
     {
@@ -491,6 +519,57 @@ EpochScheduler::UpdateRoutings()
         note[std::to_string(id)] = kinds;
     }
     Note("routings", note.dump());
+    UpdateContention();
+}
+
+void
+EpochScheduler::UpdateContention()
+{
+    std::vector<CruxJob> jobs;
+    for (const auto& [id, st] : m_state)
+    {
+        std::set<uint32_t> links;
+        for (const JobRouting& r : st.routings)
+        {
+            for (const auto& [link, share] : r.shares)
+            {
+                links.insert(link);
+            }
+        }
+        // Smith's rule: GPU time lost per second of communication.
+        const double comm = std::max(st.Current().commTime.GetSeconds(), 1e-12);
+        jobs.push_back({id, st.weight, comm, 1.0, {links.begin(), links.end()}});
+    }
+    std::set<uint32_t> contended;
+    for (const CruxEdge& e : CruxContentionDag(jobs))
+    {
+        contended.insert(e.high);
+        contended.insert(e.low);
+    }
+    nlohmann::json classes = nlohmann::json::object();
+    if (m_priorities == PRIORITIES_SMITH)
+    {
+        m_rankClass.clear();
+        for (const auto& [id, c] : CruxClasses(jobs, 7))
+        {
+            m_rankClass[id] = static_cast<int16_t>(c);
+            classes[std::to_string(id)] = c;
+        }
+    }
+    nlohmann::json alone = nlohmann::json::array();
+    for (auto& [id, st] : m_state)
+    {
+        st.uncontended = contended.count(id) == 0;
+        if (st.uncontended)
+        {
+            alone.push_back(id);
+        }
+    }
+    if (!classes.empty())
+    {
+        Note("classes", classes.dump());
+    }
+    Note("uncontended", alone.dump());
 }
 
 void
@@ -565,10 +644,10 @@ EpochScheduler::Solve()
     for (auto& [id, st] : m_state)
     {
         const uint32_t chain = cover.chain.count(id) > 0 ? cover.chain.at(id) : 0;
-        if (st.phase == JobState::Phase::RUNNING && !st.late)
+        if (st.phase == JobState::Phase::RUNNING && TakesShare(st.late))
         {
             // Its links are taken until its expected end (at least one slot if
-            // overdue); a late one runs below planned traffic and takes none.
+            // overdue).
             const int64_t left = SlotsCovering(st.startedAt + st.Current().commTime - now, slot, 1);
             for (const auto& [link, share] : st.Current().shares)
             {
@@ -590,7 +669,8 @@ EpochScheduler::Solve()
         pj.exactComputeSlots = InSlots(st.computeTime, slot);
         const int64_t ready = SlotsCovering(needs.at(id).readyIn, slot, 0);
         // The first collective keeps its route once it is (about to be) posted.
-        const bool fixed = st.phase == JobState::Phase::READY ||
+        // An uncontended job has nothing to gain from another route.
+        const bool fixed = st.phase == JobState::Phase::READY || st.uncontended ||
                            (st.phase == JobState::Phase::COMPUTING && st.readyAt <= routeDeadline);
         std::vector<uint32_t> all;
         all.push_back(st.route); // the current routing first: ties keep it
@@ -796,18 +876,24 @@ EpochScheduler::Open(uint32_t id, bool late, bool early)
         return;
     }
     JobState& st = it->second;
-    const int16_t cls = late ? m_lateClass : m_plannedClass;
+    const int16_t cls = ClassOf(id, late);
     if (st.cls != cls)
     {
         SetPriorityClass(id, cls); // reaches the NICs before the gate opens
         st.cls = cls;
     }
+    OpenGate(id);
+    Begin(st, late, early, Simulator::Now() + GetControlDelay());
+}
+
+void
+EpochScheduler::Begin(JobState& st, bool late, bool early, Time at)
+{
     st.late = late;
     st.early = early;
-    OpenGate(id);
     st.phase = JobState::Phase::RUNNING;
     st.remaining = st.remaining > 0 ? st.remaining - 1 : 0;
-    st.startedAt = Simulator::Now() + GetControlDelay();
+    st.startedAt = at;
     if (early)
     {
         // Its planned start stays in plannedStarts: the others keep off its slot.
@@ -820,6 +906,51 @@ EpochScheduler::Open(uint32_t id, bool late, bool early)
     {
         st.plannedStarts.push_back(st.startedAt);
     }
+}
+
+void
+EpochScheduler::ScheduleArm(uint32_t id)
+{
+    JobState& st = m_state.at(id);
+    const Time at = st.readyAt - GetControlDelay();
+    if (st.remaining == 0 || at < Simulator::Now())
+    {
+        return;
+    }
+    st.armEvent = ScheduleDecision(at, "arm", id, [this, id]() {
+        JobState& st = m_state.at(id);
+        // Its next collective is posted as the gate opens: on links free
+        // then it starts without waiting for the round trip of a ready notice.
+        if (st.phase != JobState::Phase::COMPUTING || !LinksFree(id, st.readyAt))
+        {
+            return;
+        }
+        const int16_t cls = ClassOf(id, false);
+        if (st.cls != cls)
+        {
+            SetPriorityClass(id, cls);
+            st.cls = cls;
+        }
+        OpenGate(id);
+        st.armed = true;
+    });
+}
+
+int16_t
+EpochScheduler::ClassOf(uint32_t id, bool late) const
+{
+    if (m_priorities == PRIORITIES_SMITH)
+    {
+        return m_rankClass.at(id);
+    }
+    return late ? m_lateClass : m_plannedClass;
+}
+
+bool
+EpochScheduler::TakesShare(bool late) const
+{
+    // With Priorities=plan a late collective yields to planned ones.
+    return !late || m_priorities == PRIORITIES_SMITH;
 }
 
 bool
@@ -846,8 +977,12 @@ EpochScheduler::LinksFree(uint32_t id, Time from) const
             }
         };
         const bool running = st.phase == JobState::Phase::RUNNING;
-        // A collective running late yields to planned ones: it takes no share.
-        if (running && !st.late && st.startedAt + st.Current().commTime > from)
+        if (running && TakesShare(st.late) && st.startedAt + st.Current().commTime > from)
+        {
+            add(st.Current());
+        }
+        // An armed gate: its collective starts as it is posted.
+        if (st.armed && st.readyAt < to && st.readyAt + st.Current().commTime > from)
         {
             add(st.Current());
         }

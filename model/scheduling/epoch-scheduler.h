@@ -52,14 +52,33 @@ namespace ns3
  * which starts when it ends.
  *
  * Gates: jobs start gated; a job's gate opens at the planned start of its
- * ready collective and closes when its last bucket is done. Work
+ * ready collective and closes when its last bucket is done. A computing
+ * job's gate opens ahead, a control delay before its collective is
+ * predicted to be ready (compute time is known), when the collective will
+ * fit its links then: it starts as it is posted, without the round trip
+ * of a ready notice. Work
  * conservation: a ready collective starts at once, before its planned start
  * or after it (a late job), when on each of its links its share plus the
  * shares of the other jobs running or planned there during its duration fit
  * the link. A late, unplanned or deferred collective that does not fit
- * starts at once all the same, in LateClass below the planned traffic's
- * PlannedClass: it takes what the planned collectives leave and no share in
- * the plans (the NICs move its not yet sent queue pairs to that class).
+ * starts at once all the same.
+ *
+ * Priorities (what decides where collectives overlap that the plan did not
+ * foresee: late or unplanned ones, estimates that were short). By default
+ * (Priorities=smith) every job has its own traffic class, ranked by Smith's
+ * rule, weight over estimated communication time: on a shared link the
+ * collective that costs the least GPU time to finish first goes first, the
+ * preemptive form of the plans' objective (weighted completion), which a
+ * plan of whole collectives cannot express. The ranks are compressed to the
+ * seven data classes as Crux compresses its priorities (CruxClasses, over
+ * the links of all the jobs' candidate routings); every running collective
+ * takes its share in the plans. With Priorities=plan, planned collectives
+ * run in PlannedClass and the others in LateClass below it, taking what the
+ * planned ones leave and no share in the plans. Either way the NICs move a
+ * job's not yet sent queue pairs to its new class.
+ *
+ * A job that shares no link with any other job in any of their candidate
+ * routings keeps its current route: another could only cost it.
  */
 class EpochScheduler : public CollectiveScheduler
 {
@@ -78,6 +97,13 @@ class EpochScheduler : public CollectiveScheduler
                              ///< x rows
         SOLVE_TIME_MEASURED, ///< the solve's wall-clock time x SolveTimeFactor
         SOLVE_TIME_NONE,     ///< plans take effect at once
+    };
+
+    /// What orders collectives that overlap on a link.
+    enum Priorities
+    {
+        PRIORITIES_SMITH, ///< a class per job, by weight over communication time
+        PRIORITIES_PLAN,  ///< planned collectives above the others (PlannedClass, LateClass)
     };
 
   protected:
@@ -172,14 +198,17 @@ class EpochScheduler : public CollectiveScheduler
         Time startedAt;                   ///< when its gate opened (RUNNING)
         std::deque<Time> plannedStarts;   ///< planned starts of its next collectives, in order
         EventId openEvent;                ///< pending planned opening
+        EventId armEvent;                 ///< pending opening ahead of its next collective
         std::vector<JobRouting> routings; ///< candidate routings, [0] the default
         uint32_t route{0};                ///< the routing its connections use
         int32_t nextRoute{-1};            ///< routing to take when the running collective ends
         double weight{1};
-        bool late{false};      ///< its running collective runs outside the plan, in LateClass
-        bool early{false};     ///< it runs, in LateClass, ahead of the planned start it keeps
-        int16_t cls{-1};       ///< traffic class last set for it (-1: none)
-        uint32_t remaining{0}; ///< collectives not yet started
+        bool late{false};        ///< its running collective runs outside the plan
+        bool early{false};       ///< it runs ahead of the planned start it keeps
+        bool uncontended{false}; ///< it shares no link with any other job's routings
+        bool armed{false};       ///< its gate opened ahead of its next collective
+        int16_t cls{-1};         ///< traffic class last set for it (-1: none)
+        uint32_t remaining{0};   ///< collectives not yet started
         uint32_t buckets{1};
         Time computeTime;
 
@@ -208,14 +237,25 @@ class EpochScheduler : public CollectiveScheduler
     void EpochTick();
     /// Recompute every job's candidate routings, keeping the ones in use.
     void UpdateRoutings();
+    /// Rank the jobs into traffic classes and find the ones that contend with none.
+    void UpdateContention();
+    /// At the job's predicted ready time less the control delay, open its
+    /// gate if its collective will fit its links then (LinksFree).
+    void ScheduleArm(uint32_t id);
+    /// The traffic class of job \p id's collective, late or planned.
+    int16_t ClassOf(uint32_t id, bool late) const;
+    /// Whether a running collective, late if \p late, takes its share in the plans.
+    bool TakesShare(bool late) const;
     /// Move job \p id's connections to routing \p r (its gate is closed).
     void ApplyRoute(uint32_t id, uint32_t r);
     /// Open job \p id's gate now, or plan it for its planned start; re-plan a
     /// late one that cannot start if \p replanIfLate.
     void TryStart(uint32_t id, bool replanIfLate);
-    /// Open job \p id's gate in PlannedClass, or in LateClass if \p late;
+    /// Open job \p id's gate in its class (ClassOf);
     /// \p early: ahead of its planned start, which stays reserved for it.
     void Open(uint32_t id, bool late, bool early = false);
+    /// Job \p st's collective runs from \p at (its gate open), \p late or \p early.
+    void Begin(JobState& st, bool late, bool early, Time at);
     /// Whether \p id's collective fits its links from \p from on, by shares (see above).
     bool LinksFree(uint32_t id, Time from) const;
 
@@ -236,6 +276,8 @@ class EpochScheduler : public CollectiveScheduler
     Time m_solveTimePerVariable;
     uint8_t m_plannedClass;
     uint8_t m_lateClass;
+    Priorities m_priorities;
+    std::map<uint32_t, int16_t> m_rankClass; ///< job -> traffic class (PRIORITIES_SMITH)
     bool m_startEarly;
     Time m_solveTimePerRow;
     std::map<uint32_t, JobState> m_state;

@@ -97,6 +97,7 @@ def build(bld):
         'model/milp/milp-solver.cc',
         'model/milp/cbc-milp-solver.cc',
         'model/scheduling/epoch-scheduler.cc',
+        'model/scheduling/epoch-scheduler-gates.cc',
         'model/scheduling/symphony-scheduler.cc',
         'model/scheduling/optimal-scheduler.cc',
         'model/scheduling/plan-components.cc',

@@ -1,0 +1,274 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// The epoch planners' gates and traffic classes: when a job's gate opens
+// (planned, fitting by share, late, or ahead of a collective about to be
+// posted), in which class, and which jobs contend.
+
+#include "crux-priorities.h"
+#include "epoch-scheduler.h"
+
+#include "ns3/simulator.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Shares may add up to this much above 1 (sums of quotients).
+constexpr double kShareTolerance = 1e-9;
+
+} // namespace
+
+void
+EpochScheduler::UpdateContention()
+{
+    std::vector<CruxJob> jobs;
+    for (const auto& [id, st] : m_state)
+    {
+        std::set<uint32_t> links;
+        for (const JobRouting& r : st.routings)
+        {
+            for (const auto& [link, share] : r.shares)
+            {
+                links.insert(link);
+            }
+        }
+        // Smith's rule: GPU time lost per second of communication.
+        const double comm = std::max(st.Current().commTime.GetSeconds(), 1e-12);
+        jobs.push_back({id, st.weight, comm, 1.0, {links.begin(), links.end()}});
+    }
+    std::set<uint32_t> contended;
+    for (const CruxEdge& e : CruxContentionDag(jobs))
+    {
+        contended.insert(e.high);
+        contended.insert(e.low);
+    }
+    nlohmann::json classes = nlohmann::json::object();
+    if (m_priorities == PRIORITIES_SMITH)
+    {
+        m_rankClass.clear();
+        for (const auto& [id, c] : CruxClasses(jobs, 7))
+        {
+            m_rankClass[id] = static_cast<int16_t>(c);
+            classes[std::to_string(id)] = c;
+        }
+    }
+    nlohmann::json alone = nlohmann::json::array();
+    for (auto& [id, st] : m_state)
+    {
+        st.uncontended = contended.count(id) == 0;
+        if (st.uncontended)
+        {
+            alone.push_back(id);
+        }
+    }
+    if (!classes.empty())
+    {
+        Note("classes", classes.dump());
+    }
+    Note("uncontended", alone.dump());
+}
+
+void
+EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
+{
+    JobState& st = m_state.at(id);
+    const Time now = Simulator::Now();
+    st.openEvent.Cancel();
+    if (LinksFree(id, now))
+    {
+        Open(id, false);
+        return;
+    }
+    if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now && m_startEarly)
+    {
+        // Idle links are work the plan did not count on: take what the planned
+        // traffic leaves until then, below it, and keep the planned slot.
+        Open(id, true, true);
+        return;
+    }
+    if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now)
+    {
+        // Timed so that the gate opens at the planned start.
+        st.openEvent = ScheduleDecision(st.plannedStarts.front() - GetControlDelay(),
+                                        "planned-start",
+                                        id,
+                                        [this, id]() {
+                                            auto it = m_state.find(id);
+                                            if (it != m_state.end() &&
+                                                it->second.phase == JobState::Phase::READY)
+                                            {
+                                                NotePlannedStart(id);
+                                            }
+                                            Open(id, false);
+                                        });
+        return;
+    }
+    // Late, unplanned or deferred, and its links are taken: it runs at once
+    // below the planned traffic (work conservation), and the next plan
+    // places what follows it.
+    Open(id, true);
+    if (replanIfLate)
+    {
+        Replan();
+    }
+}
+
+void
+EpochScheduler::Open(uint32_t id, bool late, bool early)
+{
+    auto it = m_state.find(id);
+    if (it == m_state.end() || it->second.phase != JobState::Phase::READY)
+    {
+        return;
+    }
+    JobState& st = it->second;
+    const int16_t cls = ClassOf(id, late);
+    if (st.cls != cls)
+    {
+        SetPriorityClass(id, cls); // reaches the NICs before the gate opens
+        st.cls = cls;
+    }
+    OpenGate(id);
+    Begin(st, late, early, Simulator::Now() + GetControlDelay());
+}
+
+void
+EpochScheduler::Begin(JobState& st, bool late, bool early, Time at)
+{
+    st.late = late;
+    st.early = early;
+    st.phase = JobState::Phase::RUNNING;
+    st.remaining = st.remaining > 0 ? st.remaining - 1 : 0;
+    st.startedAt = at;
+    if (early)
+    {
+        // Its planned start stays in plannedStarts: the others keep off its slot.
+    }
+    else if (!st.plannedStarts.empty())
+    {
+        st.plannedStarts.front() = st.startedAt;
+    }
+    else
+    {
+        st.plannedStarts.push_back(st.startedAt);
+    }
+}
+
+void
+EpochScheduler::ScheduleArm(uint32_t id)
+{
+    JobState& st = m_state.at(id);
+    const Time at = st.readyAt - GetControlDelay();
+    if (st.remaining == 0 || at < Simulator::Now())
+    {
+        return;
+    }
+    st.armEvent = ScheduleDecision(at, "arm", id, [this, id]() {
+        JobState& st = m_state.at(id);
+        // Its next collective is posted as the gate opens: on links free
+        // then it starts without waiting for the round trip of a ready notice.
+        if (st.phase != JobState::Phase::COMPUTING || !LinksFree(id, st.readyAt))
+        {
+            return;
+        }
+        const int16_t cls = ClassOf(id, false);
+        if (st.cls != cls)
+        {
+            SetPriorityClass(id, cls);
+            st.cls = cls;
+        }
+        OpenGate(id);
+        st.armed = true;
+    });
+}
+
+int16_t
+EpochScheduler::ClassOf(uint32_t id, bool late) const
+{
+    if (m_priorities == PRIORITIES_SMITH)
+    {
+        return m_rankClass.at(id);
+    }
+    return late ? m_lateClass : m_plannedClass;
+}
+
+bool
+EpochScheduler::TakesShare(bool late) const
+{
+    // With Priorities=plan a late collective yields to planned ones.
+    return !late || m_priorities == PRIORITIES_SMITH;
+}
+
+bool
+EpochScheduler::LinksFree(uint32_t id, Time from) const
+{
+    const JobState& me = m_state.at(id);
+    const JobRouting& mine = me.Current();
+    const Time to = from + mine.commTime;
+    // Per link of mine: the shares of the others running or planned there in [from, to).
+    std::map<uint32_t, double> load;
+    for (const auto& [other, st] : m_state)
+    {
+        if (other == id)
+        {
+            continue;
+        }
+        auto add = [&](const JobRouting& theirs) {
+            for (const auto& [link, share] : theirs.shares)
+            {
+                if (mine.shares.count(link) > 0)
+                {
+                    load[link] += share;
+                }
+            }
+        };
+        const bool running = st.phase == JobState::Phase::RUNNING;
+        if (running && TakesShare(st.late) && st.startedAt + st.Current().commTime > from)
+        {
+            add(st.Current());
+        }
+        // An armed gate: its collective starts as it is posted.
+        if (st.armed && st.readyAt < to && st.readyAt + st.Current().commTime > from)
+        {
+            add(st.Current());
+        }
+        // Its planned collectives take the route planned for them.
+        const JobRouting& next =
+            running && st.nextRoute >= 0 ? st.routings[st.nextRoute] : st.Current();
+        bool first = true;
+        for (Time start : st.plannedStarts)
+        {
+            if (running && start == st.startedAt)
+            {
+                first = false;
+                continue; // the running one, counted above
+            }
+            // One started early keeps its planned slot, on its current route.
+            const JobRouting& planned = running && st.early && first ? st.Current() : next;
+            first = false;
+            if (start < to && start + planned.commTime > from)
+            {
+                add(planned);
+                break; // one collective of a job at a time
+            }
+        }
+    }
+    for (const auto& [link, share] : mine.shares)
+    {
+        auto l = load.find(link);
+        if (l != load.end() && l->second + share > 1.0 + kShareTolerance)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace ns3

@@ -89,7 +89,8 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
     if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now && m_startEarly)
     {
         // Idle links are work the plan did not count on: take what the planned
-        // traffic leaves until then, below it, and keep the planned slot.
+        // traffic leaves until then (below it with Priorities=plan), and keep
+        // the planned slot.
         Open(id, true, true);
         return;
     }
@@ -111,8 +112,8 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
         return;
     }
     // Late, unplanned or deferred, and its links are taken: it runs at once
-    // below the planned traffic (work conservation), and the next plan
-    // places what follows it.
+    // (work conservation) in its class, and the next plan places what
+    // follows it.
     Open(id, true);
     if (replanIfLate)
     {
@@ -166,6 +167,8 @@ EpochScheduler::ScheduleArm(uint32_t id)
 {
     JobState& st = m_state.at(id);
     const Time at = st.readyAt - GetControlDelay();
+    // Not before now: the opening must reach the NICs after the closing that
+    // the collective just done sent.
     if (st.remaining == 0 || at < Simulator::Now())
     {
         return;

@@ -129,7 +129,14 @@ EpochScheduler::Open(uint32_t id, bool late, bool early)
     {
         return;
     }
-    JobState& st = it->second;
+    OpenInClass(id, late);
+    Begin(it->second, late, early, Simulator::Now() + GetControlDelay());
+}
+
+void
+EpochScheduler::OpenInClass(uint32_t id, bool late)
+{
+    JobState& st = m_state.at(id);
     const int16_t cls = ClassOf(id, late);
     if (st.cls != cls)
     {
@@ -137,7 +144,6 @@ EpochScheduler::Open(uint32_t id, bool late, bool early)
         st.cls = cls;
     }
     OpenGate(id);
-    Begin(st, late, early, Simulator::Now() + GetControlDelay());
 }
 
 void
@@ -181,13 +187,7 @@ EpochScheduler::ScheduleArm(uint32_t id)
         {
             return;
         }
-        const int16_t cls = ClassOf(id, false);
-        if (st.cls != cls)
-        {
-            SetPriorityClass(id, cls);
-            st.cls = cls;
-        }
-        OpenGate(id);
+        OpenInClass(id, false);
         st.armed = true;
     });
 }

@@ -254,6 +254,8 @@ class EpochScheduler : public CollectiveScheduler
     /// Open job \p id's gate in its class (ClassOf);
     /// \p early: ahead of its planned start, which stays reserved for it.
     void Open(uint32_t id, bool late, bool early = false);
+    /// Set job \p id's class (ClassOf) if it changed, then open its gate.
+    void OpenInClass(uint32_t id, bool late);
     /// Job \p st's collective runs from \p at (its gate open), \p late or \p early.
     void Begin(JobState& st, bool late, bool early, Time at);
     /// Whether \p id's collective fits its links from \p from on, by shares (see above).

@@ -65,9 +65,9 @@ namespace ns3
  *
  * Priorities (what decides where collectives overlap that the plan did not
  * foresee: late or unplanned ones, estimates that were short). By default
- * (Priorities=smith) every job has its own traffic class, ranked by Smith's
- * rule, weight over estimated communication time: on a shared link the
- * collective that costs the least GPU time to finish first goes first, the
+ * (Priorities=smith) every job gets a traffic class by its rank under
+ * Smith's rule, weight over estimated communication time: on a shared link
+ * the collective whose GPUs lose the most per second of it goes first, the
  * preemptive form of the plans' objective (weighted completion), which a
  * plan of whole collectives cannot express. The ranks are compressed to the
  * seven data classes as Crux compresses its priorities (CruxClasses, over
@@ -102,7 +102,7 @@ class EpochScheduler : public CollectiveScheduler
     /// What orders collectives that overlap on a link.
     enum Priorities
     {
-        PRIORITIES_SMITH, ///< a class per job, by weight over communication time
+        PRIORITIES_SMITH, ///< classes by rank of weight over communication time
         PRIORITIES_PLAN,  ///< planned collectives above the others (PlannedClass, LateClass)
     };
 

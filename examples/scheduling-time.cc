@@ -20,8 +20,9 @@
  * Every size is measured on --seeds instances (seeds seed, seed+1, ...); the
  * table gives per size the median and the range over them. A solve that
  * stopped at its time limit without closing the gap is marked: its time is
- * a lower bound, and no speed-up is counted from it (the speed-up column is
- * the median over the seeds whose central solve finished).
+ * a lower bound. No speed-up is counted from a central solve that did not
+ * prove its optimum, at the limit or before it (the speed-up and gap columns
+ * are medians over the seeds whose central solve proved its optimum).
  *
  * With --db the rows also go to an SQLite file (table scheduling_bench, one
  * row per size, seed and planner of one run of example "figure2"), which
@@ -251,7 +252,7 @@ Measure(std::unique_ptr<SimulationRun>& run,
     std::cout << "Per size: median [min-max] over " << seeds
               << " seeds; '>' marks a median over solves that hit the time limit.\n"
               << "racks  jobs  GPUs  symphony_ms (limit hits)  split_ms (parts)  harmonics_ms  "
-                 "speedup (finished seeds)  split_speedup  obj_gap_%\n"
+                 "speedup (proven seeds)  split_speedup  obj_gap_%\n"
               << std::fixed;
     for (uint32_t racks = minRacks; racks <= maxRacks; racks *= 2)
     {
@@ -336,13 +337,14 @@ Measure(std::unique_ptr<SimulationRun>& run,
             harmonics.push_back(harmonicsMs);
             hits += centralHit;
             parts = n;
-            // A time cut short by the limit is no time to compare against.
-            if (!centralHit)
+            // A solve that did not prove its optimum (cut short by the limit,
+            // or stopped early) is no time to compare against.
+            if (central.proven)
             {
                 speedup.push_back(symphonyMs / harmonicsMs);
                 gap.push_back(100.0 * (h.plan.objective / central.objective - 1));
             }
-            if (!splitHit)
+            if (splitProven)
             {
                 splitSpeedup.push_back(splitMs / harmonicsMs);
             }

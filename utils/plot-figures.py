@@ -518,9 +518,9 @@ def summary(db, data, skipped, selected):
             return "n/a", why(2)
         best = best_speedup(points)
         if best is None:
-            return "n/a", "no cluster size where Symphony's solve finished"
+            return "n/a", "no cluster size where Symphony's solve proved its optimum"
         gap = best.objective_gap()
-        note = (f"largest median over finished solves, at {best.racks} racks"
+        note = (f"largest median over proven solves, at {best.racks} racks"
                 + ("" if gap is None else f", objective {gap * 100:+.2f}%"))
         return fmt_speedup(best.speedup()), note
 
@@ -547,7 +547,7 @@ def summary(db, data, skipped, selected):
                 point, value = found
                 notes.append(f"{fmt_speedup(value)} over {label} at {point.gpus} GPUs")
         if not notes:
-            return "n/a", "no cluster size with both Harmonics and a finished Symphony run"
+            return "n/a", "no cluster size with both Harmonics and a proven Symphony solve"
         return notes[0].split(" over ")[0], "; ".join(notes)
 
     rows = [

@@ -50,22 +50,22 @@ class BenchPoint:
     def seeds(self, planner):
         return len(self.reps[planner])
 
-    def finished_pairs(self, central="symphony"):
-        """(central, harmonics) of every seed where the central solve finished."""
+    def proven_pairs(self, central="symphony"):
+        """(central, harmonics) of every seed where the central solve proved its optimum."""
         out = []
         for seed, c in sorted(self.reps[central].items()):
             h = self.reps["harmonics"].get(seed)
-            if h is not None and not c.hit_limit:
+            if h is not None and c.proven:
                 out.append((c, h))
         return out
 
     def speedup(self, central="symphony"):
-        """Median speed-up over the seeds whose central solve finished (never a cut-off one)."""
-        return median([c.wall_ms / h.wall_ms for c, h in self.finished_pairs(central)])
+        """Median speed-up over the seeds whose central solve proved its optimum."""
+        return median([c.wall_ms / h.wall_ms for c, h in self.proven_pairs(central)])
 
     def objective_gap(self, central="symphony"):
-        """Median of Harmonics' objective over the finished central solve's, minus 1."""
-        return median([h.objective / c.objective - 1 for c, h in self.finished_pairs(central)
+        """Median of Harmonics' objective over the proven central solve's, minus 1."""
+        return median([h.objective / c.objective - 1 for c, h in self.proven_pairs(central)
                        if c.objective and h.objective is not None])
 
 
@@ -119,14 +119,15 @@ def draw_scheduling_time(points, path):
         highs = [max(p.walls(planner)) - m for p, m in zip(mine, meds)]
         ax_time.errorbar(xs, meds, yerr=[lows, highs], color=color, marker=marker, capsize=3,
                          label=f"{label}: median, range over seeds")
-        # Solves stopped by the time limit: their times are lower bounds, drawn hollow.
+        # Central solves that did not prove their optimum (at the time limit, a
+        # lower bound, or before it), drawn hollow: no speed-up counts them.
         cut = [(p.racks, r.wall_ms) for p in mine for r in p.reps[planner].values()
-               if r.hit_limit]
+               if r.hit_limit or (planner != "harmonics" and not r.proven)]
         if cut:
             ax_time.scatter([x for x, _ in cut], [y for _, y in cut], s=110, marker="^",
                             facecolors="white", edgecolors=color, zorder=3,
                             label=None if limit_drawn else
-                            "hit the time limit (a lower bound; no speed-up counted)")
+                            "unproven (time limit or early stop; no speed-up counted)")
             limit_drawn = True
     ax_time.set_yscale("log")
     ax_time.set_ylabel("scheduling time per epoch (ms, log scale)")
@@ -134,7 +135,7 @@ def draw_scheduling_time(points, path):
     ax_time.grid(True, which="major", linewidth=0.3)
     ax_time.set_title("Figure 2: time to plan one epoch against cluster size")
 
-    # Speed-up over the finished central solves, with the objective Harmonics gives up.
+    # Speed-up over the proven central solves, with the objective Harmonics gives up.
     drawn = False
     for central, color, marker, label in (
             ("symphony", "C3", "s", "over Symphony"),
@@ -144,7 +145,7 @@ def draw_scheduling_time(points, path):
             continue
         drawn = True
         ax_speed.plot([p.racks for p in mine], [p.speedup(central) for p in mine], color=color,
-                      marker=marker, label=f"Harmonics' speed-up {label} (median, finished seeds)")
+                      marker=marker, label=f"Harmonics' speed-up {label} (median, proven seeds)")
         for p in mine:
             gap = p.objective_gap(central)
             text = fmt_speedup(p.speedup(central))
@@ -153,7 +154,7 @@ def draw_scheduling_time(points, path):
             ax_speed.annotate(text, (p.racks, p.speedup(central)), xytext=(0, 6),
                               textcoords="offset points", ha="center", fontsize=6, color=color)
     if not drawn:
-        ax_speed.text(0.5, 0.5, "no size where the central solve finished", ha="center",
+        ax_speed.text(0.5, 0.5, "no size where the central solve proved its optimum", ha="center",
                       va="center", transform=ax_speed.transAxes)
     else:
         ax_speed.legend(loc="upper left", fontsize=7)
@@ -197,6 +198,6 @@ def bench_table(points):
                      f"| {fmt_speedup(p.speedup('symphony-split'))} |")
     lines += ["", "Times: median [min-max] over the seeds. Speed-ups and the objective gap "
               "(Harmonics' objective over the central one, minus 1; positive is worse) are "
-              "medians over the seeds whose central solve finished; a solve stopped by its "
-              "time limit is never counted as a speed-up."]
+              "medians over the seeds whose central solve proved its optimum; a solve stopped "
+              "unproven, at its time limit or before, is never counted as a speed-up."]
     return lines

@@ -225,13 +225,19 @@ BucketScheduler::RemoveNext()
     Advance();
     NS_ASSERT_MSG(!IsEmpty(), "RemoveNext on an empty scheduler");
     std::vector<Event>& current = Slot(m_cursor);
-    const Event ev = current[m_head];
-    if (++m_head == current.size())
+    const Event ev = current[m_head++];
+    ClearIfDrained(current);
+    return ev;
+}
+
+void
+BucketScheduler::ClearIfDrained(std::vector<Event>& current)
+{
+    if (m_head == current.size())
     {
         current.clear(); // drained: empty again, as every other bucket
         m_head = 0;
     }
-    return ev;
 }
 
 void
@@ -248,11 +254,7 @@ BucketScheduler::Remove(const Event& ev)
                                same);
         NS_ASSERT_MSG(it != current.end(), "removing an event that is not pending");
         current.erase(it);
-        if (m_head == current.size())
-        {
-            current.clear();
-            m_head = 0;
-        }
+        ClearIfDrained(current);
     }
     else if (bucket - m_cursor < m_slots)
     {

@@ -69,6 +69,8 @@ class BucketScheduler : public Scheduler
     void Advance();
     /// Move the cursor to \p bucket and bring in the far events it reaches.
     void MoveCursor(uint64_t bucket);
+    /// Empty the cursor's bucket \p current once every event of it is taken.
+    void ClearIfDrained(std::vector<Event>& current);
 
     Time m_width;      ///< attribute BucketWidth
     uint32_t m_slots;  ///< attribute Buckets (a power of two)

@@ -233,12 +233,10 @@ EpochScheduler::LinksFree(uint32_t id, Time from) const
             }
         };
         const bool running = st.phase == JobState::Phase::RUNNING;
-        if (running && TakesShare(st.late) && st.startedAt + st.Current().commTime > from)
-        {
-            add(st.Current());
-        }
-        // An armed gate: its collective starts as it is posted.
-        if (st.armed && st.readyAt < to && st.readyAt + st.Current().commTime > from)
+        // Its collective runs, or (an armed gate) starts as it is posted.
+        const bool occupies = (running && TakesShare(st.late)) || st.armed;
+        const Time start = running ? st.startedAt : st.readyAt;
+        if (occupies && start < to && start + st.Current().commTime > from)
         {
             add(st.Current());
         }

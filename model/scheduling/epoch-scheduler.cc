@@ -613,7 +613,7 @@ EpochScheduler::Solve()
         pj.exactComputeSlots = InSlots(st.computeTime, slot);
         const int64_t ready = SlotsCovering(needs.at(id).readyIn, slot, 0);
         // The first collective keeps its route once it is (about to be) posted.
-        // An uncontended job has nothing to gain from another route.
+        // Moving an uncontended job frees no link for anyone.
         const bool fixed = st.phase == JobState::Phase::READY || st.uncontended ||
                            (st.phase == JobState::Phase::COMPUTING && st.readyAt <= routeDeadline);
         std::vector<uint32_t> all;

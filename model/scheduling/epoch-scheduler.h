@@ -78,7 +78,8 @@ namespace ns3
  * job's not yet sent queue pairs to its new class.
  *
  * A job that shares no link with any other job in any of their candidate
- * routings keeps its current route: another could only cost it.
+ * routings keeps its current route for its next collective (the plans may
+ * still route the ones after it): moving it frees no link for anyone.
  */
 class EpochScheduler : public CollectiveScheduler
 {

@@ -61,13 +61,14 @@ main(int argc, char* argv[])
     std::string stopTime = "100s";
     std::string scheduler;
     std::string compare;
+    uint32_t parallel = 0;
     std::string backend;
     std::string faults;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario",
                  "JSON scenario file; it replaces every flag below except --db, --scheduler, "
-                 "--backend and --compare",
+                 "--backend, --compare and --parallel",
                  scenario);
     cmd.AddValue("topology",
                  "fat-tree (k-ary) or rail-optimized (servers of gpusPerServer GPUs, NIC i of "
@@ -133,6 +134,10 @@ main(int argc, char* argv[])
                  "Comma-separated schedulers to compare (fair and isolated are always "
                  "included), or 'all'",
                  compare);
+    cmd.AddValue("parallel",
+                 "With --compare: simulations run at once, each in a process of its own (0: "
+                 "one per core; 1: one after the other); the results are the same",
+                 parallel);
     // Remember the defaults: with --scenario, a flag that was changed is an
     // error. One table of names and values, so that neither can drift from the other.
     auto flagValues = [&]() {
@@ -298,6 +303,7 @@ main(int argc, char* argv[])
             runner.Run(spec.scheduler, &std::cout);
             return;
         }
+        runner.SetParallelRuns(parallel);
         runner.Compare(ParseSchedulerListFlag("compare", compare), std::cout);
     });
 }

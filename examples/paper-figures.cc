@@ -23,7 +23,8 @@
  * ratio), --mtu sets the RoCE path MTU (payload per packet, 4096 by
  * default): both trade fidelity for run time (a scaled-down run's DCQCN
  * timers, link delays and PFC do not scale); doc/figures.md gives each
- * figure's wall time.
+ * figure's wall time. A figure's simulations run side by side, one per core
+ * (--parallel), with the same results as one after the other.
  *
  *   ./paper-figures --figure=all --db=figures.db
  *   ./paper-figures --figure=1 --fabric=oversubscribed --scale=0.05 --db=figures.db
@@ -56,6 +57,7 @@ struct FigureFlags
     /// Figure 1's fabrics: all, both (fat-tree and oversubscribed), fat-tree, oversubscribed
     /// or rail.
     std::string fabric{"all"};
+    uint32_t parallel{0}; ///< simulations at once (0: one per core)
     /// Policies besides fair and isolated, if not each figure's own.
     std::vector<std::string> policies;
 };
@@ -73,6 +75,7 @@ RunnerFor(const ScenarioSpec& spec, const FigureFlags& f)
 {
     auto runner = std::make_unique<ScenarioRunner>(spec, "paper-figures");
     runner->SetShowProgress(Seconds(f.progress), &std::cerr);
+    runner->SetParallelRuns(f.parallel);
     return runner;
 }
 
@@ -404,6 +407,10 @@ main(int argc, char* argv[])
                      "), or all; default: each figure's own (figures 1 and 3 always run fair "
                      "and isolated too)",
                  policies);
+    cmd.AddValue("parallel",
+                 "Simulations run at once, each in a process of its own (0: one per core; "
+                 "1: one after the other); the results are the same",
+                 f.parallel);
     cmd.AddValue("backend",
                  "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
                  "flows on the same topology and routes)",

@@ -88,6 +88,20 @@ InstallInterruptHandlers()
     sigaction(SIGTERM, &action, nullptr);
 }
 
+void
+RestartInterruptHandlersAfterFork()
+{
+    g_signal = 0;
+    g_watched = nullptr;
+    if (g_installed.exchange(false))
+    {
+        close(g_pipe[0]);
+        close(g_pipe[1]);
+        g_pipe[0] = g_pipe[1] = -1;
+    }
+    InstallInterruptHandlers();
+}
+
 int
 InterruptSignal()
 {

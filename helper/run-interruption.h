@@ -24,6 +24,16 @@ namespace ns3
  */
 void InstallInterruptHandlers();
 
+/**
+ * \ingroup collective-scheduling
+ * In a child process just made by fork(): forget any signal the parent
+ * recorded and handle this process's own SIGINT and SIGTERM as
+ * InstallInterruptHandlers does, with a pipe and a watching thread of its
+ * own (fork copies neither the thread nor, usefully, the pipe, which the
+ * parent's thread reads). Call it first thing in the child.
+ */
+void RestartInterruptHandlersAfterFork();
+
 /// \return the signal that asked this process to stop (SIGINT, SIGTERM), or 0
 int InterruptSignal();
 

@@ -8,8 +8,10 @@
 #include "fabric-faults.h"
 #include "fabric-idle-stop.h"
 #include "flow-network-records.h"
+#include "forked-tasks.h"
 #include "link-sampler.h"
 #include "roce-flow-monitor.h"
+#include "run-interruption.h"
 #include "scenario-helper.h"
 #include "scheduler-results.h"
 #include "simulation-run.h"
@@ -33,6 +35,72 @@ namespace ns3
 
 namespace
 {
+
+/// \p o as JSON, exactly (times in time steps), for another process.
+nlohmann::json
+OutcomeToJson(const RunOutcome& o)
+{
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const JobOutcome& j : o.jobs)
+    {
+        std::vector<int64_t> iterations;
+        for (const Time& t : j.iterationTimes)
+        {
+            iterations.push_back(t.GetTimeStep());
+        }
+        jobs.push_back({{"id", j.id},
+                        {"model", j.model},
+                        {"workers", j.workers},
+                        {"done", j.done},
+                        {"failed", j.failed},
+                        {"iterations", j.iterations},
+                        {"trainingTime", j.trainingTime.GetTimeStep()},
+                        {"meanIteration", j.meanIteration.GetTimeStep()},
+                        {"meanCommunication", j.meanCommunication.GetTimeStep()},
+                        {"meanTransfer", j.meanTransfer.GetTimeStep()},
+                        {"gpuUtilization", j.gpuUtilization},
+                        {"iterationTimes", iterations}});
+    }
+    return {{"scheduler", o.scheduler},
+            {"jobs", jobs},
+            {"runIds", o.runIds},
+            {"decisions", o.decisions},
+            {"decisionWallUs", o.decisionWallUs},
+            {"maxDecisionWallUs", o.maxDecisionWallUs}};
+}
+
+/// The outcome OutcomeToJson wrote as \p j.
+RunOutcome
+OutcomeFromJson(const nlohmann::json& j)
+{
+    RunOutcome o;
+    o.scheduler = j.at("scheduler");
+    for (const nlohmann::json& e : j.at("jobs"))
+    {
+        JobOutcome job;
+        job.id = e.at("id");
+        job.model = e.at("model");
+        job.workers = e.at("workers");
+        job.done = e.at("done");
+        job.failed = e.at("failed");
+        job.iterations = e.at("iterations");
+        job.trainingTime = TimeStep(e.at("trainingTime").get<int64_t>());
+        job.meanIteration = TimeStep(e.at("meanIteration").get<int64_t>());
+        job.meanCommunication = TimeStep(e.at("meanCommunication").get<int64_t>());
+        job.meanTransfer = TimeStep(e.at("meanTransfer").get<int64_t>());
+        job.gpuUtilization = e.at("gpuUtilization");
+        for (int64_t t : e.at("iterationTimes"))
+        {
+            job.iterationTimes.push_back(TimeStep(t));
+        }
+        o.jobs.push_back(job);
+    }
+    o.runIds = j.at("runIds").get<std::vector<int64_t>>();
+    o.decisions = j.at("decisions");
+    o.decisionWallUs = j.at("decisionWallUs");
+    o.maxDecisionWallUs = j.at("maxDecisionWallUs");
+    return o;
+}
 
 template <typename F>
 Time
@@ -417,11 +485,18 @@ ScenarioRunner::Simulate(const std::string& typeName,
     TimeValue sampleInterval;
     CreateObject<LinkSampler>()->GetAttribute("Interval", sampleInterval);
     runParams["sample_interval_ns"] = sampleInterval.Get().GetNanoSeconds();
-    SimulationRun run(m_spec.name.empty() ? m_example : m_spec.name,
+    int64_t reservedRunId = -1;
+    if (!m_reservedRunIds.empty())
+    {
+        reservedRunId = m_reservedRunIds.front();
+        m_reservedRunIds.pop_front();
+    }
+    SimulationRun run(RunName(),
                       policy->GetName(),
                       m_spec.seed,
                       runParams.dump(),
-                      m_spec.output.db);
+                      m_spec.output.db,
+                      reservedRunId);
     try
     {
         Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
@@ -593,13 +668,155 @@ ScenarioRunner::Compare(std::vector<std::string> schedulers, std::ostream& out)
         }
     }
     std::vector<RunOutcome> outcomes;
-    for (const std::string& s : order)
+    if (m_parallel != 1 && DistributedSize() == 1)
     {
-        out << "running " << s << " ..." << std::endl;
-        outcomes.push_back(Run(s, nullptr));
+        outcomes = CompareInParallel(order, out);
+    }
+    else
+    {
+        for (const std::string& s : order)
+        {
+            out << "running " << s << " ..." << std::endl;
+            outcomes.push_back(Run(s, nullptr));
+        }
     }
     PrintComparison(outcomes, out);
     return outcomes;
+}
+
+std::vector<RunOutcome>
+ScenarioRunner::CompareInParallel(const std::vector<std::string>& order, std::ostream& out)
+{
+    // Every run reserved first, in the comparison's order, so that run_ids
+    // do not depend on which process begins its run first.
+    std::vector<std::vector<int64_t>> reserved(order.size());
+    if (!m_spec.output.db.empty())
+    {
+        Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+        db->Open(m_spec.output.db);
+        for (size_t i = 0; i < order.size(); ++i)
+        {
+            const bool isolated =
+                CollectiveSchedulerHelper::FindScheduler(order[i]) == "ns3::IsolatedScheduler";
+            reserved[i] = db->ReserveRuns(RunName(),
+                                          order[i],
+                                          m_spec.seed,
+                                          isolated ? m_scenario.CollectJobs().size() : 1);
+        }
+        db->Close();
+    }
+    std::vector<ForkedTasks::Task> tasks;
+    for (size_t i = 0; i < order.size(); ++i)
+    {
+        tasks.emplace_back([this, &order, &reserved, i]() {
+            m_reservedRunIds.assign(reserved[i].begin(), reserved[i].end());
+            nlohmann::json result;
+            try
+            {
+                result["outcome"] = OutcomeToJson(Run(order[i], nullptr));
+            }
+            catch (const RunInterruptedError& e)
+            {
+                result = {{"error", "interrupted"}, {"signal", e.GetSignal()}};
+            }
+            catch (const JobFailedError& e)
+            {
+                result = {{"error", "job failed"}, {"message", e.what()}};
+            }
+            catch (const IncompleteRunError& e)
+            {
+                result = {{"error", "incomplete"}, {"message", e.what()}};
+            }
+            return result.dump();
+        });
+    }
+    ForkedTasks pool(m_parallel);
+    std::vector<ForkedTasks::Result> results = pool.Run(
+        tasks,
+        [&](size_t i) { out << "running " << order[i] << " ..." << std::endl; },
+        [](size_t, const ForkedTasks::Result& r) {
+            return r.status == ForkedTasks::Result::DONE &&
+                   nlohmann::json::parse(r.text).contains("outcome");
+        });
+
+    // The first failure in the comparison's order is the one reported, as
+    // when the runs follow one another.
+    std::vector<RunOutcome> outcomes;
+    std::function<void()> rethrow;
+    std::string why;
+    std::vector<int64_t> unfinished;
+    for (size_t i = 0; i < order.size(); ++i)
+    {
+        const ForkedTasks::Result& r = results[i];
+        if (r.status == ForkedTasks::Result::DONE)
+        {
+            const nlohmann::json result = nlohmann::json::parse(r.text);
+            if (result.contains("outcome"))
+            {
+                outcomes.push_back(OutcomeFromJson(result["outcome"]));
+                continue;
+            }
+            if (!rethrow)
+            {
+                const std::string error = result["error"];
+                const std::string message = result.value("message", "");
+                const int signal = result.value("signal", 0);
+                rethrow = [error, message, signal]() {
+                    if (error == "interrupted")
+                    {
+                        throw RunInterruptedError(signal);
+                    }
+                    if (error == "job failed")
+                    {
+                        throw JobFailedError(message);
+                    }
+                    throw IncompleteRunError(message);
+                };
+                why = order[i] + " did not complete";
+            }
+        }
+        else if (r.status == ForkedTasks::Result::FAILED && !rethrow)
+        {
+            const std::string message = order[i] + ": " + r.text;
+            rethrow = [message]() { throw std::runtime_error(message); };
+            why = order[i] + " failed: " + r.text;
+        }
+        unfinished.insert(unfinished.end(), reserved[i].begin(), reserved[i].end());
+    }
+    if (!unfinished.empty() && !m_spec.output.db.empty())
+    {
+        // Runs never begun (or whose process died) must not stay 'running'.
+        Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+        db->Open(m_spec.output.db);
+        const int signal = InterruptSignal();
+        db->FailRunsStillRunning(unfinished,
+                                 "did not run to its end: " +
+                                     (signal != 0
+                                          ? "the comparison was stopped by " + SignalName(signal)
+                                          : "the comparison stopped when " + why));
+        db->Close();
+    }
+    if (rethrow)
+    {
+        rethrow();
+    }
+    if (InterruptSignal() != 0)
+    {
+        throw RunInterruptedError(InterruptSignal());
+    }
+    return outcomes;
+}
+
+std::string
+ScenarioRunner::RunName() const
+{
+    return m_spec.name.empty() ? m_example : m_spec.name;
+}
+
+void
+ScenarioRunner::SetParallelRuns(uint32_t parallel)
+{
+    m_parallel = parallel;
 }
 
 void

@@ -11,6 +11,7 @@
 #include "ns3/scenario-spec.h"
 
 #include <cstdint>
+#include <deque>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -119,6 +120,15 @@ class ScenarioRunner
     std::vector<RunOutcome> Compare(std::vector<std::string> schedulers, std::ostream& out);
 
     /**
+     * Run Compare()'s simulations side by side, at most \p parallel at
+     * once, each in a process of its own (ForkedTasks); 1 (the default) runs
+     * them one after the other in this process, 0 one per core. Results
+     * are the same either way, down to the run_ids: the runs are reserved
+     * in the database in the comparison's order before any starts.
+     */
+    void SetParallelRuns(uint32_t parallel);
+
+    /**
      * Print progress (simulated time, wall time, events per second) to
      * \p os every \p wallInterval of wall-clock time during each simulation
      * (ns-3's ShowProgress); zero (the default) prints none.
@@ -136,9 +146,18 @@ class ScenarioRunner
                   std::ostream* out,
                   const std::string& runTag);
 
+    /// Compare() over \p order, the simulations side by side.
+    std::vector<RunOutcome> CompareInParallel(const std::vector<std::string>& order,
+                                              std::ostream& out);
+
+    /// The name the runs are recorded under.
+    std::string RunName() const;
+
     ScenarioSpec m_spec;
     std::string m_example;
-    ScenarioHelper m_scenario; ///< over m_spec; locates every job's errors
+    uint32_t m_parallel{1};               ///< Compare()'s simulations at once
+    std::deque<int64_t> m_reservedRunIds; ///< reserved runs the next simulations take, in order
+    ScenarioHelper m_scenario;            ///< over m_spec; locates every job's errors
     Time m_progressInterval;
     std::ostream* m_progressStream{nullptr};
 };

@@ -21,7 +21,8 @@ SimulationRun::SimulationRun(const std::string& example,
                              const std::string& scheduler,
                              uint64_t seed,
                              const std::string& paramsJson,
-                             const std::string& dbPath)
+                             const std::string& dbPath,
+                             int64_t reservedRunId)
     : m_example(example),
       m_hopsAtStart(RoceChannel::GetTotalPacketHops()),
       m_dataHopsAtStart(RoceChannel::GetTotalDataHops()),
@@ -40,7 +41,15 @@ SimulationRun::SimulationRun(const std::string& example,
     {
         m_db = CreateObject<ResultsDatabase>();
         m_db->Open(dbPath);
-        m_runId = m_db->BeginRun(example, scheduler, seed, paramsJson);
+        if (reservedRunId >= 0)
+        {
+            m_db->BeginReservedRun(reservedRunId, example, scheduler, seed, paramsJson);
+            m_runId = reservedRunId;
+        }
+        else
+        {
+            m_runId = m_db->BeginRun(example, scheduler, seed, paramsJson);
+        }
     }
 }
 

@@ -38,12 +38,15 @@ class SimulationRun
     /**
      * \param dbPath SQLite file; empty for no database
      * \param paramsJson the run's parameters as a JSON object
+     * \param reservedRunId a run of \p dbPath reserved for this one
+     *        (ResultsDatabase::ReserveRuns), or -1 for a new run
      */
     SimulationRun(const std::string& example,
                   const std::string& scheduler,
                   uint64_t seed,
                   const std::string& paramsJson,
-                  const std::string& dbPath);
+                  const std::string& dbPath,
+                  int64_t reservedRunId = -1);
 
     ~SimulationRun();
     SimulationRun(const SimulationRun&) = delete;

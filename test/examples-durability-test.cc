@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * What a results database keeps when an example's process is killed,
- * stopped by a signal, or fails at its last write: each test runs the real
+ * stopped by a signal (also with a comparison's runs side by side), or
+ * fails at its last write: each test runs the real
  * multi-tenant-fat-tree example as a child process and reads its file back.
  */
 #include "examples-test-util.h"
@@ -159,6 +160,43 @@ TEST_F(ExamplesDurabilityTest, SigtermWritesWhatTheRunHasAndMarksItInterrupted)
     EXPECT_GE(QueryInt(db, "SELECT count(*) FROM iterations"), seen);
     EXPECT_GT(QueryInt(db, "SELECT count(*) FROM flows"), 0);
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs WHERE end_ns IS NOT NULL"), 0);
+}
+
+TEST_F(ExamplesDurabilityTest, SigtermStopsAComparisonsRunsSideBySideAndLeavesNoneRunning)
+{
+    // fair and isolated start side by side, crux waits for a free slot.
+    const fs::path db = Path("compare.db");
+    std::vector<std::string> args = LongRun(db);
+    args.push_back("--compare=crux");
+    args.push_back("--parallel=2");
+    const pid_t pid = Spawn("multi-tenant-fat-tree", args);
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    const int64_t seen = WaitForRows(pid, db, "SELECT count(*) FROM iterations", 6, status);
+    ASSERT_GE(seen, 6) << "the runs ended or wrote no iterations: " << ChildError();
+    ASSERT_EQ(kill(pid, SIGTERM), 0);
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << ChildError();
+
+    // Reserved in order: fair, isolated's two jobs, crux. The two running
+    // (fair, isolated's first job) are interrupted with their rows; the
+    // others never ran and say so.
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs"), 4);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'"), 0);
+    EXPECT_EQ(*Query(db, "SELECT status FROM runs WHERE run_id = 1")[0][0], "interrupted");
+    EXPECT_EQ(*Query(db, "SELECT status FROM runs WHERE run_id = 2")[0][0], "interrupted");
+    EXPECT_EQ(*Query(db, "SELECT scheduler FROM runs WHERE run_id = 4")[0][0], "crux");
+    for (const char* run : {"3", "4"})
+    {
+        EXPECT_EQ(*Query(db, std::string("SELECT status FROM runs WHERE run_id = ") + run)[0][0],
+                  "failed");
+        EXPECT_EQ(*Query(db, std::string("SELECT error FROM runs WHERE run_id = ") + run)[0][0],
+                  "did not run to its end: the comparison was stopped by SIGTERM");
+    }
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM links WHERE run_id = 1"), 0);
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM links WHERE run_id = 2"), 0);
+    EXPECT_EQ(*Query(db, "PRAGMA integrity_check")[0][0], "ok");
 }
 
 TEST_F(ExamplesDurabilityTest, RunWhoseLastWriteFailsIsFailedNotComplete)

@@ -117,6 +117,41 @@ TEST_F(ResultsDatabaseTest, BeginRunInsertsRunningRow)
     EXPECT_FALSE(r.Text(RunSql(id, "error")).has_value());
 }
 
+TEST_F(ResultsDatabaseTest, ReservedRunsKeepTheirOrderWhoeverBeginsThem)
+{
+    auto parent = OpenDb();
+    const std::vector<int64_t> ids = parent->ReserveRuns("figure", "fair", 3, 3);
+    ASSERT_EQ(ids.size(), 3u);
+    EXPECT_EQ(ids[1], ids[0] + 1);
+    EXPECT_EQ(ids[2], ids[0] + 2);
+    // Reserved, a run is 'running' and no connection may write to it until begun.
+    EXPECT_THROW(parent->FinishRun(ids[0], 1, 0.1, 1, 1), std::runtime_error);
+    {
+        // Another process's connection begins and finishes the last one first.
+        auto child = CreateObject<ResultsDatabase>();
+        child->Open(m_path);
+        child->BeginReservedRun(ids[2], "figure", "crux", 3, R"({"k":4})");
+        child->FinishRun(ids[2], 10, 0.5, 1, 1);
+        // A finished run, or one that was never reserved, cannot be begun again.
+        EXPECT_THROW(child->BeginReservedRun(ids[2], "figure", "crux", 3, "{}"),
+                     std::runtime_error);
+        EXPECT_THROW(child->BeginReservedRun(ids[2] + 1, "figure", "crux", 3, "{}"),
+                     std::runtime_error);
+        child->Dispose();
+    }
+    Reader r(m_path);
+    EXPECT_EQ(r.Text(RunSql(ids[2], "status")), "complete");
+    EXPECT_EQ(r.Text(RunSql(ids[2], "scheduler")), "crux");
+    EXPECT_EQ(r.Text(RunSql(ids[2], "params_json")), R"({"k":4})");
+    EXPECT_EQ(r.Text(RunSql(ids[0], "status")), "running");
+    // The runs never made are failed, the finished one is left as it is.
+    EXPECT_EQ(parent->FailRunsStillRunning(ids, "not run"), 2u);
+    EXPECT_EQ(r.Text(RunSql(ids[0], "status")), "failed");
+    EXPECT_EQ(r.Text(RunSql(ids[1], "error")), "not run");
+    EXPECT_EQ(r.Text(RunSql(ids[2], "status")), "complete");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM runs"), 3);
+}
+
 TEST_F(ResultsDatabaseTest, FinishRunRecordsCompletionAndNumbers)
 {
     auto db = OpenDb();

@@ -5,16 +5,21 @@
  * policy repeats itself bit for bit on the same seed, CASSINI interleaves
  * two jobs that fair sharing slows down, and the database holds each run's
  * decisions, gates and summary (and of a run that failed, which is marked
- * so, the rows written before it stopped). MLTCP's convergence is tested in
+ * so, the rows written before it stopped), and a comparison whose runs go
+ * side by side writes what it writes one run after the other. MLTCP's convergence is tested in
  * mltcp-convergence-test.
  */
 
 #include "scenario-run-test.h"
 
+#include <functional>
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sqlite3.h>
+#include <sstream>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -54,6 +59,84 @@ Lines(sqlite3* db, const std::string& sql)
     }
     sqlite3_finalize(st);
     return lines;
+}
+
+/// Every row of every table of \p path, run by run, without the columns that
+/// depend on the wall clock or the process (as utils/compare-results.py).
+std::map<std::string, std::vector<std::string>>
+Contents(const std::string& path)
+{
+    static const std::map<std::string, std::set<std::string>> ignored{
+        {"runs", {"started_at", "finished_at", "wall_s", "pid", "host"}},
+        {"scheduler_decisions", {"wall_us"}},
+        {"scheduler_runs", {"total_wall_us", "max_wall_us"}},
+        {"scheduler_timing", {"total_us", "mean_us", "max_us"}}};
+    static const std::set<std::string> wallKeys{"wall_us",
+                                                "scheduling_us",
+                                                "solve_wall_us",
+                                                "bound_wall_s"};
+    std::function<void(nlohmann::json&)> strip = [&](nlohmann::json& j) {
+        if (j.is_object())
+        {
+            for (const std::string& k : wallKeys)
+            {
+                j.erase(k);
+            }
+        }
+        for (auto& v : j)
+        {
+            if (v.is_structured())
+            {
+                strip(v);
+            }
+        }
+    };
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::map<std::string, std::vector<std::string>> contents;
+    for (const std::string& table :
+         Lines(db,
+               "SELECT name FROM sqlite_master WHERE type = 'table' AND name != "
+               "'sqlite_sequence' ORDER BY name"))
+    {
+        const std::string name = table.substr(0, table.size() - 1); // Lines ends each with ','
+        sqlite3_stmt* st = nullptr;
+        // Rows of runs made side by side interleave in the file: run by run.
+        const bool perRun =
+            Count(db,
+                  "SELECT COUNT(*) FROM pragma_table_info('" + name + "') WHERE name = 'run_id'");
+        const std::string sql =
+            "SELECT * FROM " + name + (perRun ? " ORDER BY run_id, rowid" : " ORDER BY rowid");
+        EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        const auto skip = ignored.count(name) ? ignored.at(name) : std::set<std::string>{};
+        while (sqlite3_step(st) == SQLITE_ROW)
+        {
+            std::string line;
+            for (int c = 0; c < sqlite3_column_count(st); ++c)
+            {
+                if (skip.count(sqlite3_column_name(st, c)))
+                {
+                    continue;
+                }
+                const unsigned char* raw = sqlite3_column_text(st, c);
+                std::string text = raw ? reinterpret_cast<const char*>(raw) : "NULL";
+                if (!text.empty() && text[0] == '{')
+                {
+                    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+                    if (!j.is_discarded())
+                    {
+                        strip(j);
+                        text = j.dump();
+                    }
+                }
+                line += text + ",";
+            }
+            contents[name].push_back(line);
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return contents;
 }
 
 class ScenarioRunnerTest : public test::ScenarioRunTest
@@ -305,3 +388,82 @@ TEST_F(ScenarioRunnerTest, LinkSamplesAddUpToTheLinkCountersPerJob)
 }
 
 } // namespace
+
+TEST_F(ScenarioRunnerTest, RunsSideBySideWriteWhatRunsOneAfterTheOtherWrite)
+{
+    ScenarioSpec spec = TwoJobsOneSpine(1000000, MicroSeconds(80), 3);
+    const std::vector<std::string> policies{"crux", "harmonics", "cassini"};
+    std::vector<RunOutcome> outcomes[2];
+    std::string files[2];
+    for (uint32_t parallel : {1U, 3U})
+    {
+        const int k = parallel == 1 ? 0 : 1;
+        files[k] = (m_dir / ("parallel-" + std::to_string(parallel) + ".db")).string();
+        spec.output.db = files[k];
+        ScenarioRunner runner(spec, "test");
+        runner.SetParallelRuns(parallel);
+        std::ostringstream table;
+        outcomes[k] = runner.Compare(policies, table);
+    }
+    // fair, isolated (one run per job), then the policies in their order.
+    ASSERT_EQ(outcomes[0].size(), 5u);
+    ASSERT_EQ(outcomes[1].size(), outcomes[0].size());
+    for (std::size_t i = 0; i < outcomes[0].size(); ++i)
+    {
+        const RunOutcome& a = outcomes[0][i];
+        const RunOutcome& b = outcomes[1][i];
+        EXPECT_EQ(a.scheduler, b.scheduler);
+        EXPECT_EQ(a.runIds, b.runIds) << a.scheduler;
+        EXPECT_EQ(a.decisions, b.decisions) << a.scheduler;
+        ASSERT_EQ(a.jobs.size(), b.jobs.size()) << a.scheduler;
+        for (std::size_t j = 0; j < a.jobs.size(); ++j)
+        {
+            EXPECT_TRUE(b.jobs[j].done) << a.scheduler;
+            EXPECT_EQ(a.jobs[j].iterationTimes, b.jobs[j].iterationTimes) << a.scheduler;
+            EXPECT_EQ(a.jobs[j].trainingTime, b.jobs[j].trainingTime) << a.scheduler;
+            EXPECT_EQ(a.jobs[j].meanCommunication, b.jobs[j].meanCommunication) << a.scheduler;
+            EXPECT_EQ(a.jobs[j].gpuUtilization, b.jobs[j].gpuUtilization) << a.scheduler;
+        }
+    }
+    EXPECT_EQ(outcomes[1][1].runIds, (std::vector<int64_t>{2, 3}));
+    const auto serial = Contents(files[0]);
+    const auto parallel = Contents(files[1]);
+    ASSERT_EQ(serial.at("runs").size(), 6u);
+    EXPECT_GT(serial.at("iterations").size(), 0u);
+    for (const auto& [table, rows] : serial)
+    {
+        ASSERT_EQ(parallel.count(table), 1u) << table;
+        EXPECT_EQ(parallel.at(table), rows) << table;
+    }
+    // Each run was made by a process of its own.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(files[1].c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(Count(db, "SELECT COUNT(DISTINCT pid) FROM runs"), 5);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE pid = " + std::to_string(getpid())), 0);
+    sqlite3_close(db);
+}
+
+TEST_F(ScenarioRunnerTest, AFailedRunSideBySideFailsTheComparisonAndLeavesNoRunRunning)
+{
+    // Cut short by the stop time: every run is incomplete.
+    ScenarioSpec spec = TwoJobsOneSpine(1000000, MicroSeconds(80), 3);
+    spec.stopTimeNs = 100000;
+    spec.output.db = (m_dir / "failed.db").string();
+    ScenarioRunner runner(spec, "test");
+    runner.SetParallelRuns(2);
+    std::ostringstream table;
+    EXPECT_THROW(runner.Compare({"crux", "harmonics"}, table), IncompleteRunError);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    // fair, two isolated, crux, harmonics: reserved in order; the two first
+    // ones (fair and the first isolated) ran and failed, the rest never ran.
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs"), 5);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE status != 'failed'"), 0);
+    EXPECT_EQ(
+        Count(db,
+              "SELECT COUNT(*) FROM runs WHERE error LIKE 'did not run to its end: the comparison "
+              "stopped when fair did not complete'"),
+        3);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE error LIKE '%stop time%'"), 2);
+    sqlite3_close(db);
+}

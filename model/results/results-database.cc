@@ -604,6 +604,79 @@ ResultsDatabase::BeginRun(const std::string& example,
     return runId;
 }
 
+std::vector<int64_t>
+ResultsDatabase::ReserveRuns(const std::string& example,
+                             const std::string& scheduler,
+                             uint64_t seed,
+                             size_t count)
+{
+    NS_LOG_FUNCTION(this << example << scheduler << seed << count);
+    std::vector<int64_t> ids;
+    Transaction([&]() {
+        for (size_t i = 0; i < count; ++i)
+        {
+            ids.push_back(BeginRun(example, scheduler, seed, "{}"));
+            m_openRuns.erase(ids.back()); // begun by whoever makes it
+        }
+    });
+    return ids;
+}
+
+void
+ResultsDatabase::BeginReservedRun(int64_t runId,
+                                  const std::string& example,
+                                  const std::string& scheduler,
+                                  uint64_t seed,
+                                  const std::string& paramsJson)
+{
+    NS_LOG_FUNCTION(this << runId << example << scheduler << seed);
+    RequireOpen();
+    Statement update =
+        Prepare(std::string("UPDATE runs SET example = ?2, scheduler = ?3, seed = ?4, "
+                            "params_json = ?5, started_at = ") +
+                kNow + ", pid = ?6, host = ?7 WHERE run_id = ?1 AND status = 'running'");
+    update.BindInt64(1, runId)
+        .BindText(2, example)
+        .BindText(3, scheduler)
+        .BindInt64(4, ToInt64(seed, "run of " + example, "seed"))
+        .BindText(5, paramsJson)
+        .BindInt64(6, static_cast<int64_t>(getpid()))
+        .BindText(7, HostName());
+    update.Step();
+    if (sqlite3_changes(m_db) != 1)
+    {
+        throw std::runtime_error(Where(m_path) + "BeginReservedRun: run " + std::to_string(runId) +
+                                 " is not a reserved run still 'running'");
+    }
+    m_openRuns.insert(runId);
+}
+
+size_t
+ResultsDatabase::FailRunsStillRunning(const std::vector<int64_t>& runIds,
+                                      const std::string& message)
+{
+    NS_LOG_FUNCTION(this << message);
+    RequireOpen();
+    size_t marked = 0;
+    Transaction([&]() {
+        Statement update =
+            Prepare(std::string("UPDATE runs SET status = 'failed', finished_at = ") + kNow +
+                    ", error = ?2 WHERE run_id = ?1 AND status = 'running'");
+        for (int64_t id : runIds)
+        {
+            update.BindInt64(1, id).BindText(2, message);
+            update.Step();
+            marked += static_cast<size_t>(sqlite3_changes(m_db));
+            update.Reset();
+        }
+    });
+    for (int64_t id : runIds)
+    {
+        m_openRuns.erase(id);
+    }
+    return marked;
+}
+
 void
 ResultsDatabase::AddFlow(const FlowRecord& flow)
 {

@@ -208,6 +208,41 @@ class ResultsDatabase : public Object
                      uint64_t seed,
                      const std::string& paramsJson);
 
+    /**
+     * Insert \p count runs with status 'running', for runs that other
+     * processes will make (each begins its own with BeginReservedRun), so
+     * that runs made side by side keep the run_ids of the order they were
+     * planned in.
+     * \param example name of the example or scenario
+     * \param scheduler name of the collective scheduler
+     * \param seed random seed of the runs
+     * \param count how many
+     * \return the new run_ids, ascending
+     */
+    std::vector<int64_t> ReserveRuns(const std::string& example,
+                                     const std::string& scheduler,
+                                     uint64_t seed,
+                                     size_t count);
+
+    /**
+     * Begin run \p runId, reserved by ReserveRuns here or in another
+     * process and still 'running', as BeginRun begins a new one.
+     * \throw std::runtime_error if \p runId is no such run
+     */
+    void BeginReservedRun(int64_t runId,
+                          const std::string& example,
+                          const std::string& scheduler,
+                          uint64_t seed,
+                          const std::string& paramsJson);
+
+    /**
+     * Mark each run of \p runIds that is still 'running', in whichever
+     * process it was begun, 'failed' with \p message: for reserved runs
+     * that were never made, or whose process died.
+     * \return how many runs it marked
+     */
+    size_t FailRunsStillRunning(const std::vector<int64_t>& runIds, const std::string& message);
+
     /// Buffer a flow row; its run must be begun here and not finished.
     void AddFlow(const FlowRecord& flow);
 

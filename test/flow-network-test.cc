@@ -98,6 +98,40 @@ TEST(MaxMinAllocatorTest, StrictPriorityBetweenClasses)
     EXPECT_NEAR(r[1], 7, 1e-9);
 }
 
+TEST(MaxMinAllocatorTest, AClassShareLeavesTheRestToTheClassesBelow)
+{
+    // Link 0 (100) limits class 5 to 0.8 of what the classes above leave:
+    // class 6's flow takes 20 first, class 5's two flows share 0.8 x 80 = 64,
+    // and class 3's two flows share the 16 they leave (link 1, 10, does not
+    // bind the one that crosses it).
+    MaxMinAllocator a;
+    std::vector<double> r;
+    std::vector<MaxMinAllocator::ClassShare> shares(3);
+    shares[0] = {5, 0.8};
+    const std::vector<MaxMinAllocator::Flow> flows{F({0, 2}, 6),
+                                                   F({0}, 5),
+                                                   F({0}, 5),
+                                                   F({0, 1}, 3),
+                                                   F({0}, 3)};
+    a.Allocate(flows, {100, 10, 20}, r, &shares);
+    EXPECT_NEAR(r[0], 20, 1e-9);
+    EXPECT_NEAR(r[1], 32, 1e-9);
+    EXPECT_NEAR(r[2], 32, 1e-9);
+    EXPECT_NEAR(r[3], 8, 1e-9);
+    EXPECT_NEAR(r[4], 8, 1e-9);
+    // Without a lower class the share is simply lost (the port idles), and
+    // without shares the allocation is ideal.
+    a.Allocate({F({0}, 5), F({0}, 5)}, {100, 10, 20}, r, &shares);
+    EXPECT_NEAR(r[0], 40, 1e-9);
+    EXPECT_NEAR(r[1], 40, 1e-9);
+    a.Allocate(flows, {100, 10, 20}, r);
+    EXPECT_NEAR(r[1] + r[2], 80, 1e-9);
+    EXPECT_NEAR(r[3] + r[4], 0, 1e-9);
+    // One share per link, or none.
+    shares.resize(2);
+    EXPECT_THROW(a.Allocate(flows, {100, 10, 20}, r, &shares), std::invalid_argument);
+}
+
 TEST(MaxMinAllocatorTest, RandomInstancesMeetTheMaxMinConditions)
 {
     // Feasible, and every flow has a bottleneck: a full link (counting
@@ -419,6 +453,28 @@ TEST_F(FlowNetworkTest, OnlyAClassWithSeveralSendersIsDiscounted)
     EXPECT_NEAR(hi.GetSeconds(), w + Latency(1000000), 2e-10);
     EXPECT_NEAR(lo1.GetSeconds(), w + 2 * w / 0.86 + Latency(1000000), 2e-10);
     EXPECT_NEAR(lo3.GetSeconds(), w + 2 * w / 0.86 + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, LowerClassesFillTheGapsOfAContendedClass)
+{
+    m_net->SetAttribute("ContentionOnset", TimeValue(Time(0)));
+    // Hosts 0 and 1 send in class 5, host 3 in class 3, all to host 2. The
+    // two class-5 senders contend and share 0.86 of the port (0.43 each);
+    // strict priority serves the class-3 queue in the gaps their cuts
+    // leave, 0.14 of the port, until they end at w / 0.43; then it sends
+    // alone at line rate.
+    Time hi0(-1);
+    Time hi1(-1);
+    Time lo(-1);
+    Post(0, 2, 1000000, 0, &hi0, 5);
+    Post(1, 2, 1000000, 1, &hi1, 5);
+    Post(3, 2, 1000000, 2, &lo, 3);
+    Simulator::Run();
+    const double w = WireSeconds(1000000, kRate);
+    const double t1 = w / 0.43;
+    EXPECT_NEAR(hi0.GetSeconds(), t1 + Latency(1000000), 2e-10);
+    EXPECT_NEAR(hi1.GetSeconds(), t1 + Latency(1000000), 2e-10);
+    EXPECT_NEAR(lo.GetSeconds(), t1 + (w - 0.14 * t1) + Latency(1000000), 2e-10);
 }
 
 TEST_F(FlowNetworkTest, ContentionShorterThanItsOnsetIsNotDiscounted)

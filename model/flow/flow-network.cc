@@ -62,10 +62,11 @@ FlowNetwork::GetTypeId()
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("ContendedLinkEfficiency",
                           "Share of what the higher classes leave that a switch port gives "
-                          "a class with data from two or more senders, once the port has "
-                          "been their bottleneck for ContentionOnset: DCQCN's rate cuts leave "
-                          "it idle part of the time. Calibrated on a full-scale 4:1 incast at "
-                          "the packet level (doc/flow-backend.md); 1 is ideal max-min sharing.",
+                          "the highest class with data from two or more senders, once the "
+                          "port has been their bottleneck for ContentionOnset: DCQCN's rate "
+                          "cuts leave it idle part of the time, which lower classes fill. "
+                          "Calibrated on a full-scale 4:1 incast at the packet level "
+                          "(doc/flow-backend.md); 1 is ideal max-min sharing.",
                           DoubleValue(0.86),
                           MakeDoubleAccessor(&FlowNetwork::m_contendedEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))
@@ -140,6 +141,7 @@ FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
     constexpr int64_t kSeveral = -2;
     m_classLoad.assign(links.size(), {});
     m_classSender.assign(links.size(), {});
+    m_classShare.assign(links.size(), {});
     for (auto& senders : m_classSender)
     {
         senders.fill(kNone);
@@ -174,8 +176,9 @@ FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
             load += l;
         }
         // Full (a bottleneck), with a class whose senders queue and are cut:
-        // the highest such class and those below it get the discounted share
-        // of what the classes above leave, which strict priority serves first.
+        // the highest such class gets the discounted share of what the
+        // classes above leave (strict priority serves those first), and the
+        // classes below it the gaps its cuts leave.
         int cls = static_cast<int>(kClasses) - 1;
         while (cls >= 0 && m_classSender[i][cls] != kSeveral)
         {
@@ -198,12 +201,7 @@ FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
         {
             continue;
         }
-        double above = 0;
-        for (std::size_t c = cls + 1; c < kClasses; ++c)
-        {
-            above += m_classLoad[i][c];
-        }
-        m_solveCapacity[i] = above + m_contendedEfficiency * (m_solveCapacity[i] - above);
+        m_classShare[i] = {static_cast<int16_t>(cls), m_contendedEfficiency};
         any = true;
     }
     return any;
@@ -562,7 +560,7 @@ FlowNetwork::Recompute()
     m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates);
     if (m_contendedEfficiency < 1 && DiscountContended(links))
     {
-        m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates);
+        m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates, &m_classShare);
     }
     m_flowsSolved += m_solveSlots.size();
     for (std::size_t i = 0; i < m_solveSlots.size(); ++i)

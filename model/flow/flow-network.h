@@ -228,10 +228,10 @@ class FlowNetwork : public Object
     /**
      * After an ideal allocation of the component on \p links (local index ->
      * directed link), discount every full switch port where a class has data
-     * from two or more senders: that class and those below it get
-     * ContendedLinkEfficiency of what the classes above leave, once it has
-     * been so for ContentionOnset. \return whether any was discounted
-     * (allocate again).
+     * from two or more senders: the highest such class gets
+     * ContendedLinkEfficiency of what the classes above leave, and the
+     * classes below it the rest, once it has been so for ContentionOnset. \return whether any was
+     * discounted (allocate again).
      */
     bool DiscountContended(const std::vector<uint32_t>& links);
     /// The MLTCP factor of message \p a (1 unless SetMltcp was called).
@@ -293,6 +293,8 @@ class FlowNetwork : public Object
     std::vector<std::array<double, kClasses>> m_classLoad;
     /// By local link and class: the data's one source host, or none (-1) or several (-2).
     std::vector<std::array<int64_t, kClasses>> m_classSender;
+    /// By local link: the class DiscountContended limits there, and its share.
+    std::vector<MaxMinAllocator::ClassShare> m_classShare;
     std::vector<uint32_t> m_localOf; ///< by directed link: local index in this recomputation
 
     TracedCallback<const RdmaMessageInfo&, Time> m_deliveredTrace;

@@ -16,9 +16,27 @@ namespace ns3
 void
 MaxMinAllocator::Allocate(const std::vector<Flow>& flows,
                           const std::vector<double>& capacity,
-                          std::vector<double>& rates)
+                          std::vector<double>& rates,
+                          const std::vector<ClassShare>* shares)
 {
     const std::size_t nLinks = capacity.size();
+    m_limited.clear();
+    if (shares)
+    {
+        if (shares->size() != nLinks)
+        {
+            throw std::invalid_argument("MaxMinAllocator: " + std::to_string(shares->size()) +
+                                        " class shares for " + std::to_string(nLinks) + " links");
+        }
+        for (uint32_t l = 0; l < nLinks; ++l)
+        {
+            if ((*shares)[l].cls >= 0)
+            {
+                m_limited.push_back(l);
+            }
+        }
+    }
+    m_withheld.assign(nLinks, 0.0);
     rates.assign(flows.size(), 0.0);
     m_remaining.assign(capacity.begin(), capacity.end());
     m_weight.assign(nLinks, 0.0);
@@ -55,6 +73,14 @@ MaxMinAllocator::Allocate(const std::vector<Flow>& flows,
         while (end < m_order.size() && flows[m_order[end]].cls == cls)
         {
             ++end;
+        }
+        for (uint32_t l : m_limited)
+        {
+            if ((*shares)[l].cls == cls)
+            {
+                m_withheld[l] = (1 - (*shares)[l].share) * std::max(0.0, m_remaining[l]);
+                m_remaining[l] -= m_withheld[l];
+            }
         }
         touched.clear();
         for (std::size_t k = begin; k < end; ++k)
@@ -115,6 +141,11 @@ MaxMinAllocator::Allocate(const std::vector<Flow>& flows,
         {
             m_weight[link] = 0;
             m_remaining[link] = std::max(0.0, m_remaining[link]);
+        }
+        for (uint32_t l : m_limited)
+        {
+            m_remaining[l] += m_withheld[l]; // what the limited class left, for those below
+            m_withheld[l] = 0;
         }
         begin = end;
     }

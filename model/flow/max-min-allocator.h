@@ -22,7 +22,10 @@ namespace ns3
  * together, until a link it uses is full; its rate then stays and the
  * others keep rising. A flow may load a link by a fraction of its rate (the
  * coefficient): its ACKs on the reverse path load those links by the ACK
- * bytes per data byte.
+ * bytes per data byte. A class may be limited at a link to a share of what
+ * the classes above leave (ClassShare); the classes below it then get what
+ * it does not take, as a strict-priority port serves a lower queue whenever
+ * the higher one is empty.
  *
  * The links are local indices 0..capacity.size()-1; the caller maps a
  * component of the fabric onto them. The object keeps its buffers between
@@ -40,16 +43,31 @@ class MaxMinAllocator
     };
 
     /**
+     * At one link, the part of what the classes above leave that one class
+     * may take; what it does not take stays for the classes below it.
+     */
+    struct ClassShare
+    {
+        int16_t cls{-1}; ///< the class limited; -1: none
+        double share{1}; ///< in [0, 1]
+    };
+
+    /**
      * \param flows the flows, each loading at least one link by a positive coefficient
      * \param capacity capacity of every local link, >= 0
      * \param[out] rates the rate of every flow, in the units of the capacities
+     * \param shares if given, one per local link: a class limited there
      */
     void Allocate(const std::vector<Flow>& flows,
                   const std::vector<double>& capacity,
-                  std::vector<double>& rates);
+                  std::vector<double>& rates,
+                  const std::vector<ClassShare>* shares = nullptr);
 
   private:
     std::vector<double> m_remaining; ///< capacity left per link
+    std::vector<double>
+        m_withheld; ///< per link: kept from the class limited there, for those below
+    std::vector<uint32_t> m_limited; ///< links with a class limited
     std::vector<double> m_weight;    ///< unfrozen weight x coefficient per link, this class
     std::vector<uint32_t> m_version; ///< per link: bumps when its key changes
     std::vector<std::vector<uint32_t>> m_flowsOf; ///< per link: flows of this class on it

@@ -592,16 +592,25 @@ ResultsDatabase::BeginRun(const std::string& example,
         Prepare(std::string("INSERT INTO runs (example, scheduler, seed, params_json, status,"
                             " started_at, pid, host) VALUES (?1, ?2, ?3, ?4, 'running', ") +
                 kNow + ", ?5, ?6)");
-    insert.BindText(1, example)
+    BindRunFields(insert, example, scheduler, seed, paramsJson).Step();
+    const int64_t runId = sqlite3_last_insert_rowid(m_db);
+    m_openRuns.insert(runId);
+    return runId;
+}
+
+ResultsDatabase::Statement&
+ResultsDatabase::BindRunFields(Statement& statement,
+                               const std::string& example,
+                               const std::string& scheduler,
+                               uint64_t seed,
+                               const std::string& paramsJson)
+{
+    return statement.BindText(1, example)
         .BindText(2, scheduler)
         .BindInt64(3, ToInt64(seed, "run of " + example, "seed"))
         .BindText(4, paramsJson)
         .BindInt64(5, static_cast<int64_t>(getpid()))
         .BindText(6, HostName());
-    insert.Step();
-    const int64_t runId = sqlite3_last_insert_rowid(m_db);
-    m_openRuns.insert(runId);
-    return runId;
 }
 
 std::vector<int64_t>
@@ -632,17 +641,10 @@ ResultsDatabase::BeginReservedRun(int64_t runId,
     NS_LOG_FUNCTION(this << runId << example << scheduler << seed);
     RequireOpen();
     Statement update =
-        Prepare(std::string("UPDATE runs SET example = ?2, scheduler = ?3, seed = ?4, "
-                            "params_json = ?5, started_at = ") +
-                kNow + ", pid = ?6, host = ?7 WHERE run_id = ?1 AND status = 'running'");
-    update.BindInt64(1, runId)
-        .BindText(2, example)
-        .BindText(3, scheduler)
-        .BindInt64(4, ToInt64(seed, "run of " + example, "seed"))
-        .BindText(5, paramsJson)
-        .BindInt64(6, static_cast<int64_t>(getpid()))
-        .BindText(7, HostName());
-    update.Step();
+        Prepare(std::string("UPDATE runs SET example = ?1, scheduler = ?2, seed = ?3, "
+                            "params_json = ?4, started_at = ") +
+                kNow + ", pid = ?5, host = ?6 WHERE run_id = ?7 AND status = 'running'");
+    BindRunFields(update, example, scheduler, seed, paramsJson).BindInt64(7, runId).Step();
     if (sqlite3_changes(m_db) != 1)
     {
         throw std::runtime_error(Where(m_path) + "BeginReservedRun: run " + std::to_string(runId) +

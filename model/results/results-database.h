@@ -325,6 +325,13 @@ class ResultsDatabase : public Object
     /// Throw unless runId was begun here and is not yet finished.
     void RequireOpenRun(int64_t runId, const char* what) const;
 
+    /// Bind a run's example, scheduler, seed, parameters, pid and host to ?1-?6 of \p statement.
+    static Statement& BindRunFields(Statement& statement,
+                                    const std::string& example,
+                                    const std::string& scheduler,
+                                    uint64_t seed,
+                                    const std::string& paramsJson);
+
     /// Buffer a row for \p sql (prepared once and cached).
     void Queue(const std::string& sql, std::vector<SqlValue> values);
 

@@ -577,6 +577,7 @@ TEST_F(FlowNetworkTest, MltcpWeighsFlowsByTheirIterationProgress)
     // (F 1.0), job 1 at 0 (F 0.5), so 2/3 and 1/3 of the link until job 0's
     // 0.5 MB are out; job 1 then has the link.
     m_net->SetMltcp(1.0, 0.5);
+    m_net->SetAttribute("MltcpTieBreak", DoubleValue(0)); // exact shares
     auto post = [this](uint32_t dst, uint64_t bytes, int64_t job, int64_t iteration, Time* at) {
         Post(0, dst, bytes, job, at, 3, iteration);
     };
@@ -604,6 +605,40 @@ TEST_F(FlowNetworkTest, MltcpWeighsFlowsByTheirIterationProgress)
     const double first = 1.5 * wHalf;
     EXPECT_NEAR(a.GetSeconds() - t, first + Latency(500000), 2e-10);
     EXPECT_NEAR(b.GetSeconds() - t, first + (w1 - first / 3) + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, MltcpTieBreakSplitsJobsOfEqualProgress)
+{
+    // Jobs 0 and 1 send 1 MB each from host 0 in their first iteration:
+    // equal progress, equal F. With a tie-break of 0.1 their weights differ
+    // by a factor of at most 1.1, the same in every run of the same seed:
+    // one ends first, its share over 1/2 and at most 1.1/2.1 of the link,
+    // so after between 2.1/1.1 and 2 of one message's time; the other ends
+    // when both messages' bytes are out, as the link never idles.
+    m_net->SetMltcp(1.0, 0.5);
+    m_net->SetAttribute("MltcpTieBreak", DoubleValue(0.1));
+    const double w = WireSeconds(1000000, kRate);
+    Time first[2];
+    for (int repeat = 0; repeat < 2; ++repeat)
+    {
+        Time a(-1);
+        Time b(-1);
+        const Time t0 = Simulator::Now();
+        Post(0, 1, 1000000, 0, &a, 3, 0);
+        Post(0, 2, 1000000, 1, &b, 3, 0);
+        Simulator::Run();
+        const double early = (std::min(a, b) - t0).GetSeconds() - Latency(1000000);
+        const double late = (std::max(a, b) - t0).GetSeconds() - Latency(1000000);
+        EXPECT_GT(late - early, 1e-9) << "a tie";
+        EXPECT_GE(early, w * 2.1 / 1.1 * (1 - 1e-9));
+        EXPECT_NEAR(late, 2 * w, 2e-10);
+        first[repeat] = std::min(a, b) - t0;
+        m_net->Dispose();
+        SetUp(); // a fresh network: the jobs' first iteration again
+        m_net->SetMltcp(1.0, 0.5);
+        m_net->SetAttribute("MltcpTieBreak", DoubleValue(0.1));
+    }
+    EXPECT_EQ(first[0], first[1]);
 }
 
 TEST_F(FlowNetworkTest, OneConnectionSendsInOrder)

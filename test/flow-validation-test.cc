@@ -5,7 +5,9 @@
  * table (doc/flow-backend.md): every connection takes the same path at both
  * levels; an idle ring's iteration agrees within 2%, two rings sharing a
  * spine within 10%, two rings sharing uplinks at full scale within 5% with
- * the contended-port term (and not without it); a scheduler's gates act at both levels alike (the
+ * the contended-port term (and not without it); identical MLTCP jobs leave
+ * lockstep at both levels and agree on average within 5% with MLTCP's
+ * tie-break (and not without it); a scheduler's gates act at both levels alike (the
  * ranking of fair and a gating policy is the same); the flow level writes
  * the same tables with the backend in the run's parameters; and a scenario
  * file's backend is read, an unknown one refused at its line.
@@ -147,6 +149,43 @@ TEST_F(FlowValidationTest, TwoRingsSharingUplinksAtFullScaleAgreeWithTheContende
                   0.9 * packet.jobs[j].meanCommunication.GetSeconds())
             << "job " << j;
     }
+}
+
+TEST_F(FlowValidationTest, IdenticalMltcpJobsLeaveLockstepAtBothLevels)
+{
+    // The validation incast at full scale: four identical rings share one
+    // port under MLTCP. At the packet level DCQCN's noise gives one ring a
+    // lead that MLTCP's feedback widens, and the rings drift apart. The flow
+    // level breaks the tie by MltcpTieBreak: its jobs drift apart too, and
+    // the jobs' mean iteration agrees within 5%; without the tie-break they
+    // stay in lockstep, as under fair sharing, over 10% slower.
+    ScenarioSpec spec = ReadScenarioFile(std::string(CS_SOURCE_DIR) +
+                                         "/examples/scenarios/flow-validation/incast.json");
+    ASSERT_DOUBLE_EQ(spec.scale, 1.0);
+    auto spread = [](const RunOutcome& o) {
+        Time lo = o.jobs[0].meanIteration;
+        Time hi = lo;
+        for (const JobOutcome& j : o.jobs)
+        {
+            EXPECT_TRUE(j.done);
+            lo = std::min(lo, j.meanIteration);
+            hi = std::max(hi, j.meanIteration);
+        }
+        return hi.GetSeconds() / lo.GetSeconds() - 1;
+    };
+    const RunOutcome packet = RunAt(spec, "packet", "mltcp");
+    const RunOutcome flow = RunAt(spec, "flow", "mltcp");
+    Config::SetDefault("ns3::FlowNetwork::MltcpTieBreak", DoubleValue(0));
+    const RunOutcome tied = RunAt(spec, "flow", "mltcp");
+    Config::SetDefault("ns3::FlowNetwork::MltcpTieBreak", DoubleValue(0.01));
+    ASSERT_EQ(packet.jobs.size(), 4u);
+    EXPECT_GT(spread(packet), 0.05);
+    EXPECT_GT(spread(flow), 0.05);
+    EXPECT_EQ(spread(tied), 0);
+    EXPECT_LT(Diff(flow.MeanIterationTime(), packet.MeanIterationTime()), 0.05)
+        << "flow " << flow.MeanIterationTime().GetMicroSeconds() << " us, packet "
+        << packet.MeanIterationTime().GetMicroSeconds() << " us";
+    EXPECT_GT(tied.MeanIterationTime().GetSeconds(), 1.1 * packet.MeanIterationTime().GetSeconds());
 }
 
 TEST_F(FlowValidationTest, WritesTheSameTablesWithTheBackendInTheRun)

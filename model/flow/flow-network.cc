@@ -8,6 +8,7 @@
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/mltcp-dcqcn.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -78,6 +79,17 @@ FlowNetwork::GetTypeId()
                           TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(&FlowNetwork::m_contentionOnset),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("MltcpTieBreak",
+                          "With MLTCP (SetMltcp): each job's F is multiplied by 1 + this x "
+                          "u, u uniform in [0, 1) per job and seed. At the packet level "
+                          "DCQCN's noise gives identical senders unequal rates, and MLTCP's "
+                          "feedback turns any lead into interleaving; without a tie-break, "
+                          "identical jobs keep equal progress, hence equal F, and stay in "
+                          "lockstep. Calibrated on the full-scale incast under MLTCP "
+                          "(doc/flow-backend.md); 0 keeps ties.",
+                          DoubleValue(0.01),
+                          MakeDoubleAccessor(&FlowNetwork::m_mltcpTieBreak),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("RecordMessages",
                           "Keep one record per message (the flows table); false keeps none.",
                           BooleanValue(true),
@@ -726,7 +738,22 @@ FlowNetwork::MltcpFactor(const Active& a) const
     const double sent = total > 0 ? a.info.bytes * (1 - a.remainingBits / total) : 0;
     const double progress =
         it == m_progress.end() ? RdmaCongestionOps::kUnknownProgress : it->second.Progress(sent);
-    return MltcpDcqcn::Aggressiveness(m_mltcpSlope, m_mltcpIntercept, progress);
+    return MltcpDcqcn::Aggressiveness(m_mltcpSlope, m_mltcpIntercept, progress) *
+           (1 + m_mltcpTieBreak * TieBreakOf(a.info.jobId));
+}
+
+double
+FlowNetwork::TieBreakOf(int64_t jobId)
+{
+    // SplitMix64 of the job and the run's seed: uniform in [0, 1), the same
+    // for every flow of the job and in every process.
+    uint64_t x =
+        static_cast<uint64_t>(jobId) +
+        0x9E3779B97F4A7C15ULL * (RngSeedManager::GetSeed() + (RngSeedManager::GetRun() << 32));
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    x ^= x >> 31;
+    return static_cast<double>(x >> 11) / static_cast<double>(1ULL << 53);
 }
 
 void

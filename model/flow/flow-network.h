@@ -124,7 +124,8 @@ class FlowNetwork : public Object
      * the previous iteration from there, capped at 1; the first iteration's
      * F is intercept + slope / 2), as MltcpDcqcn scales DCQCN's steps. F is
      * taken at every rate solve of the flow's component (each message's
-     * start or end), not continuously.
+     * start or end), not continuously, and broken between jobs by
+     * MltcpTieBreak.
      */
     void SetMltcp(double slope, double intercept);
     /// UDP source port of the job's messages from \p srcHost to \p dstHost posted from now on.
@@ -236,6 +237,8 @@ class FlowNetwork : public Object
     bool DiscountContended(const std::vector<uint32_t>& links);
     /// The MLTCP factor of message \p a (1 unless SetMltcp was called).
     double MltcpFactor(const Active& a) const;
+    /// Uniform in [0, 1), fixed by \p jobId and the run's seed: MLTCP's tie-break.
+    static double TieBreakOf(int64_t jobId);
 
     FabricTopology m_topology;
     std::unique_ptr<EcmpRoutes> m_routes;
@@ -269,6 +272,7 @@ class FlowNetwork : public Object
     bool m_mltcp{false}; ///< SetMltcp was called
     double m_mltcpSlope{0};
     double m_mltcpIntercept{1};
+    double m_mltcpTieBreak{0.01}; ///< MltcpTieBreak attribute
     /// (job, host) -> the job's progress through its iteration from that host (MLTCP)
     std::map<std::pair<int64_t, uint32_t>, IterationProgress> m_progress;
     std::map<std::tuple<int64_t, uint32_t, uint32_t>, uint16_t> m_jobPort;

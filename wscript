@@ -50,6 +50,7 @@ def build(bld):
         'model/fabric/fabric-fault.cc',
         'model/fabric/switch-mmu.cc',
         'model/results/results-database.cc',
+        'model/results/results-statement.cc',
         'model/results/results-schema.cc',
         'model/io/csv-fields.cc',
         'model/io/unit-strings.cc',

@@ -325,6 +325,9 @@ class ResultsDatabase : public Object
     /// Throw unless runId was begun here and is not yet finished.
     void RequireOpenRun(int64_t runId, const char* what) const;
 
+    /// "ResultsDatabase '<path>': ", the start of every error message about \p path.
+    static std::string Where(const std::string& path);
+
     /// Bind a run's example, scheduler, seed, parameters, pid and host to ?1-?6 of \p statement.
     static Statement& BindRunFields(Statement& statement,
                                     const std::string& example,

@@ -36,6 +36,17 @@ class FlowValidationTest : public test::ScenarioRunTest
         return runner.Run(policy);
     }
 
+    /// RunAt at the flow level with the default of \p path set to \p value for this run only.
+    static RunOutcome RunFlowWith(const ScenarioSpec& spec,
+                                  const std::string& policy,
+                                  const std::string& path,
+                                  const std::string& value)
+    {
+        ScopedConfigDefaults defaults;
+        defaults.Set(path, value, "flow-validation-test");
+        return RunAt(spec, "flow", policy);
+    }
+
     static double Diff(Time flow, Time packet)
     {
         return std::abs(flow.GetSeconds() / packet.GetSeconds() - 1);
@@ -135,9 +146,8 @@ TEST_F(FlowValidationTest, TwoRingsSharingUplinksAtFullScaleAgreeWithTheContende
     }
     const RunOutcome packet = RunAt(spec, "packet", "fair");
     const RunOutcome flow = RunAt(spec, "flow", "fair");
-    Config::SetDefault("ns3::FlowNetwork::ContendedLinkEfficiency", DoubleValue(1.0));
-    const RunOutcome ideal = RunAt(spec, "flow", "fair");
-    Config::SetDefault("ns3::FlowNetwork::ContendedLinkEfficiency", DoubleValue(0.86));
+    const RunOutcome ideal =
+        RunFlowWith(spec, "fair", "ns3::FlowNetwork::ContendedLinkEfficiency", "1");
     ASSERT_EQ(packet.jobs.size(), 2u);
     for (std::size_t j = 0; j < 2; ++j)
     {
@@ -175,9 +185,7 @@ TEST_F(FlowValidationTest, IdenticalMltcpJobsLeaveLockstepAtBothLevels)
     };
     const RunOutcome packet = RunAt(spec, "packet", "mltcp");
     const RunOutcome flow = RunAt(spec, "flow", "mltcp");
-    Config::SetDefault("ns3::FlowNetwork::MltcpTieBreak", DoubleValue(0));
-    const RunOutcome tied = RunAt(spec, "flow", "mltcp");
-    Config::SetDefault("ns3::FlowNetwork::MltcpTieBreak", DoubleValue(0.01));
+    const RunOutcome tied = RunFlowWith(spec, "mltcp", "ns3::FlowNetwork::MltcpTieBreak", "0");
     ASSERT_EQ(packet.jobs.size(), 4u);
     EXPECT_GT(spread(packet), 0.05);
     EXPECT_GT(spread(flow), 0.05);

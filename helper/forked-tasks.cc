@@ -126,12 +126,6 @@ ForkedTasks::ForkedTasks(uint32_t parallel)
     }
 }
 
-uint32_t
-ForkedTasks::GetParallel() const
-{
-    return m_parallel;
-}
-
 std::vector<ForkedTasks::Result>
 ForkedTasks::Run(const std::vector<Task>& tasks,
                  const std::function<void(size_t)>& started,

@@ -57,11 +57,8 @@ class ForkedTasks
      */
     explicit ForkedTasks(uint32_t parallel);
 
-    /// \return tasks at most at once
-    uint32_t GetParallel() const;
-
     /**
-     * Run \p tasks, in their order, at most GetParallel() at once.
+     * Run \p tasks, in their order, at most the constructor's number at once.
      * \param started called in the parent as a task starts (its index)
      * \param keepGoing called in the parent as a task ends (its index and
      *        result); once it returns false, no further task starts

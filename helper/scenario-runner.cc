@@ -730,14 +730,20 @@ ScenarioRunner::CompareInParallel(const std::vector<std::string>& order, std::os
             return result.dump();
         });
     }
-    ForkedTasks pool(m_parallel);
-    std::vector<ForkedTasks::Result> results = pool.Run(
-        tasks,
-        [&](size_t i) { out << "running " << order[i] << " ..." << std::endl; },
-        [](size_t, const ForkedTasks::Result& r) {
-            return r.status == ForkedTasks::Result::DONE &&
-                   nlohmann::json::parse(r.text).contains("outcome");
-        });
+    // Each task's result, decoded once as it ends (null if it failed or never ran).
+    std::vector<nlohmann::json> decoded(order.size());
+    const std::vector<ForkedTasks::Result> results =
+        ForkedTasks(m_parallel)
+            .Run(
+                tasks,
+                [&](size_t i) { out << "running " << order[i] << " ..." << std::endl; },
+                [&decoded](size_t i, const ForkedTasks::Result& r) {
+                    if (r.status == ForkedTasks::Result::DONE)
+                    {
+                        decoded[i] = nlohmann::json::parse(r.text);
+                    }
+                    return decoded[i].contains("outcome");
+                });
 
     // The first failure in the comparison's order is the one reported, as
     // when the runs follow one another.
@@ -750,7 +756,7 @@ ScenarioRunner::CompareInParallel(const std::vector<std::string>& order, std::os
         const ForkedTasks::Result& r = results[i];
         if (r.status == ForkedTasks::Result::DONE)
         {
-            const nlohmann::json result = nlohmann::json::parse(r.text);
+            const nlohmann::json& result = decoded[i];
             if (result.contains("outcome"))
             {
                 outcomes.push_back(OutcomeFromJson(result["outcome"]));

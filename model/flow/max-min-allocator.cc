@@ -36,7 +36,10 @@ MaxMinAllocator::Allocate(const std::vector<Flow>& flows,
             }
         }
     }
-    m_withheld.assign(nLinks, 0.0);
+    if (m_withheld.size() < nLinks)
+    {
+        m_withheld.resize(nLinks); // written before it is read, per class pass
+    }
     rates.assign(flows.size(), 0.0);
     m_remaining.assign(capacity.begin(), capacity.end());
     m_weight.assign(nLinks, 0.0);
@@ -144,8 +147,10 @@ MaxMinAllocator::Allocate(const std::vector<Flow>& flows,
         }
         for (uint32_t l : m_limited)
         {
-            m_remaining[l] += m_withheld[l]; // what the limited class left, for those below
-            m_withheld[l] = 0;
+            if ((*shares)[l].cls == cls)
+            {
+                m_remaining[l] += m_withheld[l]; // what the limited class left, for those below
+            }
         }
         begin = end;
     }

@@ -35,7 +35,9 @@ Scheduler::Event
 MakeEvent(uint64_t ts, uint32_t uid)
 {
     Scheduler::Event ev;
-    ev.impl = nullptr;
+    // Never dereferenced by a scheduler (only prefetched), so any value
+    // serves to check that each event comes out whole.
+    ev.impl = reinterpret_cast<EventImpl*>(uintptr_t{uid} * 64 + 64);
     ev.key.m_ts = ts;
     ev.key.m_uid = uid;
     ev.key.m_context = 0;
@@ -57,6 +59,12 @@ CheckAgainstOrderedSet(int64_t widthSteps, uint32_t buckets, uint32_t seed)
     uint64_t now = 1000;
     uint32_t uid = 0;
     auto insert = [&](uint64_t ts) {
+        if (rng() % 3 == 0)
+        {
+            // A hint is only ever prefetched: wild, stale or null, it must
+            // change nothing.
+            BucketScheduler::HintNextInsert(reinterpret_cast<const void*>(rng()));
+        }
         s->Insert(MakeEvent(ts, uid));
         reference.insert({ts, uid});
         ++uid;
@@ -108,6 +116,7 @@ CheckAgainstOrderedSet(int64_t widthSteps, uint32_t buckets, uint32_t seed)
             }
             Scheduler::Event ev = s->RemoveNext();
             ASSERT_EQ(Key(ev.key.m_ts, ev.key.m_uid), *reference.begin()) << "step " << step;
+            ASSERT_EQ(ev.impl, MakeEvent(ev.key.m_ts, ev.key.m_uid).impl);
             reference.erase(reference.begin());
             now = ev.key.m_ts;
             ++taken;

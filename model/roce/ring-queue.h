@@ -5,8 +5,9 @@
 #define RING_QUEUE_H
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <type_traits>
-#include <vector>
 
 namespace ns3
 {
@@ -19,7 +20,8 @@ namespace ns3
  * A port's queue fills and drains millions of times in a run: a deque
  * allocates and frees a block every few records as it does, a ring only
  * while it grows to the deepest the queue has been, and its records sit in
- * one array.
+ * one array. The ring itself is 24 bytes, so that a port's eight fit in
+ * three cache lines.
  */
 template <typename T>
 class RingQueue
@@ -55,18 +57,26 @@ class RingQueue
 
     void push_back(const T& record)
     {
-        if (m_size == m_slots.size())
+        if (m_size == Capacity())
         {
             Grow();
         }
         m_slots[(m_head + m_size) & m_mask] = record;
         ++m_size;
+        if (m_size < Capacity())
+        {
+            Prefetch(&m_slots[(m_head + m_size) & m_mask], 1);
+        }
     }
 
     void pop_front()
     {
         m_head = (m_head + 1) & m_mask;
         --m_size;
+        if (m_size > 0)
+        {
+            Prefetch(&m_slots[m_head], 0);
+        }
     }
 
     void clear()
@@ -76,23 +86,49 @@ class RingQueue
     }
 
   private:
+    /**
+     * Ask for the record the next push or pop will touch. A deep queue's
+     * records were last touched a whole queue's worth of frames ago, long
+     * evicted; the port's next dequeue comes a frame time later, by which
+     * time the line is in cache.
+     */
+    static void Prefetch(const T* slot, int forWrite)
+    {
+        const char* first = reinterpret_cast<const char*>(slot);
+        if (forWrite)
+        {
+            __builtin_prefetch(first, 1);
+            __builtin_prefetch(first + sizeof(T) - 1, 1);
+        }
+        else
+        {
+            __builtin_prefetch(first, 0);
+            __builtin_prefetch(first + sizeof(T) - 1, 0);
+        }
+    }
+
+    std::size_t Capacity() const
+    {
+        return m_slots ? std::size_t{m_mask} + 1 : 0;
+    }
+
     void Grow()
     {
-        const std::size_t capacity = m_slots.empty() ? 16 : 2 * m_slots.size();
-        std::vector<T> bigger(capacity);
+        const std::size_t capacity = m_slots ? 2 * Capacity() : 16;
+        std::unique_ptr<T[]> bigger(new T[capacity]);
         for (std::size_t i = 0; i < m_size; ++i)
         {
             bigger[i] = m_slots[(m_head + i) & m_mask];
         }
-        m_slots.swap(bigger);
+        m_slots = std::move(bigger);
         m_head = 0;
-        m_mask = capacity - 1;
+        m_mask = static_cast<uint32_t>(capacity - 1);
     }
 
-    std::vector<T> m_slots;
-    std::size_t m_head{0};
-    std::size_t m_size{0};
-    std::size_t m_mask{0};
+    std::unique_ptr<T[]> m_slots;
+    uint32_t m_head{0};
+    uint32_t m_size{0};
+    uint32_t m_mask{0};
 };
 
 } // namespace ns3

@@ -7,6 +7,7 @@
 #include "packet-handoff.h"
 #include "roce-net-device.h"
 
+#include "ns3/bucket-scheduler.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -126,6 +127,7 @@ RoceChannel::Transmit(Ptr<Packet> p,
 void
 RoceChannel::Deliver(Ptr<Packet> p, std::size_t to, Time delay, const RoceForwardingInfo& info)
 {
+    BucketScheduler::HintNextInsert(PeekPointer(m_devices[to]));
     Simulator::ScheduleWithContext(m_nodeIds[to],
                                    delay,
                                    new RoceArrival(PeekPointer(m_devices[to]), p, info));

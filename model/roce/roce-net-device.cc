@@ -128,6 +128,7 @@ RoceNetDevice::DoDispose()
     m_owner = nullptr;
     m_receiveErrorModel = nullptr;
     m_macControl.clear();
+    m_macControlQueued = 0;
     for (auto& q : m_queues)
     {
         for (std::size_t i = 0; i < q.size(); ++i)
@@ -202,6 +203,7 @@ void
 RoceNetDevice::SendPfc(Ptr<Packet> pfcFrame)
 {
     m_macControl.push_back(std::move(pfcFrame));
+    ++m_macControlQueued;
     TrySend();
 }
 
@@ -238,13 +240,20 @@ RoceNetDevice::PausedMask(Time now) const
 bool
 RoceNetDevice::HasQueued() const
 {
-    return !m_macControl.empty() || m_totalQueued > 0;
+    return m_macControlQueued > 0 || m_totalQueued > 0;
 }
 
 void
 RoceNetDevice::ScheduleWake(Time at, Time now)
 {
-    m_wake.RequestAt(at, now, &RoceNetDevice::Wake, this);
+    // The frame the wake-up will most likely send: the head of the highest
+    // class with frames (a deep queue's head was written long ago).
+    const void* head = nullptr;
+    if (m_nonEmpty != 0)
+    {
+        head = &m_queues[31 - __builtin_clz(m_nonEmpty)].front();
+    }
+    m_wake.RequestAt(at, now, &RoceNetDevice::Wake, this, head);
 }
 
 void
@@ -309,10 +318,11 @@ RoceNetDevice::DequeueDataClass(uint8_t& cls, Time now)
 bool
 RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info, Time now)
 {
-    if (!m_macControl.empty())
+    if (m_macControlQueued > 0)
     {
         p = std::move(m_macControl.front());
         m_macControl.pop_front();
+        --m_macControlQueued;
         cls = kControlClass;
         ++m_pfcSent;
         m_pfcTxTrace(p);
@@ -320,7 +330,8 @@ RoceNetDevice::Dequeue(Ptr<Packet>& p, uint8_t& cls, RoceForwardingInfo& info, T
         return true;
     }
     bool found = false;
-    if ((m_nonEmpty & (1u << kControlClass)) && now >= m_pausedUntil[kControlClass])
+    if ((m_nonEmpty & (1u << kControlClass)) &&
+        (now >= m_pauseHorizon || now >= m_pausedUntil[kControlClass]))
     {
         cls = kControlClass;
         found = true;

@@ -6,6 +6,7 @@
 
 #include "free-list-allocated.h"
 
+#include "ns3/bucket-scheduler.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/simulator.h"
@@ -34,9 +35,13 @@ class WakeTimer
         RequestAt(at, Simulator::Now(), fn, obj);
     }
 
-    /// As above, for a caller that already has the current time \p now.
+    /**
+     * As above, for a caller that already has the current time \p now;
+     * \p first is what \p fn will touch first, if not \p obj itself
+     * (BucketScheduler::HintNextInsert).
+     */
     template <typename OBJ>
-    void RequestAt(Time at, Time now, void (OBJ::*fn)(), OBJ* obj)
+    void RequestAt(Time at, Time now, void (OBJ::*fn)(), OBJ* obj, const void* first = nullptr)
     {
         if (m_pending)
         {
@@ -48,6 +53,7 @@ class WakeTimer
         }
         m_pending = true;
         m_at = at;
+        BucketScheduler::HintNextInsert(first ? first : obj);
         m_event = Simulator::Schedule(at - now, Ptr<EventImpl>(new WakeEvent<OBJ>(fn, obj), false));
     }
 

@@ -22,22 +22,46 @@ namespace
 /// Time-then-insertion order (a function object, so that the sort inlines it).
 struct Earlier
 {
-    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+    bool operator()(const BucketScheduler::Entry& a, const BucketScheduler::Entry& b) const
     {
-        return a.key < b.key;
+        return a.ev.key < b.ev.key;
     }
 };
 
 /// Heap order of the far events: the earliest on top.
 struct Later
 {
-    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+    bool operator()(const BucketScheduler::Entry& a, const BucketScheduler::Entry& b) const
     {
-        return b.key < a.key;
+        return b.ev.key < a.ev.key;
     }
 };
 
+/// What the next inserted event will touch first (BucketScheduler::HintNextInsert).
+/// Not thread-local: a simulation runs its events, and so its model code, on
+/// one thread, and a hint read by another costs at most a useless prefetch.
+const void* g_nextHint = nullptr;
+
+/// Lines asked for from a hint.
+constexpr int kHintLines = 4;
+
+void
+PrefetchLines(const void* at, int lines)
+{
+    const char* line = static_cast<const char*>(at);
+    for (int i = 0; i < lines; ++i)
+    {
+        __builtin_prefetch(line + 64 * i, 1);
+    }
+}
+
 } // namespace
+
+void
+BucketScheduler::HintNextInsert(const void* target)
+{
+    g_nextHint = target;
+}
 
 TypeId
 BucketScheduler::GetTypeId()
@@ -108,35 +132,41 @@ BucketScheduler::MarkEmpty(uint64_t bucket)
 }
 
 void
-BucketScheduler::Insert(const Event& ev)
+BucketScheduler::Insert(const Event& event)
 {
+    const Entry entry{event, g_nextHint};
+    g_nextHint = nullptr;
     if (!m_configured)
     {
         Configure();
-        m_cursor = BucketOf(ev.key.m_ts);
+        m_cursor = BucketOf(event.key.m_ts);
     }
-    const uint64_t bucket = BucketOf(ev.key.m_ts);
+    const uint64_t bucket = BucketOf(event.key.m_ts);
     if (bucket <= m_cursor)
     {
         // Also an event earlier than the cursor's bucket (the cursor may have
         // moved ahead to peek): the order puts it before everything else. A
         // new event is usually the latest (its uid is), so this appends.
-        std::vector<Event>& current = Slot(m_cursor);
+        std::vector<Entry>& current = Slot(m_cursor);
         current.insert(std::upper_bound(current.begin() + static_cast<std::ptrdiff_t>(m_head),
                                         current.end(),
-                                        ev,
+                                        entry,
                                         Earlier{}),
-                       ev);
+                       entry);
     }
     else if (bucket - m_cursor < m_slots)
     {
-        Slot(bucket).push_back(ev);
+        std::vector<Entry>& slot = Slot(bucket);
+        slot.push_back(entry);
+        // A bucket's storage was last written a whole turn of the ring ago;
+        // ask for the line the bucket's next event goes to.
+        __builtin_prefetch(slot.data() + slot.size(), 1);
         MarkOccupied(bucket);
         ++m_inRing;
     }
     else
     {
-        m_far.push_back(ev);
+        m_far.push_back(entry);
         std::push_heap(m_far.begin(), m_far.end(), Later{});
     }
 }
@@ -169,19 +199,19 @@ void
 BucketScheduler::MoveCursor(uint64_t bucket)
 {
     m_cursor = bucket;
-    std::vector<Event>& current = Slot(m_cursor);
+    std::vector<Entry>& current = Slot(m_cursor);
     if (!current.empty())
     {
         MarkEmpty(m_cursor);
         m_inRing -= current.size();
     }
     // The ring now reaches further: bring in the far events it covers.
-    while (!m_far.empty() && BucketOf(m_far.front().key.m_ts) - m_cursor < m_slots)
+    while (!m_far.empty() && BucketOf(m_far.front().ev.key.m_ts) - m_cursor < m_slots)
     {
         std::pop_heap(m_far.begin(), m_far.end(), Later{});
-        const Event ev = m_far.back();
+        const Entry ev = m_far.back();
         m_far.pop_back();
-        const uint64_t b = BucketOf(ev.key.m_ts);
+        const uint64_t b = BucketOf(ev.ev.key.m_ts);
         Slot(b).push_back(ev);
         if (b != m_cursor)
         {
@@ -206,7 +236,7 @@ BucketScheduler::Advance()
     }
     else if (!m_far.empty())
     {
-        MoveCursor(BucketOf(m_far.front().key.m_ts));
+        MoveCursor(BucketOf(m_far.front().ev.key.m_ts));
     }
 }
 
@@ -216,7 +246,7 @@ BucketScheduler::PeekNext() const
     // Advancing the cursor changes where events sit, not which are pending.
     const_cast<BucketScheduler*>(this)->Advance();
     NS_ASSERT_MSG(!IsEmpty(), "PeekNext on an empty scheduler");
-    return m_ring[m_cursor & m_mask][m_head];
+    return m_ring[m_cursor & m_mask][m_head].ev;
 }
 
 Scheduler::Event
@@ -224,14 +254,27 @@ BucketScheduler::RemoveNext()
 {
     Advance();
     NS_ASSERT_MSG(!IsEmpty(), "RemoveNext on an empty scheduler");
-    std::vector<Event>& current = Slot(m_cursor);
-    const Event ev = current[m_head++];
+    std::vector<Entry>& current = Slot(m_cursor);
+    const Event ev = current[m_head++].ev;
+    if (m_head < current.size())
+    {
+        // Ask for the next event's lines now, while this one runs: in a large
+        // fabric they were evicted since they were written, and each is a
+        // miss the event would otherwise wait for. The simulator's first
+        // write is to the event's reference count.
+        const Entry& next = current[m_head];
+        PrefetchLines(next.ev.impl, 2);
+        if (next.hint)
+        {
+            PrefetchLines(next.hint, kHintLines);
+        }
+    }
     ClearIfDrained(current);
     return ev;
 }
 
 void
-BucketScheduler::ClearIfDrained(std::vector<Event>& current)
+BucketScheduler::ClearIfDrained(std::vector<Entry>& current)
 {
     if (m_head == current.size())
     {
@@ -245,10 +288,10 @@ BucketScheduler::Remove(const Event& ev)
 {
     NS_ASSERT(m_configured);
     const uint64_t bucket = BucketOf(ev.key.m_ts);
-    auto same = [&ev](const Event& e) { return e.key.m_uid == ev.key.m_uid; };
+    auto same = [&ev](const Entry& e) { return e.ev.key.m_uid == ev.key.m_uid; };
     if (bucket <= m_cursor)
     {
-        std::vector<Event>& current = Slot(m_cursor);
+        std::vector<Entry>& current = Slot(m_cursor);
         auto it = std::find_if(current.begin() + static_cast<std::ptrdiff_t>(m_head),
                                current.end(),
                                same);
@@ -258,7 +301,7 @@ BucketScheduler::Remove(const Event& ev)
     }
     else if (bucket - m_cursor < m_slots)
     {
-        std::vector<Event>& slot = Slot(bucket);
+        std::vector<Entry>& slot = Slot(bucket);
         auto it = std::find_if(slot.begin(), slot.end(), same);
         NS_ASSERT_MSG(it != slot.end(), "removing an event that is not pending");
         *it = slot.back();

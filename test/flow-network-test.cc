@@ -386,20 +386,41 @@ TEST_F(FlowNetworkTest, ClassChangeMovesMessagesHeldAtTheGate)
 
 TEST_F(FlowNetworkTest, WeightSplitsTheLink)
 {
+    // Hosts 0 (job 0) and 1 (job 1, weight 3) send to host 2: they queue at
+    // the switch's port to host 2, where the weights split it (its
+    // calibrated share left out: ContendedLinkEfficiency 1).
+    m_net->SetAttribute("ContendedLinkEfficiency", DoubleValue(1));
+    m_net->SetRateWeight(1, 3);
+    Time a(-1);
+    Time b(-1);
+    Post(0, 2, 1000000, 0, &a);
+    Post(1, 2, 3000000, 1, &b);
+    Simulator::Run();
+    // 1:3 shares, 25 and 75 Gb/s. The 3 MB message has fewer header bytes
+    // than three 1 MB ones, so it ends first, at 4/3 of its wire time; the
+    // 1 MB one then has the port and ends when both messages' bytes are out.
+    const double w1 = WireSeconds(1000000, kRate);
+    const double w3 = WireSeconds(3000000, kRate);
+    ASSERT_LT(w3, 3 * w1);
+    EXPECT_NEAR(b.GetSeconds(), 4 * w3 / 3 + Latency(3000000), 2e-10);
+    EXPECT_NEAR(a.GetSeconds(), w1 + w3 + Latency(1000000), 2e-10);
+}
+
+TEST_F(FlowNetworkTest, AWeightLeavesANicsQueuePairsEqual)
+{
+    // As above from one host, 0, to hosts 1 and 2: no switch port queues,
+    // the NIC serves the two queue pairs in turn and the weight changes
+    // nothing: half the link each until the 1 MB message is out.
     m_net->SetRateWeight(1, 3);
     Time a(-1);
     Time b(-1);
     Post(0, 1, 1000000, 0, &a);
     Post(0, 2, 3000000, 1, &b);
     Simulator::Run();
-    // 1:3 shares, 25 and 75 Gb/s. The 3 MB message has fewer header bytes
-    // than three 1 MB ones, so it ends first, at 4/3 of its wire time; the
-    // 1 MB one then has the link and ends when both messages' bytes are out.
     const double w1 = WireSeconds(1000000, kRate);
     const double w3 = WireSeconds(3000000, kRate);
-    ASSERT_LT(w3, 3 * w1);
-    EXPECT_NEAR(b.GetSeconds(), 4 * w3 / 3 + Latency(3000000), 2e-10);
-    EXPECT_NEAR(a.GetSeconds(), w1 + w3 + Latency(1000000), 2e-10);
+    EXPECT_NEAR(a.GetSeconds(), 2 * w1 + Latency(1000000), 2e-10);
+    EXPECT_NEAR(b.GetSeconds(), w1 + w3 + Latency(3000000), 2e-10);
 }
 
 TEST_F(FlowNetworkTest, SendersContendingAtASwitchPortGetItsCalibratedShare)
@@ -518,13 +539,14 @@ TEST_F(FlowNetworkTest, IdealSharingWhenTheEfficiencyIsOne)
 TEST_F(FlowNetworkTest, OnlyAFullPortOfSeveralSendersIsDiscounted)
 {
     m_net->SetAttribute("ContentionOnset", TimeValue(Time(0)));
-    // Host 0's NIC splits 2 : 1.5 : 1.5 by job weight over flows to hosts 1,
-    // 2 and 3 (40, 30, 30 Gb/s); host 3 sends to 1 and 2 (50 each). The
-    // ports to hosts 1 and 2 carry two senders but only 90 and 80 Gb/s: no
-    // discount, though 90 is above 0.86 x 100. Then host 1 sends to 2 too:
-    // the port to host 2 is full with three senders and gives them 86 Gb/s.
-    m_net->SetRateWeight(0, 2);
-    m_net->SetRateWeight(1, 1.5);
+    // Host 0's NIC splits its link over flows to hosts 1, 2 and 3 (33.3 Gb/s
+    // each); host 3 sends to 1 and 2 (50 each). The ports to hosts 1 and 2
+    // carry two senders but only 83.3 Gb/s: no discount. Then host 1 sends
+    // to 2 too: the port to host 2 fills with three senders (33.3 each) and
+    // so does the port to host 1 (host 3's flow there takes the 66.7 left);
+    // both are discounted. The port to host 2 gives its three flows 86 / 3
+    // = 28.67 each, which leaves host 0's other two flows (100 - 28.67) / 2
+    // = 35.67 each, and host 3's flow to host 1 gets 86 - 35.67.
     std::vector<uint64_t> ids;
     Time at[6];
     auto post = [&](uint32_t src, uint32_t dst, int64_t job, Time* t) {
@@ -555,68 +577,105 @@ TEST_F(FlowNetworkTest, OnlyAFullPortOfSeveralSendersIsDiscounted)
     // Rates are of wire bits; the reverse ACKs take a sliver of each link.
     const double c = static_cast<double>(kRate);
     ASSERT_EQ(before.size(), 5u);
-    EXPECT_NEAR(before[0], 0.4 * c, c * 0.005);
-    EXPECT_NEAR(before[1], 0.3 * c, c * 0.005);
-    EXPECT_NEAR(before[2], 0.3 * c, c * 0.005);
+    EXPECT_NEAR(before[0], c / 3, c * 0.005);
+    EXPECT_NEAR(before[1], c / 3, c * 0.005);
+    EXPECT_NEAR(before[2], c / 3, c * 0.005);
     EXPECT_NEAR(before[3], 0.5 * c, c * 0.005);
     EXPECT_NEAR(before[4], 0.5 * c, c * 0.005);
-    // Port to host 2: 0.86 x 100 Gb/s for flows 0->2 (still 30, held by host
-    // 0's NIC below its weighted share there), 3->2 and 1->2 (28 each).
     ASSERT_EQ(after.size(), 6u);
+    const double toHost2 = 0.86 / 3;
+    const double fromHost0 = (1 - toHost2) / 2;
     EXPECT_NEAR(after[1] + after[4] + after[5], 0.86 * c, c * 0.005);
-    EXPECT_NEAR(after[1], 0.3 * c, c * 0.005);
-    EXPECT_NEAR(after[4], 0.28 * c, c * 0.005);
-    EXPECT_NEAR(after[5], 0.28 * c, c * 0.005);
+    EXPECT_NEAR(after[1], toHost2 * c, c * 0.005);
+    EXPECT_NEAR(after[4], toHost2 * c, c * 0.005);
+    EXPECT_NEAR(after[5], toHost2 * c, c * 0.005);
+    EXPECT_NEAR(after[0], fromHost0 * c, c * 0.005);
+    EXPECT_NEAR(after[2], fromHost0 * c, c * 0.005);
+    EXPECT_NEAR(after[3], (0.86 - fromHost0) * c, c * 0.005);
 }
 
 TEST_F(FlowNetworkTest, MltcpWeighsFlowsByTheirIterationProgress)
 {
-    // F = 0.5 + progress. Iteration 0 (volume unknown, F = 1 each): jobs 0
-    // and 1 send 1 MB each from host 0 together. Iteration 1: job 0 first
-    // sends 0.5 MB alone, then both send from host 0: job 0 at progress 0.5
-    // (F 1.0), job 1 at 0 (F 0.5), so 2/3 and 1/3 of the link until job 0's
-    // 0.5 MB are out; job 1 then has the link.
+    // F = 0.5 + progress, where DCQCN acts: at the switch's port to host 2,
+    // where jobs 0 (from host 0) and 1 (from host 1) queue. Iteration 0
+    // (volume unknown, F = 1 each): 1 MB each together. Iteration 1: job 0
+    // first sends 0.5 MB alone, then both send: job 0 at progress 0.5
+    // (F 1.0), job 1 at 0 (F 0.5), so 2/3 and 1/3 of the port until job 0's
+    // 0.5 MB are out; job 1 then has it. (The port's calibrated share is
+    // left out: ContendedLinkEfficiency 1.)
     m_net->SetMltcp(1.0, 0.5);
     m_net->SetAttribute("MltcpTieBreak", DoubleValue(0)); // exact shares
-    auto post = [this](uint32_t dst, uint64_t bytes, int64_t job, int64_t iteration, Time* at) {
-        Post(0, dst, bytes, job, at, 3, iteration);
+    m_net->SetAttribute("ContendedLinkEfficiency", DoubleValue(1));
+    auto post = [this](uint32_t src, uint64_t bytes, int64_t job, int64_t iteration, Time* at) {
+        Post(src, 2, bytes, job, at, 3, iteration);
     };
     Time a(-1);
     Time b(-1);
-    post(1, 1000000, 0, 0, &a);
-    post(2, 1000000, 1, 0, &b);
+    post(0, 1000000, 0, 0, &a);
+    post(1, 1000000, 1, 0, &b);
     Simulator::Run();
     const double w1 = WireSeconds(1000000, kRate);
     EXPECT_NEAR(a.GetSeconds(), 2 * w1 + Latency(1000000), 2e-10);
     EXPECT_NEAR(b.GetSeconds(), 2 * w1 + Latency(1000000), 2e-10);
 
     double t = Simulator::Now().GetSeconds();
-    post(1, 500000, 0, 1, &a);
+    post(0, 500000, 0, 1, &a);
     Simulator::Run();
     const double wHalf = WireSeconds(500000, kRate);
     EXPECT_NEAR(a.GetSeconds(), t + wHalf + Latency(500000), 2e-10);
 
     t = Simulator::Now().GetSeconds();
-    post(1, 500000, 0, 1, &a);
-    post(2, 1000000, 1, 1, &b);
+    post(0, 500000, 0, 1, &a);
+    post(1, 1000000, 1, 1, &b);
     Simulator::Run();
-    // Job 0: its 0.5 MB at 2/3 of the link. Job 1: 1/3 of the link meanwhile,
-    // then the rest of its bytes alone.
+    // Job 0: its 0.5 MB at 2/3 of the port. Job 1: 1/3 of the port
+    // meanwhile, then the rest of its bytes alone.
     const double first = 1.5 * wHalf;
     EXPECT_NEAR(a.GetSeconds() - t, first + Latency(500000), 2e-10);
     EXPECT_NEAR(b.GetSeconds() - t, first + (w1 - first / 3) + Latency(1000000), 2e-10);
 }
 
+TEST_F(FlowNetworkTest, MltcpLeavesANicsQueuePairsEqual)
+{
+    // As above, but both jobs send from host 0 (to hosts 1 and 2): their
+    // only shared link is host 0's own, where the NIC serves its queue pairs
+    // in turn and no switch queue gives DCQCN a mark to act on, so F changes
+    // nothing: equal shares although job 0 is ahead (F 1.0 against 0.5).
+    m_net->SetMltcp(1.0, 0.5);
+    m_net->SetAttribute("MltcpTieBreak", DoubleValue(0));
+    Time a(-1);
+    Time b(-1);
+    Post(0, 1, 1000000, 0, &a, 3, 0);
+    Post(0, 2, 1000000, 1, &b, 3, 0);
+    Simulator::Run();
+    Post(0, 1, 500000, 0, &a, 3, 1);
+    Simulator::Run();
+    const double t = Simulator::Now().GetSeconds();
+    Post(0, 1, 500000, 0, &a, 3, 1);
+    Post(0, 2, 1000000, 1, &b, 3, 1);
+    Simulator::Run();
+    const double wHalf = WireSeconds(500000, kRate);
+    const double w1 = WireSeconds(1000000, kRate);
+    // Half the link each until job 0's 0.5 MB are out, then job 1 alone.
+    EXPECT_NEAR(a.GetSeconds() - t, 2 * wHalf + Latency(500000), 2e-10);
+    EXPECT_NEAR(b.GetSeconds() - t, w1 + wHalf + Latency(1000000), 2e-10);
+}
+
 TEST_F(FlowNetworkTest, MltcpTieBreakSplitsJobsOfEqualProgress)
 {
-    // Jobs 0 and 1 send 1 MB each from host 0 in their first iteration:
-    // equal progress, equal F. With a tie-break of 0.1 their weights differ
-    // by a factor of at most 1.1, the same in every run of the same seed:
-    // one ends first, its share over 1/2 and at most 1.1/2.1 of the link,
-    // so after between 2.1/1.1 and 2 of one message's time; the other ends
-    // when both messages' bytes are out, as the link never idles.
-    m_net->SetMltcp(1.0, 0.5);
-    m_net->SetAttribute("MltcpTieBreak", DoubleValue(0.1));
+    // Jobs 0 and 1 send 1 MB each to host 2 from hosts 0 and 1 in their
+    // first iteration: equal progress, equal F. With a tie-break of 0.1
+    // their weights differ by a factor of at most 1.1, the same in every run
+    // of the same seed: one ends first, its share over 1/2 and at most
+    // 1.1/2.1 of the port, so after between 2.1/1.1 and 2 of one message's
+    // time; the other ends when both messages' bytes are out, as the port
+    // never idles.
+    auto configure = [this]() {
+        m_net->SetMltcp(1.0, 0.5);
+        m_net->SetAttribute("MltcpTieBreak", DoubleValue(0.1));
+        m_net->SetAttribute("ContendedLinkEfficiency", DoubleValue(1));
+    };
+    configure();
     const double w = WireSeconds(1000000, kRate);
     Time first[2];
     for (int repeat = 0; repeat < 2; ++repeat)
@@ -624,8 +683,8 @@ TEST_F(FlowNetworkTest, MltcpTieBreakSplitsJobsOfEqualProgress)
         Time a(-1);
         Time b(-1);
         const Time t0 = Simulator::Now();
-        Post(0, 1, 1000000, 0, &a, 3, 0);
-        Post(0, 2, 1000000, 1, &b, 3, 0);
+        Post(0, 2, 1000000, 0, &a, 3, 0);
+        Post(1, 2, 1000000, 1, &b, 3, 0);
         Simulator::Run();
         const double early = (std::min(a, b) - t0).GetSeconds() - Latency(1000000);
         const double late = (std::max(a, b) - t0).GetSeconds() - Latency(1000000);
@@ -635,10 +694,38 @@ TEST_F(FlowNetworkTest, MltcpTieBreakSplitsJobsOfEqualProgress)
         first[repeat] = std::min(a, b) - t0;
         m_net->Dispose();
         SetUp(); // a fresh network: the jobs' first iteration again
-        m_net->SetMltcp(1.0, 0.5);
-        m_net->SetAttribute("MltcpTieBreak", DoubleValue(0.1));
+        configure();
     }
     EXPECT_EQ(first[0], first[1]);
+}
+
+TEST_F(FlowNetworkTest, AcksNeverHoldTheirFlowBack)
+{
+    // Job 1 (weight 4) sends to host 0 from hosts 1 and 3, and they share
+    // the switch's port to host 0 at half its rate each. Job 0 (weight 1)
+    // sends from host 0 to host 1; its ACKs travel back over that port. ACKs
+    // go in the control class, ahead of all data: they take their sliver
+    // first and never limit their flow, so job 0 sends at nearly the line
+    // rate. (Shared in the flow's own class and weight, job 0 would be held
+    // at the port's level per unit of weight, an eighth of its rate.)
+    m_net->SetAttribute("ContendedLinkEfficiency", DoubleValue(1));
+    m_net->SetRateWeight(1, 4);
+    Time at[3];
+    const uint64_t id0 = Post(0, 1, 10000000, 0, &at[0]);
+    const uint64_t id1 = Post(1, 0, 10000000, 1, &at[1]);
+    const uint64_t id3 = Post(3, 0, 10000000, 1, &at[2]);
+    double rate[3] = {0, 0, 0};
+    Simulator::Schedule(MicroSeconds(1), [&]() {
+        rate[0] = m_net->GetRate(id0);
+        rate[1] = m_net->GetRate(id1);
+        rate[2] = m_net->GetRate(id3);
+    });
+    Simulator::Run();
+    const double c = static_cast<double>(kRate);
+    EXPECT_NEAR(rate[0], c, c * 0.005);
+    EXPECT_NEAR(rate[1], c / 2, c * 0.005);
+    EXPECT_NEAR(rate[2], c / 2, c * 0.005);
+    EXPECT_LT(rate[1] + rate[2], c); // job 0's ACKs took their share of the port
 }
 
 TEST_F(FlowNetworkTest, OneConnectionSendsInOrder)

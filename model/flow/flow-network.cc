@@ -144,16 +144,20 @@ FlowNetwork::Build(const FabricTopology& topology)
     m_nextQpn.assign(m_topology.GetNHosts(), 0x100); // RdmaNic's first queue pair number
 }
 
-bool
-FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
+namespace
 {
-    // Per local link and class, from the ideal allocation: the load (data and
-    // ACKs) and who sends data (kNone, one host, or kSeveral hosts).
-    constexpr int64_t kNone = -1;
-    constexpr int64_t kSeveral = -2;
-    m_classLoad.assign(links.size(), {});
-    m_classSender.assign(links.size(), {});
-    m_classShare.assign(links.size(), {});
+constexpr int64_t kNone = -1;    ///< no data sender in a class at a link
+constexpr int64_t kSeveral = -2; ///< data from two or more hosts
+} // namespace
+
+void
+FlowNetwork::TallyClasses(std::size_t nLinks)
+{
+    // Per local link and class, from the last allocation: the data load (the
+    // ACKs' share is already taken out of the capacity) and who sends data
+    // (kNone, one host, or kSeveral hosts).
+    m_classLoad.assign(nLinks, {});
+    m_classSender.assign(nLinks, {});
     for (auto& senders : m_classSender)
     {
         senders.fill(kNone);
@@ -162,18 +166,66 @@ FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
     {
         const MaxMinAllocator::Flow& flow = m_solveFlows[f];
         NS_ASSERT(flow.cls < kClasses);
-        const Connection& c = m_connections[m_active[m_solveSlots[f]].connection];
-        for (std::size_t k = 0; k < flow.uses.size(); ++k)
+        const uint32_t src = m_connections[m_active[m_solveSlots[f]].connection].src;
+        for (const auto& [local, coefficient] : flow.uses)
         {
-            const auto& [local, coefficient] = flow.uses[k];
             m_classLoad[local][flow.cls] += coefficient * m_solveRates[f];
             int64_t& sender = m_classSender[local][flow.cls];
-            if (k < c.path.size() && sender != kSeveral) // its data path comes first
-            {
-                sender = sender == kNone || sender == c.src ? c.src : kSeveral;
-            }
+            sender = sender == kNone || sender == src ? src : kSeveral;
         }
     }
+}
+
+bool
+FlowNetwork::Full(std::size_t local) const
+{
+    double load = 0;
+    for (double l : m_classLoad[local])
+    {
+        load += l;
+    }
+    return load >= m_solveCapacity[local] * (1 - 1e-9);
+}
+
+bool
+FlowNetwork::Queues(std::size_t local, uint32_t link, uint8_t cls) const
+{
+    // A NIC paces its own queue pairs: no queue, no rate cuts.
+    return m_switchSends[link] && m_classSender[local][cls] == kSeveral && Full(local);
+}
+
+bool
+FlowNetwork::UnweighWhereNotQueued(const std::vector<uint32_t>& links)
+{
+    TallyClasses(links.size());
+    bool changed = false;
+    for (std::size_t f = 0; f < m_solveFlows.size(); ++f)
+    {
+        MaxMinAllocator::Flow& flow = m_solveFlows[f];
+        if (flow.weight == 1.0)
+        {
+            continue;
+        }
+        const Connection& c = m_connections[m_active[m_solveSlots[f]].connection];
+        bool queued = false;
+        for (uint32_t l : c.path)
+        {
+            queued = queued || Queues(m_localOf[l], l, flow.cls);
+        }
+        if (!queued)
+        {
+            flow.weight = 1.0;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+bool
+FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
+{
+    TallyClasses(links.size());
+    m_classShare.assign(links.size(), {});
     bool any = false;
     for (std::size_t i = 0; i < links.size(); ++i)
     {
@@ -181,11 +233,6 @@ FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
         if (!m_switchSends[links[i]])
         {
             continue;
-        }
-        double load = 0;
-        for (double l : m_classLoad[i])
-        {
-            load += l;
         }
         // Full (a bottleneck), with a class whose senders queue and are cut:
         // the highest such class gets the discounted share of what the
@@ -197,7 +244,7 @@ FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
             --cls;
         }
         Time& since = m_contendedSince[links[i]];
-        if (cls < 0 || load < m_solveCapacity[i] * (1 - 1e-9))
+        if (cls < 0 || !Full(i))
         {
             since = Time(-1);
             continue;
@@ -561,15 +608,34 @@ FlowNetwork::Recompute()
         {
             f.uses.emplace_back(m_localOf[l], 1.0);
         }
-        for (uint32_t l : c.reverse)
-        {
-            f.uses.emplace_back(m_localOf[l], ackLoad);
-        }
         f.cls = a.info.priority;
         auto w = m_jobWeight.find(a.info.jobId);
         f.weight = (w == m_jobWeight.end() ? 1.0 : w->second) * MltcpFactor(a);
     }
     m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates);
+    if (ackLoad > 0)
+    {
+        // ACKs travel in the control class, served before every data class:
+        // they take their share of each link on the way back first and never
+        // hold their flow back. (As a use of the flow in the allocation, a
+        // link that carries only its ACKs could freeze it: with unequal
+        // weights, at its weight times that link's level.) Reserve what the
+        // data rates just found would send, and share the rest.
+        for (std::size_t i = 0; i < m_solveSlots.size(); ++i)
+        {
+            const Connection& c = m_connections[m_active[m_solveSlots[i]].connection];
+            for (uint32_t l : c.reverse)
+            {
+                double& capacity = m_solveCapacity[m_localOf[l]];
+                capacity = std::max(0.0, capacity - ackLoad * m_solveRates[i]);
+            }
+        }
+        m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates);
+    }
+    if ((m_mltcp || !m_jobWeight.empty()) && UnweighWhereNotQueued(links))
+    {
+        m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates);
+    }
     if (m_contendedEfficiency < 1 && DiscountContended(links))
     {
         m_allocator.Allocate(m_solveFlows, m_solveCapacity, m_solveRates, &m_classShare);

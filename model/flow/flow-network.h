@@ -115,7 +115,8 @@ class FlowNetwork : public Object
     /// Class 0-6 of the job's messages posted from now on and of those not yet moving;
     /// -1 restores the message's own for new ones.
     void SetPriorityClass(int64_t jobId, int16_t cls);
-    /// Share of the job's flows relative to others of their class (max-min weight), > 0.
+    /// Share of the job's flows relative to others of their class (max-min weight)
+    /// where they queue at a switch port, as the NICs' congestion control weighs them; > 0.
     void SetRateWeight(int64_t jobId, double weight);
     /**
      * MLTCP at the flow level: every flow's max-min weight is multiplied by
@@ -235,6 +236,21 @@ class FlowNetwork : public Object
      * discounted (allocate again).
      */
     bool DiscountContended(const std::vector<uint32_t>& links);
+    /// Fill m_classLoad and m_classSender from the last allocation of \p nLinks local links.
+    void TallyClasses(std::size_t nLinks);
+    /// Whether local link \p local carries as much data as it has room for.
+    bool Full(std::size_t local) const;
+    /// Whether class \p cls queues at local link \p local (directed link \p link):
+    /// a switch sends there, the link is full and the class has data from several hosts.
+    bool Queues(std::size_t local, uint32_t link, uint8_t cls) const;
+    /**
+     * A flow's weight (MLTCP's F, a scheduler's rate weight) scales its
+     * congestion control's steps, which act only on marks from a queue at a
+     * switch port: give a flow that crosses no such queue weight 1 (a NIC
+     * serves its queue pairs in turn). \return whether any weight changed
+     * (allocate again).
+     */
+    bool UnweighWhereNotQueued(const std::vector<uint32_t>& links);
     /// The MLTCP factor of message \p a (1 unless SetMltcp was called).
     double MltcpFactor(const Active& a) const;
     /// Uniform in [0, 1), fixed by \p jobId and the run's seed: MLTCP's tie-break.

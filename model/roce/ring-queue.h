@@ -65,7 +65,7 @@ class RingQueue
         ++m_size;
         if (m_size < Capacity())
         {
-            Prefetch(&m_slots[(m_head + m_size) & m_mask], 1);
+            Prefetch<1>(&m_slots[(m_head + m_size) & m_mask]);
         }
     }
 
@@ -75,7 +75,7 @@ class RingQueue
         --m_size;
         if (m_size > 0)
         {
-            Prefetch(&m_slots[m_head], 0);
+            Prefetch<0>(&m_slots[m_head]);
         }
     }
 
@@ -87,24 +87,19 @@ class RingQueue
 
   private:
     /**
-     * Ask for the record the next push or pop will touch. A deep queue's
-     * records were last touched a whole queue's worth of frames ago, long
-     * evicted; the port's next dequeue comes a frame time later, by which
-     * time the line is in cache.
+     * Ask for the record the next push (\p ForWrite 1) or pop (0) will
+     * touch. A deep queue's records were last touched a whole queue's worth
+     * of frames ago, long evicted; the port's next frame comes a frame time
+     * later, by which time the line is in cache (in a fabric so large that
+     * it is evicted again, the port's wake-up asks for the head once more:
+     * BucketScheduler::HintNextInsert).
      */
-    static void Prefetch(const T* slot, int forWrite)
+    template <int ForWrite>
+    static void Prefetch(const T* slot)
     {
         const char* first = reinterpret_cast<const char*>(slot);
-        if (forWrite)
-        {
-            __builtin_prefetch(first, 1);
-            __builtin_prefetch(first + sizeof(T) - 1, 1);
-        }
-        else
-        {
-            __builtin_prefetch(first, 0);
-            __builtin_prefetch(first + sizeof(T) - 1, 0);
-        }
+        __builtin_prefetch(first, ForWrite);
+        __builtin_prefetch(first + sizeof(T) - 1, ForWrite);
     }
 
     std::size_t Capacity() const

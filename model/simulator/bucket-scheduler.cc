@@ -159,8 +159,12 @@ BucketScheduler::Insert(const Event& event)
         std::vector<Entry>& slot = Slot(bucket);
         slot.push_back(entry);
         // A bucket's storage was last written a whole turn of the ring ago;
-        // ask for the line the bucket's next event goes to.
-        __builtin_prefetch(slot.data() + slot.size(), 1);
+        // ask for the line its next events go to. An entry is half a line,
+        // so the slot after the next is on the first line not yet written.
+        if (slot.size() + 1 < slot.capacity())
+        {
+            __builtin_prefetch(slot.data() + slot.size() + 1, 1);
+        }
         MarkOccupied(bucket);
         ++m_inRing;
     }

@@ -171,6 +171,7 @@ def build(bld):
         'model/workload/job-spec.h',
         'model/workload/model-catalog.h',
         'model/workload/job-placement.h',
+        'model/workload/split-mix64.h',
         'model/workload/collective-transport.h',
         'model/workload/collective.h',
         'model/workload/ring-collective.h',

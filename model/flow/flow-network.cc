@@ -11,6 +11,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
+#include "ns3/split-mix64.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -816,10 +817,7 @@ FlowNetwork::TieBreakOf(int64_t jobId)
     uint64_t x =
         static_cast<uint64_t>(jobId) +
         0x9E3779B97F4A7C15ULL * (RngSeedManager::GetSeed() + (RngSeedManager::GetRun() << 32));
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    return static_cast<double>(x >> 11) / static_cast<double>(1ULL << 53);
+    return static_cast<double>(SplitMix64Finalize(x) >> 11) / static_cast<double>(1ULL << 53);
 }
 
 void

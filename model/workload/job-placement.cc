@@ -4,6 +4,7 @@
 #include "job-placement.h"
 
 #include "model-catalog.h"
+#include "split-mix64.h"
 
 #include "ns3/log.h"
 
@@ -25,16 +26,6 @@ std::string
 JobName(const JobSpec& spec)
 {
     return "job " + std::to_string(spec.id);
-}
-
-/// SplitMix64 finalizer: spreads (seed, job id) over the whole seed space.
-uint64_t
-Mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
 }
 
 /// Uniform integer in [0, n), n >= 1, by rejection. Unlike
@@ -138,7 +129,8 @@ PlaceRandom(const JobSpec& spec,
             hosts.push_back(h);
         }
     }
-    std::mt19937_64 rng(Mix(Mix(seed) ^ spec.id));
+    // SplitMix64 spreads (seed, job id) over the whole seed space.
+    std::mt19937_64 rng(SplitMix64(SplitMix64(seed) ^ spec.id));
     for (std::size_t i = hosts.size(); i > 1; --i) // Fisher-Yates
     {
         std::swap(hosts[i - 1], hosts[Below(rng, i)]);

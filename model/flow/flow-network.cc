@@ -230,13 +230,8 @@ FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
     bool any = false;
     for (std::size_t i = 0; i < links.size(); ++i)
     {
-        // A NIC paces its own queue pairs: no queue, no rate cuts.
-        if (!m_switchSends[links[i]])
-        {
-            continue;
-        }
-        // Full (a bottleneck), with a class whose senders queue and are cut:
-        // the highest such class gets the discounted share of what the
+        // The highest class with several senders, if it queues here (its
+        // senders are marked and cut), gets the discounted share of what the
         // classes above leave (strict priority serves those first), and the
         // classes below it the gaps its cuts leave.
         int cls = static_cast<int>(kClasses) - 1;
@@ -245,7 +240,7 @@ FlowNetwork::DiscountContended(const std::vector<uint32_t>& links)
             --cls;
         }
         Time& since = m_contendedSince[links[i]];
-        if (cls < 0 || !Full(i))
+        if (cls < 0 || !Queues(i, links[i], static_cast<uint8_t>(cls)))
         {
             since = Time(-1);
             continue;

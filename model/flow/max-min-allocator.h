@@ -20,9 +20,9 @@ namespace ns3
  * classes above it left of every link, as a strict-priority port gives it.
  * Within a class every flow's rate rises as weight x level, all levels
  * together, until a link it uses is full; its rate then stays and the
- * others keep rising. A flow may load a link by a fraction of its rate (the
- * coefficient): its ACKs on the reverse path load those links by the ACK
- * bytes per data byte. A class may be limited at a link to a share of what
+ * others keep rising. A flow may load a link by a multiple of its rate (the
+ * coefficient; FlowNetwork's data load their links by 1, and its ACKs are
+ * reserved beforehand, outside the allocation). A class may be limited at a link to a share of what
  * the classes above leave (ClassShare); the classes below it then get what
  * it does not take, as a strict-priority port serves a lower queue whenever
  * the higher one is empty.

@@ -246,6 +246,10 @@ RoceNetDevice::HasQueued() const
 void
 RoceNetDevice::ScheduleWake(Time at, Time now)
 {
+    if (m_wake.Covers(at))
+    {
+        return; // the hint below is only worth finding for a new wake-up
+    }
     // The frame the wake-up will most likely send: the head of the highest
     // class with frames (a deep queue's head was written long ago).
     const void* head = nullptr;

@@ -43,18 +43,24 @@ class WakeTimer
     template <typename OBJ>
     void RequestAt(Time at, Time now, void (OBJ::*fn)(), OBJ* obj, const void* first = nullptr)
     {
+        if (Covers(at))
+        {
+            return;
+        }
         if (m_pending)
         {
-            if (m_at <= at)
-            {
-                return;
-            }
             m_event.Cancel();
         }
         m_pending = true;
         m_at = at;
         BucketScheduler::HintNextInsert(first ? first : obj);
         m_event = Simulator::Schedule(at - now, Ptr<EventImpl>(new WakeEvent<OBJ>(fn, obj), false));
+    }
+
+    /// Whether a wake-up is already due no later than \p at (RequestAt would do nothing).
+    bool Covers(Time at) const
+    {
+        return m_pending && m_at <= at;
     }
 
     /// The wake-up ran.

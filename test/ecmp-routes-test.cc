@@ -105,6 +105,28 @@ CheckAgainstBruteForce(const FabricTopology& topo)
             }
             ASSERT_EQ(routes.GetNextHopPorts(n, h), expected)
                 << topo.GetNode(n).name << " -> " << topo.GetNode(dest).name;
+            // The switch's forwarding table picks expected[hash % size], and asks
+            // for the hash only where there is a choice.
+            const EcmpRoutes::ForwardingTable& fib = routes.GetForwardingTable(n);
+            ASSERT_EQ(fib.GetNHosts(), topo.GetNHosts());
+            for (uint32_t hash : {0u, 1u, 2u, 5u, 0xFFFFFFFFu})
+            {
+                uint32_t calls = 0;
+                const uint32_t port = fib.Select(h, [&]() {
+                    ++calls;
+                    return hash;
+                });
+                if (expected.empty())
+                {
+                    EXPECT_EQ(port, EcmpRoutes::ForwardingTable::kNoPort);
+                }
+                else
+                {
+                    EXPECT_EQ(port, expected[hash % expected.size()])
+                        << topo.GetNode(n).name << " -> " << topo.GetNode(dest).name;
+                }
+                EXPECT_EQ(calls, expected.size() > 1 ? 1u : 0u);
+            }
         }
     }
 }
@@ -434,8 +456,9 @@ TEST(EcmpRoutes, FatTreeK16IsCompact)
     ASSERT_EQ(topo.GetNHosts(), 1024u);
     ASSERT_EQ(topo.GetNSwitches(), 320u);
     EcmpRoutes routes(topo);
-    // The per-host tables alone take switches x hosts x 3 bytes.
-    EXPECT_GE(routes.MemoryBytes(), 320u * 1024u * 3u);
+    // The per-host tables alone take switches x hosts x 7 bytes (group, hops,
+    // forwarding word).
+    EXPECT_GE(routes.MemoryBytes(), 320u * 1024u * 7u);
     EXPECT_LT(routes.MemoryBytes(), 100u * 1000u * 1000u);
 
     // Deduplication: an edge switch has one group per local host plus the

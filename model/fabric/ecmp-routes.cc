@@ -193,6 +193,7 @@ EcmpRoutes::EcmpRoutes(const FabricTopology& topo, const std::vector<bool>& link
     for (SwitchTable& table : m_tables)
     {
         table.groups.shrink_to_fit();
+        BuildForwarding(table);
     }
 
     m_hostPeerBegin.reserve(m_nHosts + 1);
@@ -205,6 +206,31 @@ EcmpRoutes::EcmpRoutes(const FabricTopology& topo, const std::vector<bool>& link
         }
     }
     m_hostPeerBegin.push_back(m_hostPeers.size());
+}
+
+void
+EcmpRoutes::BuildForwarding(SwitchTable& table)
+{
+    ForwardingTable& f = table.forwarding;
+    f.m_groupStart.assign(1, 0);
+    for (const std::vector<uint16_t>& group : table.groups)
+    {
+        f.m_ports.insert(f.m_ports.end(), group.begin(), group.end());
+        f.m_groupStart.push_back(static_cast<uint32_t>(f.m_ports.size()));
+    }
+    f.m_entry.resize(table.groupOf.size());
+    for (std::size_t h = 0; h < table.groupOf.size(); ++h)
+    {
+        const std::vector<uint16_t>& group = table.groups[table.groupOf[h]];
+        f.m_entry[h] =
+            group.size() == 1 ? ForwardingTable::kSinglePort | group[0] : table.groupOf[h];
+    }
+}
+
+const EcmpRoutes::ForwardingTable&
+EcmpRoutes::GetForwardingTable(uint32_t switchNode) const
+{
+    return Table(switchNode).forwarding;
 }
 
 const EcmpRoutes::SwitchTable&
@@ -313,29 +339,12 @@ EcmpRoutes::MemoryBytes() const
         {
             bytes += group.capacity() * sizeof(uint16_t);
         }
+        const ForwardingTable& f = table.forwarding;
+        bytes += f.m_entry.capacity() * sizeof(uint32_t) +
+                 f.m_groupStart.capacity() * sizeof(uint32_t) +
+                 f.m_ports.capacity() * sizeof(uint16_t);
     }
     return bytes;
-}
-
-// A 32-bit mix (murmur3 finalizer) over the flow's 5-tuple and the seed.
-uint32_t
-EcmpRoutes::FlowHash(uint32_t srcIp,
-                     uint32_t dstIp,
-                     uint16_t srcPort,
-                     uint16_t dstPort,
-                     uint32_t seed)
-{
-    uint64_t h = seed;
-    auto mix = [&h](uint64_t v) { h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
-    mix(srcIp);
-    mix(dstIp);
-    mix(static_cast<uint64_t>(srcPort) << 16 | dstPort);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 33;
-    return static_cast<uint32_t>(h);
 }
 
 } // namespace ns3

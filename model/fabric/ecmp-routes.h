@@ -71,6 +71,70 @@ class EcmpRoutes
     const std::vector<uint16_t>& GetNextHopPorts(uint32_t switchNode, uint32_t hostIndex) const;
 
     /**
+     * One switch's routes as its per-hop path reads them (RoceSwitch::SelectPort):
+     * a word per destination host that holds the port itself where there is one
+     * next hop, and the groups of several ports laid out flat. A look-up reads
+     * the host's word and, for a group, one small array of the switch, where
+     * GetNextHopPorts follows a group's vector to a heap block of its own: two
+     * more cache misses per hop on a large fabric.
+     */
+    class ForwardingTable
+    {
+      public:
+        /// Select's answer for a host the switch cannot reach.
+        static constexpr uint32_t kNoPort = std::numeric_limits<uint32_t>::max();
+
+        /**
+         * O(1), no allocation, no bounds check.
+         * \param hostIndex destination host index, below GetNHosts()
+         * \param hash called only where there are several next hops: the
+         *        flow's ECMP hash (FlowHash)
+         * \return the port: the next hop hash() % group size, as
+         *         GetNextHopPorts(...)[hash() % size]; kNoPort if unreachable
+         */
+        template <typename Hash>
+        uint32_t Select(uint32_t hostIndex, Hash&& hash) const
+        {
+            const uint32_t e = m_entry[hostIndex];
+            if (e & kSinglePort)
+            {
+                return e & ~kSinglePort;
+            }
+            const uint32_t first = m_groupStart[e];
+            const uint32_t n = m_groupStart[e + 1] - first;
+            return n == 0 ? kNoPort : m_ports[first + hash() % n];
+        }
+
+        /// \return where host \p hostIndex's word is (to ask for it ahead)
+        const uint32_t* GetEntries() const
+        {
+            return m_entry.data();
+        }
+
+        /// \return number of destination hosts
+        uint32_t GetNHosts() const
+        {
+            return static_cast<uint32_t>(m_entry.size());
+        }
+
+      private:
+        friend class EcmpRoutes;
+        /// Marks a word that holds its single port; other words are group ids.
+        static constexpr uint32_t kSinglePort = 1U << 31;
+
+        std::vector<uint32_t> m_entry;      ///< by host index
+        std::vector<uint32_t> m_groupStart; ///< by group id: first index in m_ports; one more
+        std::vector<uint16_t> m_ports;      ///< the groups' ports, concatenated in id order
+    };
+
+    /**
+     * \param switchNode node id of a switch
+     * \return the switch's forwarding table; it lives as long as this object
+     * \throw std::out_of_range if the node is not a switch
+     */
+    const ForwardingTable& GetForwardingTable(uint32_t switchNode) const;
+
+    /**
      * \param switchNode node id of a switch
      * \param hostIndex destination host index
      * \return the id of the switch's next-hop group for the host, an index
@@ -112,7 +176,22 @@ class EcmpRoutes
                              uint32_t dstIp,
                              uint16_t srcPort,
                              uint16_t dstPort,
-                             uint32_t seed);
+                             uint32_t seed)
+    {
+        // A 32-bit mix (murmur3 finalizer) over the flow's 5-tuple and the seed;
+        // inline, as every switch hop of a multi-path group computes it.
+        uint64_t h = seed;
+        auto mix = [&h](uint64_t v) { h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
+        mix(srcIp);
+        mix(dstIp);
+        mix(static_cast<uint64_t>(srcPort) << 16 | dstPort);
+        h ^= h >> 33;
+        h *= 0xFF51AFD7ED558CCDull;
+        h ^= h >> 33;
+        h *= 0xC4CEB9FE1A85EC53ull;
+        h ^= h >> 33;
+        return static_cast<uint32_t>(h);
+    }
 
     /// Hash seed of switch \p switchNode in a fabric seeded \p fabricSeed (independent
     /// per switch, so that switches do not polarize).
@@ -128,7 +207,11 @@ class EcmpRoutes
         std::vector<uint16_t> groupOf;             ///< by host index: group id
         std::vector<uint8_t> hops;                 ///< by host index: hop count, 255 unreachable
         std::vector<std::vector<uint16_t>> groups; ///< by group id: ports
+        ForwardingTable forwarding;                ///< the same routes, for forwarding
     };
+
+    /// Fill \p table's forwarding table from its groups.
+    static void BuildForwarding(SwitchTable& table);
 
     /// \return the table of a switch \throw std::out_of_range if not a switch
     const SwitchTable& Table(uint32_t switchNode) const;

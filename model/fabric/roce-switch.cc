@@ -98,8 +98,8 @@ RoceSwitch::Setup(const std::vector<Ptr<RoceNetDevice>>& ports,
                   uint32_t topologyNode)
 {
     m_ports = ports;
-    m_routes = std::move(routes);
     m_topologyNode = topologyNode;
+    SetRoutes(std::move(routes));
     m_stats.assign(ports.size(), PortStats{});
     m_classStats.fill(PortStats{});
     m_pauseRefresh.assign(ports.size() * RoceNetDevice::kClasses, EventId());
@@ -124,21 +124,25 @@ RoceSwitch::Setup(const std::vector<Ptr<RoceNetDevice>>& ports,
     }
 }
 
+void
+RoceSwitch::SetRoutes(std::shared_ptr<const EcmpRoutes> routes)
+{
+    m_routes = std::move(routes);
+    m_forwarding = &m_routes->GetForwardingTable(m_topologyNode);
+}
+
 uint32_t
 RoceSwitch::SelectPort(const RoceForwardingInfo& info) const
 {
-    const std::vector<uint16_t>& group =
-        m_routes->GetNextHopPorts(m_topologyNode, RoceHostIndex(info.dstIp));
-    NS_ABORT_MSG_IF(group.empty(),
-                    "switch node " << m_topologyNode << " has no route to host "
-                                   << RoceHostIndex(info.dstIp));
-    if (group.size() == 1)
-    {
-        return group[0];
-    }
-    return group
-        [EcmpRoutes::FlowHash(info.srcIp, info.dstIp, info.srcPort, info.dstPort, m_ecmpSeed) %
-         group.size()];
+    const uint32_t host = RoceHostIndex(info.dstIp);
+    NS_ABORT_MSG_IF(host >= m_forwarding->GetNHosts(),
+                    "switch node " << m_topologyNode << ": no host has address " << info.dstIp);
+    const uint32_t port = m_forwarding->Select(host, [&]() {
+        return EcmpRoutes::FlowHash(info.srcIp, info.dstIp, info.srcPort, info.dstPort, m_ecmpSeed);
+    });
+    NS_ABORT_MSG_IF(port == EcmpRoutes::ForwardingTable::kNoPort,
+                    "switch node " << m_topologyNode << " has no route to host " << host);
+    return port;
 }
 
 void

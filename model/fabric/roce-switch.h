@@ -53,10 +53,7 @@ class RoceSwitch : public Object, public RocePortOwner
      * Forward by \p routes from now on (the control plane converged after a
      * link went down or came back up); frames already queued stay where they are.
      */
-    void SetRoutes(std::shared_ptr<const EcmpRoutes> routes)
-    {
-        m_routes = std::move(routes);
-    }
+    void SetRoutes(std::shared_ptr<const EcmpRoutes> routes);
 
     Ptr<SwitchMmu> GetMmu() const
     {
@@ -142,6 +139,7 @@ class RoceSwitch : public Object, public RocePortOwner
     std::array<PortStats, RoceNetDevice::kClasses> m_classStats; ///< per class, all ports
     std::vector<EventId> m_pauseRefresh;                         ///< per (port, class)
     std::shared_ptr<const EcmpRoutes> m_routes;
+    const EcmpRoutes::ForwardingTable* m_forwarding{nullptr}; ///< this switch's, in m_routes
     uint32_t m_topologyNode{0};
     Ptr<SwitchMmu> m_mmu;
     Ptr<UniformRandomVariable> m_ecnRng;

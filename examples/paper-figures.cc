@@ -24,7 +24,8 @@
  * default): both trade fidelity for run time (a scaled-down run's DCQCN
  * timers, link delays and PFC do not scale); doc/figures.md gives each
  * figure's wall time. A figure's simulations run side by side, one per core
- * (--parallel), with the same results as one after the other.
+ * (--parallel), with the same results as one after the other; figure 1's
+ * three fabrics share one pool of processes.
  *
  *   ./paper-figures --figure=all --db=figures.db
  *   ./paper-figures --figure=1 --fabric=oversubscribed --scale=0.05 --db=figures.db
@@ -284,6 +285,10 @@ Figure1(const FigureFlags& f)
     const std::vector<std::pair<std::string, ScenarioSpec*>> fabrics{{"fat-tree", &fatTree},
                                                                      {"oversubscribed", &leafSpine},
                                                                      {"rail", &rails}};
+    // The fabrics' simulations share one pool of processes: a core that ends
+    // one fabric's last simulation starts the next fabric's first.
+    std::vector<std::unique_ptr<ScenarioRunner>> runners;
+    std::vector<ScenarioRunner::Comparison> comparisons;
     for (const auto& [fabric, spec] : fabrics)
     {
         const bool wanted =
@@ -297,10 +302,11 @@ Figure1(const FigureFlags& f)
             spec->topology.gpusPerHost = 8;
             spec->jobs = Figure1Jobs(iterations, scale);
         }
-        std::cout << "--- " << spec->name << std::endl;
-        RunnerFor(*spec, f)->Compare(PoliciesOf(f, CollectiveSchedulerHelper::GetSchedulerNames()),
-                                     std::cout);
+        runners.push_back(RunnerFor(*spec, f));
+        comparisons.push_back(
+            {runners.back().get(), PoliciesOf(f, CollectiveSchedulerHelper::GetSchedulerNames())});
     }
+    ScenarioRunner::CompareTogether(comparisons, f.parallel, std::cout);
 }
 
 /// Figure 3: jobs arriving over time on a k=8 fat-tree of 8-GPU hosts (1024

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -650,8 +651,8 @@ ScenarioRunner::Simulate(const std::string& typeName,
     Simulator::Destroy();
 }
 
-std::vector<RunOutcome>
-ScenarioRunner::Compare(std::vector<std::string> schedulers, std::ostream& out)
+std::vector<std::string>
+ScenarioRunner::ComparisonOrder(const std::vector<std::string>& schedulers)
 {
     std::vector<std::string> order = {"fair", "isolated"};
     for (const std::string& s : schedulers)
@@ -667,10 +668,17 @@ ScenarioRunner::Compare(std::vector<std::string> schedulers, std::ostream& out)
             order.push_back(s);
         }
     }
+    return order;
+}
+
+std::vector<RunOutcome>
+ScenarioRunner::Compare(std::vector<std::string> schedulers, std::ostream& out)
+{
+    const std::vector<std::string> order = ComparisonOrder(schedulers);
     std::vector<RunOutcome> outcomes;
     if (m_parallel != 1 && DistributedSize() == 1)
     {
-        outcomes = CompareInParallel(order, out);
+        outcomes = std::move(RunSideBySide({{this, order}}, m_parallel, out).front());
     }
     else
     {
@@ -684,36 +692,93 @@ ScenarioRunner::Compare(std::vector<std::string> schedulers, std::ostream& out)
     return outcomes;
 }
 
-std::vector<RunOutcome>
-ScenarioRunner::CompareInParallel(const std::vector<std::string>& order, std::ostream& out)
+std::vector<std::vector<RunOutcome>>
+ScenarioRunner::CompareTogether(const std::vector<Comparison>& comparisons,
+                                uint32_t parallel,
+                                std::ostream& out)
 {
-    // Every run reserved first, in the comparison's order, so that run_ids
-    // do not depend on which process begins its run first.
-    std::vector<std::vector<int64_t>> reserved(order.size());
-    if (!m_spec.output.db.empty())
+    std::vector<std::vector<RunOutcome>> outcomes;
+    if (parallel == 1 || DistributedSize() != 1)
     {
-        Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
-        db->Open(m_spec.output.db);
-        for (size_t i = 0; i < order.size(); ++i)
+        for (const Comparison& c : comparisons)
         {
-            const bool isolated =
-                CollectiveSchedulerHelper::FindScheduler(order[i]) == "ns3::IsolatedScheduler";
-            reserved[i] = db->ReserveRuns(RunName(),
-                                          order[i],
-                                          m_spec.seed,
-                                          isolated ? m_scenario.CollectJobs().size() : 1);
+            out << "--- " << c.runner->RunName() << std::endl;
+            const uint32_t own = c.runner->m_parallel;
+            c.runner->m_parallel = 1;
+            outcomes.push_back(c.runner->Compare(c.schedulers, out));
+            c.runner->m_parallel = own;
         }
+        return outcomes;
+    }
+    std::vector<std::pair<ScenarioRunner*, std::vector<std::string>>> orders;
+    for (const Comparison& c : comparisons)
+    {
+        orders.emplace_back(c.runner, ComparisonOrder(c.schedulers));
+    }
+    outcomes = RunSideBySide(orders, parallel, out);
+    for (size_t c = 0; c < comparisons.size(); ++c)
+    {
+        out << "--- " << comparisons[c].runner->RunName() << std::endl;
+        PrintComparison(outcomes[c], out);
+    }
+    return outcomes;
+}
+
+std::vector<std::vector<RunOutcome>>
+ScenarioRunner::RunSideBySide(
+    const std::vector<std::pair<ScenarioRunner*, std::vector<std::string>>>& orders,
+    uint32_t parallel,
+    std::ostream& out)
+{
+    // One simulation of the comparisons, flattened: which runner, which policy.
+    struct Simulation
+    {
+        size_t comparison; ///< index in orders
+        ScenarioRunner* runner;
+        std::string scheduler;
+        std::vector<int64_t> reserved; ///< its database runs
+    };
+
+    std::vector<Simulation> sims;
+    for (size_t c = 0; c < orders.size(); ++c)
+    {
+        for (const std::string& s : orders[c].second)
+        {
+            sims.push_back({c, orders[c].first, s, {}});
+        }
+    }
+    // Every run reserved first, in the comparisons' order, so that run_ids
+    // do not depend on which process begins its run first.
+    for (Simulation& sim : sims)
+    {
+        const ScenarioSpec& spec = sim.runner->m_spec;
+        if (spec.output.db.empty())
+        {
+            continue;
+        }
+        Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+        db->Open(spec.output.db);
+        const bool isolated =
+            CollectiveSchedulerHelper::FindScheduler(sim.scheduler) == "ns3::IsolatedScheduler";
+        sim.reserved = db->ReserveRuns(sim.runner->RunName(),
+                                       sim.scheduler,
+                                       spec.seed,
+                                       isolated ? sim.runner->m_scenario.CollectJobs().size() : 1);
         db->Close();
     }
+    // Named by runner too when several comparisons share the pool.
+    auto nameOf = [&](const Simulation& sim) {
+        return orders.size() > 1 ? sim.runner->RunName() + " " + sim.scheduler : sim.scheduler;
+    };
     std::vector<ForkedTasks::Task> tasks;
-    for (size_t i = 0; i < order.size(); ++i)
+    for (const Simulation& sim : sims)
     {
-        tasks.emplace_back([this, &order, &reserved, i]() {
-            m_reservedRunIds.assign(reserved[i].begin(), reserved[i].end());
+        tasks.emplace_back([&sim]() {
+            sim.runner->m_reservedRunIds.assign(sim.reserved.begin(), sim.reserved.end());
             nlohmann::json result;
             try
             {
-                result["outcome"] = OutcomeToJson(Run(order[i], nullptr));
+                result["outcome"] = OutcomeToJson(sim.runner->Run(sim.scheduler, nullptr));
             }
             catch (const RunInterruptedError& e)
             {
@@ -731,27 +796,25 @@ ScenarioRunner::CompareInParallel(const std::vector<std::string>& order, std::os
         });
     }
     // Each task's result, decoded once as it ends (null if it failed or never ran).
-    std::vector<nlohmann::json> decoded(order.size());
-    const std::vector<ForkedTasks::Result> results =
-        ForkedTasks(m_parallel)
-            .Run(
-                tasks,
-                [&](size_t i) { out << "running " << order[i] << " ..." << std::endl; },
-                [&decoded](size_t i, const ForkedTasks::Result& r) {
-                    if (r.status == ForkedTasks::Result::DONE)
-                    {
-                        decoded[i] = nlohmann::json::parse(r.text);
-                    }
-                    return decoded[i].contains("outcome");
-                });
+    std::vector<nlohmann::json> decoded(sims.size());
+    const std::vector<ForkedTasks::Result> results = ForkedTasks(parallel).Run(
+        tasks,
+        [&](size_t i) { out << "running " << nameOf(sims[i]) << " ..." << std::endl; },
+        [&decoded](size_t i, const ForkedTasks::Result& r) {
+            if (r.status == ForkedTasks::Result::DONE)
+            {
+                decoded[i] = nlohmann::json::parse(r.text);
+            }
+            return decoded[i].contains("outcome");
+        });
 
-    // The first failure in the comparison's order is the one reported, as
+    // The first failure in the comparisons' order is the one reported, as
     // when the runs follow one another.
-    std::vector<RunOutcome> outcomes;
+    std::vector<std::vector<RunOutcome>> outcomes(orders.size());
     std::function<void()> rethrow;
     std::string why;
-    std::vector<int64_t> unfinished;
-    for (size_t i = 0; i < order.size(); ++i)
+    std::map<std::string, std::vector<int64_t>> unfinished; // by database
+    for (size_t i = 0; i < sims.size(); ++i)
     {
         const ForkedTasks::Result& r = results[i];
         if (r.status == ForkedTasks::Result::DONE)
@@ -759,7 +822,7 @@ ScenarioRunner::CompareInParallel(const std::vector<std::string>& order, std::os
             const nlohmann::json& result = decoded[i];
             if (result.contains("outcome"))
             {
-                outcomes.push_back(OutcomeFromJson(result["outcome"]));
+                outcomes[sims[i].comparison].push_back(OutcomeFromJson(result["outcome"]));
                 continue;
             }
             if (!rethrow)
@@ -778,24 +841,28 @@ ScenarioRunner::CompareInParallel(const std::vector<std::string>& order, std::os
                     }
                     throw IncompleteRunError(message);
                 };
-                why = order[i] + " did not complete";
+                why = nameOf(sims[i]) + " did not complete";
             }
         }
         else if (r.status == ForkedTasks::Result::FAILED && !rethrow)
         {
-            const std::string message = order[i] + ": " + r.text;
+            const std::string message = nameOf(sims[i]) + ": " + r.text;
             rethrow = [message]() { throw std::runtime_error(message); };
-            why = order[i] + " failed: " + r.text;
+            why = nameOf(sims[i]) + " failed: " + r.text;
         }
-        unfinished.insert(unfinished.end(), reserved[i].begin(), reserved[i].end());
+        if (!sims[i].reserved.empty())
+        {
+            std::vector<int64_t>& ids = unfinished[sims[i].runner->m_spec.output.db];
+            ids.insert(ids.end(), sims[i].reserved.begin(), sims[i].reserved.end());
+        }
     }
-    if (!unfinished.empty() && !m_spec.output.db.empty())
+    for (const auto& [path, ids] : unfinished)
     {
         // Runs never begun (or whose process died) must not stay 'running'.
         Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
-        db->Open(m_spec.output.db);
+        db->Open(path);
         const int signal = InterruptSignal();
-        db->FailRunsStillRunning(unfinished,
+        db->FailRunsStillRunning(ids,
                                  "did not run to its end: " +
                                      (signal != 0
                                           ? "the comparison was stopped by " + SignalName(signal)

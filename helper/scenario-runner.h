@@ -119,6 +119,30 @@ class ScenarioRunner
      */
     std::vector<RunOutcome> Compare(std::vector<std::string> schedulers, std::ostream& out);
 
+    /// One comparison of CompareTogether(): a runner and its policies.
+    struct Comparison
+    {
+        ScenarioRunner* runner;              ///< the scenario
+        std::vector<std::string> schedulers; ///< as Compare()'s
+    };
+
+    /**
+     * Compare() for several scenarios (one set of jobs on several fabrics,
+     * say) whose simulations share one pool of \p parallel processes (as
+     * SetParallelRuns; 0: one per core), so that no core waits for the last
+     * simulation of one scenario before the next scenario's begin. The
+     * simulations start in the comparisons' order and get the run_ids they
+     * would get one comparison after the other. Each comparison's table is
+     * printed after a line "--- " and its run name, once all have run (with
+     * \p parallel 1, or in a distributed run, each as its comparison ends).
+     * \return each comparison's outcomes, in order
+     * \throw as Compare(), for the first simulation in that order that failed
+     */
+    static std::vector<std::vector<RunOutcome>> CompareTogether(
+        const std::vector<Comparison>& comparisons,
+        uint32_t parallel,
+        std::ostream& out);
+
     /**
      * Run Compare()'s simulations side by side, at most \p parallel at
      * once, each in a process of its own (ForkedTasks); 1 (the default) runs
@@ -146,9 +170,18 @@ class ScenarioRunner
                   std::ostream* out,
                   const std::string& runTag);
 
-    /// Compare() over \p order, the simulations side by side.
-    std::vector<RunOutcome> CompareInParallel(const std::vector<std::string>& order,
-                                              std::ostream& out);
+    /// Compare()'s policies in its order: fair and isolated first, then \p schedulers.
+    static std::vector<std::string> ComparisonOrder(const std::vector<std::string>& schedulers);
+
+    /**
+     * The simulations of each runner's policies in \p orders, side by side in
+     * processes of their own, at most \p parallel at once.
+     * \return per runner, its outcomes in its order
+     */
+    static std::vector<std::vector<RunOutcome>> RunSideBySide(
+        const std::vector<std::pair<ScenarioRunner*, std::vector<std::string>>>& orders,
+        uint32_t parallel,
+        std::ostream& out);
 
     /// The name the runs are recorded under.
     std::string RunName() const;

@@ -443,6 +443,112 @@ TEST_F(ScenarioRunnerTest, RunsSideBySideWriteWhatRunsOneAfterTheOtherWrite)
     sqlite3_close(db);
 }
 
+TEST_F(ScenarioRunnerTest, ComparisonsTogetherWriteWhatTheyWriteOneAfterTheOther)
+{
+    // Two scenarios into one database: one after the other, each on its own,
+    // then their simulations in one pool of three processes.
+    ScenarioSpec a = TwoJobsOneSpine(1000000, MicroSeconds(80), 3);
+    a.name = "first";
+    ScenarioSpec b = TwoJobsOneSpine(600000, MicroSeconds(50), 2);
+    b.name = "second";
+    const std::vector<std::string> policies{"crux", "harmonics"};
+    std::vector<std::vector<RunOutcome>> outcomes[2];
+    std::string files[2];
+    std::string printed;
+    for (int k : {0, 1})
+    {
+        files[k] = (m_dir / ("together-" + std::to_string(k) + ".db")).string();
+        a.output.db = files[k];
+        b.output.db = files[k];
+        ScenarioRunner first(a, "test");
+        ScenarioRunner second(b, "test");
+        std::ostringstream table;
+        if (k == 0)
+        {
+            outcomes[k].push_back(first.Compare(policies, table));
+            outcomes[k].push_back(second.Compare(policies, table));
+        }
+        else
+        {
+            outcomes[k] = ScenarioRunner::CompareTogether({{&first, policies}, {&second, policies}},
+                                                          3,
+                                                          table);
+            printed = table.str();
+        }
+    }
+    ASSERT_EQ(outcomes[1].size(), 2u);
+    for (std::size_t c = 0; c < 2; ++c)
+    {
+        // fair, isolated (one run per job), crux, harmonics.
+        ASSERT_EQ(outcomes[1][c].size(), 4u);
+        ASSERT_EQ(outcomes[0][c].size(), outcomes[1][c].size());
+        for (std::size_t i = 0; i < outcomes[0][c].size(); ++i)
+        {
+            const RunOutcome& x = outcomes[0][c][i];
+            const RunOutcome& y = outcomes[1][c][i];
+            EXPECT_EQ(x.scheduler, y.scheduler);
+            EXPECT_EQ(x.runIds, y.runIds) << x.scheduler;
+            ASSERT_EQ(x.jobs.size(), y.jobs.size()) << x.scheduler;
+            for (std::size_t j = 0; j < x.jobs.size(); ++j)
+            {
+                EXPECT_TRUE(y.jobs[j].done) << x.scheduler;
+                EXPECT_EQ(x.jobs[j].iterationTimes, y.jobs[j].iterationTimes) << x.scheduler;
+            }
+        }
+    }
+    // The second scenario's runs follow the first's five.
+    EXPECT_EQ(outcomes[1][1][0].runIds, (std::vector<int64_t>{6}));
+    const auto serial = Contents(files[0]);
+    const auto together = Contents(files[1]);
+    ASSERT_EQ(serial.at("runs").size(), 10u);
+    for (const auto& [table, rows] : serial)
+    {
+        ASSERT_EQ(together.count(table), 1u) << table;
+        EXPECT_EQ(together.at(table), rows) << table;
+    }
+    // Each table under its scenario's name, in order, once all have run.
+    const std::size_t first = printed.find("--- first\n");
+    const std::size_t second = printed.find("--- second\n");
+    ASSERT_NE(first, std::string::npos) << printed;
+    ASSERT_NE(second, std::string::npos) << printed;
+    EXPECT_LT(first, second);
+    EXPECT_EQ(printed.find("running", first), std::string::npos) << printed;
+    EXPECT_NE(printed.find("running second crux ..."), std::string::npos) << printed;
+}
+
+TEST_F(ScenarioRunnerTest, AFailedComparisonTogetherFailsAndLeavesNoRunRunning)
+{
+    ScenarioSpec a = TwoJobsOneSpine(1000000, MicroSeconds(80), 3);
+    a.name = "first";
+    a.output.db = (m_dir / "together-failed.db").string();
+    // Cut short by the stop time: every run of the second scenario is incomplete.
+    ScenarioSpec b = a;
+    b.name = "second";
+    b.stopTimeNs = 100000;
+    ScenarioRunner first(a, "test");
+    ScenarioRunner second(b, "test");
+    std::ostringstream table;
+    EXPECT_THROW(
+        ScenarioRunner::CompareTogether({{&first, {"crux"}}, {&second, {"crux"}}}, 2, table),
+        IncompleteRunError);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(a.output.db.c_str(), &db), SQLITE_OK);
+    // Reserved in order: the first scenario's four, the second's four. The
+    // first's ran to their end; the second's fair run failed on the stop time
+    // (so may its isolated runs, started beside it); none started later ran.
+    auto count = [db](const std::string& where) {
+        return Count(db, "SELECT COUNT(*) FROM runs WHERE " + where);
+    };
+    EXPECT_EQ(count("1"), 8);
+    EXPECT_EQ(count("example = 'first' AND status = 'complete'"), 4);
+    EXPECT_EQ(count("example = 'second' AND status = 'failed'"), 4);
+    EXPECT_GE(count("example = 'second' AND error LIKE '%stop time%'"), 1);
+    EXPECT_EQ(count("example = 'second' AND error NOT LIKE '%stop time%'"),
+              count("error = 'did not run to its end: the comparison stopped when second fair did "
+                    "not complete'"));
+    sqlite3_close(db);
+}
+
 TEST_F(ScenarioRunnerTest, AFailedRunSideBySideFailsTheComparisonAndLeavesNoRunRunning)
 {
     // Cut short by the stop time: every run is incomplete.

@@ -710,12 +710,12 @@ ScenarioRunner::CompareTogether(const std::vector<Comparison>& comparisons,
         }
         return outcomes;
     }
-    std::vector<std::pair<ScenarioRunner*, std::vector<std::string>>> orders;
+    std::vector<Comparison> ordered;
     for (const Comparison& c : comparisons)
     {
-        orders.emplace_back(c.runner, ComparisonOrder(c.schedulers));
+        ordered.push_back({c.runner, ComparisonOrder(c.schedulers)});
     }
-    outcomes = RunSideBySide(orders, parallel, out);
+    outcomes = RunSideBySide(ordered, parallel, out);
     for (size_t c = 0; c < comparisons.size(); ++c)
     {
         out << "--- " << comparisons[c].runner->RunName() << std::endl;
@@ -725,26 +725,25 @@ ScenarioRunner::CompareTogether(const std::vector<Comparison>& comparisons,
 }
 
 std::vector<std::vector<RunOutcome>>
-ScenarioRunner::RunSideBySide(
-    const std::vector<std::pair<ScenarioRunner*, std::vector<std::string>>>& orders,
-    uint32_t parallel,
-    std::ostream& out)
+ScenarioRunner::RunSideBySide(const std::vector<Comparison>& ordered,
+                              uint32_t parallel,
+                              std::ostream& out)
 {
     // One simulation of the comparisons, flattened: which runner, which policy.
     struct Simulation
     {
-        size_t comparison; ///< index in orders
+        size_t comparison; ///< index in ordered
         ScenarioRunner* runner;
         std::string scheduler;
         std::vector<int64_t> reserved; ///< its database runs
     };
 
     std::vector<Simulation> sims;
-    for (size_t c = 0; c < orders.size(); ++c)
+    for (size_t c = 0; c < ordered.size(); ++c)
     {
-        for (const std::string& s : orders[c].second)
+        for (const std::string& s : ordered[c].schedulers)
         {
-            sims.push_back({c, orders[c].first, s, {}});
+            sims.push_back({c, ordered[c].runner, s, {}});
         }
     }
     // Every run reserved first, in the comparisons' order, so that run_ids
@@ -768,7 +767,7 @@ ScenarioRunner::RunSideBySide(
     }
     // Named by runner too when several comparisons share the pool.
     auto nameOf = [&](const Simulation& sim) {
-        return orders.size() > 1 ? sim.runner->RunName() + " " + sim.scheduler : sim.scheduler;
+        return ordered.size() > 1 ? sim.runner->RunName() + " " + sim.scheduler : sim.scheduler;
     };
     std::vector<ForkedTasks::Task> tasks;
     for (const Simulation& sim : sims)
@@ -810,7 +809,7 @@ ScenarioRunner::RunSideBySide(
 
     // The first failure in the comparisons' order is the one reported, as
     // when the runs follow one another.
-    std::vector<std::vector<RunOutcome>> outcomes(orders.size());
+    std::vector<std::vector<RunOutcome>> outcomes(ordered.size());
     std::function<void()> rethrow;
     std::string why;
     std::map<std::string, std::vector<int64_t>> unfinished; // by database

@@ -174,12 +174,13 @@ class ScenarioRunner
     static std::vector<std::string> ComparisonOrder(const std::vector<std::string>& schedulers);
 
     /**
-     * The simulations of each runner's policies in \p orders, side by side in
-     * processes of their own, at most \p parallel at once.
-     * \return per runner, its outcomes in its order
+     * The simulations of \p ordered (each runner's policies in the order they
+     * run, ComparisonOrder), side by side in processes of their own, at most
+     * \p parallel at once.
+     * \return per comparison, its outcomes in its order
      */
     static std::vector<std::vector<RunOutcome>> RunSideBySide(
-        const std::vector<std::pair<ScenarioRunner*, std::vector<std::string>>>& orders,
+        const std::vector<Comparison>& ordered,
         uint32_t parallel,
         std::ostream& out);
 

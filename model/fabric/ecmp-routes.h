@@ -105,12 +105,6 @@ class EcmpRoutes
             return n == 0 ? kNoPort : m_ports[first + hash() % n];
         }
 
-        /// \return where host \p hostIndex's word is (to ask for it ahead)
-        const uint32_t* GetEntries() const
-        {
-            return m_entry.data();
-        }
-
         /// \return number of destination hosts
         uint32_t GetNHosts() const
         {

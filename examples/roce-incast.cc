@@ -4,9 +4,14 @@
  * Incast: --senders hosts each write --bytes to one receiver through one
  * RoCE switch, all at time 0. The receiver's link is the bottleneck; the
  * report compares the makespan with the bound (all wire bytes at line
- * rate) and shows what PFC, ECN/DCQCN and go-back-N did.
+ * rate), shows what PFC, ECN/DCQCN and go-back-N did, and each sender's
+ * rate while every sender was sending (up to the first delivery): how the
+ * congestion control shares the port. --senderCc gives senders congestion
+ * controls of their own, to compare them on one port.
  *
  *   ./roce-incast --senders=16 --bytes=2000000 --cc=none --pfc=1
+ *   ./roce-incast --senders=2 --bytes=400000000 \
+ *       --senderCc='mltcp-dcqcn[Slope=0|Intercept=1.5],mltcp-dcqcn[Slope=0|Intercept=1]'
  */
 
 #include "ns3/collective-scheduling-module.h"
@@ -17,6 +22,37 @@
 
 using namespace ns3;
 
+namespace
+{
+
+/// The specs of --senderCc: comma-separated, none empty.
+std::vector<std::string>
+SplitSenderCc(const std::string& list)
+{
+    std::vector<std::string> specs;
+    if (list.empty())
+    {
+        return specs;
+    }
+    std::string::size_type begin = 0;
+    while (true)
+    {
+        const std::string::size_type end = list.find(',', begin);
+        specs.push_back(list.substr(begin, end == std::string::npos ? end : end - begin));
+        if (specs.back().empty())
+        {
+            throw FlagError("senderCc", list, "has an empty entry");
+        }
+        if (end == std::string::npos)
+        {
+            return specs;
+        }
+        begin = end + 1;
+    }
+}
+
+} // namespace
+
 int
 main(int argc, char* argv[])
 {
@@ -26,6 +62,7 @@ main(int argc, char* argv[])
     FabricFlags fabricFlags;
     uint64_t bufferBytes = 32 * 1024 * 1024;
     std::string pcap;
+    std::string senderCc;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("senders", "Number of senders", senders);
@@ -33,6 +70,10 @@ main(int argc, char* argv[])
     fabricFlags.AddTo(cmd);
     cmd.AddValue("bufferBytes", "Shared buffer of the switch, bytes", bufferBytes);
     cmd.AddValue("pcap", "Write a pcap trace of the receiver's port with this prefix", pcap);
+    cmd.AddValue("senderCc",
+                 "Comma-separated congestion controls (each as --cc) given to senders 1, 2, "
+                 "... in turn, the list repeated; empty: every sender runs --cc",
+                 senderCc);
     ParseExampleCommandLine(cmd, argc, argv, "roce-incast");
 
     return RunExampleMain("roce-incast", [&](std::unique_ptr<SimulationRun>& run) {
@@ -71,10 +112,29 @@ main(int argc, char* argv[])
             throw FlagError("bufferBytes", std::to_string(bufferBytes), e.what());
         }
 
+        const std::vector<std::string> ccs = SplitSenderCc(senderCc);
+        for (uint32_t s = 1; s <= senders && !ccs.empty(); ++s)
+        {
+            const std::string& spec = ccs[(s - 1) % ccs.size()];
+            try
+            {
+                fabric->GetNic(s)->SetCongestionControlFactory(
+                    RoceFabricHelper::ParseCongestionControl(spec));
+            }
+            catch (const std::exception& e)
+            {
+                throw FlagError("senderCc",
+                                senderCc,
+                                "entry " + std::to_string((s - 1) % ccs.size() + 1) + ": " +
+                                    e.what());
+            }
+        }
+
         nlohmann::json params = fabricFlags.ToJson();
         params["senders"] = senders;
         params["bytes"] = bytes;
         params["bufferBytes"] = bufferBytes;
+        params["senderCc"] = senderCc;
         run = std::make_unique<SimulationRun>("roce-incast",
                                               "none",
                                               fabricFlags.seed,
@@ -86,11 +146,24 @@ main(int argc, char* argv[])
         {
             fabric->EnablePcap(pcap, 0);
         }
+        // Each sender's link bytes when the first message is delivered: the
+        // rates while every sender was sending. Link s joins host s and the switch.
+        Time firstDelivery = Time::Max();
+        std::vector<uint64_t> bytesAtFirst(senders + 1, 0);
         for (uint32_t s = 1; s <= senders; ++s)
         {
             RdmaMessageInfo info;
             info.bytes = bytes;
-            fabric->SendMessage(s, 0, info, Seconds(0));
+            fabric->SendMessage(s, 0, info, Seconds(0), [&]() {
+                if (firstDelivery == Time::Max())
+                {
+                    firstDelivery = Simulator::Now();
+                    for (uint32_t t = 1; t <= senders; ++t)
+                    {
+                        bytesAtFirst[t] = fabric->GetChannel(t)->GetTxBytes(0);
+                    }
+                }
+            });
         }
 
         Simulator::Stop(fabricFlags.stop);
@@ -106,6 +179,17 @@ main(int argc, char* argv[])
         monitor.PrintSummary(std::cout);
         std::cout << "makespan:         " << makespan * 1e6 << " us = " << makespan / bound
                   << " x the bottleneck bound (" << bound * 1e6 << " us)\n";
+        if (firstDelivery != Time::Max() && firstDelivery.IsStrictlyPositive())
+        {
+            std::cout << "rates until the first delivery (" << firstDelivery.GetMicroSeconds()
+                      << " us), link bytes per second:\n";
+            for (uint32_t s = 1; s <= senders; ++s)
+            {
+                std::cout << "  sender " << s << ": "
+                          << bytesAtFirst[s] * 8.0 / firstDelivery.GetSeconds() / 1e9 << " Gb/s"
+                          << (ccs.empty() ? "" : "  " + ccs[(s - 1) % ccs.size()]) << "\n";
+            }
+        }
         if (monitor.GetCompletedFlows() != senders)
         {
             throw IncompleteRunError(

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -274,6 +275,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlag{"IncastNoSenders", "roce-incast", "--senders=0"},
         BadFlag{"IncastTinyBuffer", "roce-incast", "--bufferBytes=1000"},
         BadFlag{"IncastZeroBuffer", "roce-incast", "--bufferBytes=0"},
+        BadFlag{"IncastSenderCcUnknown", "roce-incast", "--senderCc=dcqcn,reno"},
+        BadFlag{"IncastSenderCcEmptyEntry", "roce-incast", "--senderCc=dcqcn,,dcqcn"},
         BadFlag{"TrainingOddK", "multi-tenant-fat-tree", "--k=5"},
         BadFlag{"TrainingScale", "multi-tenant-fat-tree", "--scale=0"},
         BadFlag{"TrainingCc", "multi-tenant-fat-tree", "--cc=cubic"},
@@ -341,6 +344,53 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadTopology>& info) { return std::string(info.param.name); });
 
 // ------------------------------------------------------------ conservation
+
+/// The rates roce-incast prints per sender, by sender (1-based), Gb/s.
+std::map<uint32_t, double>
+IncastSenderRates(const std::string& out)
+{
+    std::map<uint32_t, double> rates;
+    std::istringstream lines(out);
+    std::string line;
+    while (std::getline(lines, line))
+    {
+        uint32_t sender = 0;
+        double gbps = 0;
+        if (std::sscanf(line.c_str(), "  sender %u: %lf Gb/s", &sender, &gbps) == 2)
+        {
+            rates[sender] = gbps;
+        }
+    }
+    return rates;
+}
+
+TEST_F(ExamplesTest, IncastSenderCcGivesEachSenderItsOwnCongestionControl)
+{
+    const std::vector<std::string> common{"--senders=2", "--bytes=20000000"};
+    auto run = [&](const std::vector<std::string>& extra) {
+        std::vector<std::string> args = common;
+        args.insert(args.end(), extra.begin(), extra.end());
+        const Outcome o = Example("roce-incast", args);
+        EXPECT_EQ(o.exitCode, 0) << o.Describe();
+        return std::make_pair(o, IncastSenderRates(o.out));
+    };
+    // The fabric's own congestion control named per sender changes nothing.
+    const auto [plain, plainRates] = run({});
+    const auto [same, sameRates] = run({"--senderCc=dcqcn"});
+    ASSERT_EQ(plainRates.size(), 2u) << plain.Describe();
+    EXPECT_EQ(sameRates, plainRates);
+    // A sender without congestion control ignores the marks that slow the
+    // DCQCN sender, so it takes more of the port; together they fill at most
+    // the receiver's link (100 Gb/s, the default).
+    const auto [mixed, mixedRates] = run({"--senderCc=none,dcqcn"});
+    ASSERT_EQ(mixedRates.size(), 2u) << mixed.Describe();
+    EXPECT_GT(mixedRates.at(1), mixedRates.at(2) * 1.2) << mixed.out;
+    EXPECT_LE(mixedRates.at(1) + mixedRates.at(2), 100.0) << mixed.out;
+    // The list repeats over the senders.
+    const auto [repeated, repeatedRates] = run({"--senderCc=none,dcqcn", "--senders=4"});
+    ASSERT_EQ(repeatedRates.size(), 4u) << repeated.Describe();
+    EXPECT_GT(repeatedRates.at(3), repeatedRates.at(4) * 1.2) << repeated.out;
+}
 
 TEST_F(ExamplesTest, IncastBytesAreConservedInTheDatabase)
 {

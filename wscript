@@ -94,6 +94,7 @@ def build(bld):
         'helper/collective-scheduler-helper.cc',
         'helper/scheduler-job-builder.cc',
         'helper/scenario-runner.cc',
+        'helper/scenario-runner-side-by-side.cc',
         'helper/scheduler-results.cc',
         'model/milp/milp-model.cc',
         'model/milp/milp-solver.cc',

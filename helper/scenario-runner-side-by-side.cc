@@ -101,10 +101,7 @@ ScenarioRunner::CompareTogether(const std::vector<Comparison>& comparisons,
         for (const Comparison& c : comparisons)
         {
             out << "--- " << c.runner->RunName() << std::endl;
-            const uint32_t own = c.runner->m_parallel;
-            c.runner->m_parallel = 1;
-            outcomes.push_back(c.runner->Compare(c.schedulers, out));
-            c.runner->m_parallel = own;
+            outcomes.push_back(c.runner->CompareIn(1, c.schedulers, out));
         }
         return outcomes;
     }

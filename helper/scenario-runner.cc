@@ -606,11 +606,19 @@ ScenarioRunner::ComparisonOrder(const std::vector<std::string>& schedulers)
 std::vector<RunOutcome>
 ScenarioRunner::Compare(std::vector<std::string> schedulers, std::ostream& out)
 {
+    return CompareIn(m_parallel, schedulers, out);
+}
+
+std::vector<RunOutcome>
+ScenarioRunner::CompareIn(uint32_t parallel,
+                          const std::vector<std::string>& schedulers,
+                          std::ostream& out)
+{
     const std::vector<std::string> order = ComparisonOrder(schedulers);
     std::vector<RunOutcome> outcomes;
-    if (m_parallel != 1 && DistributedSize() == 1)
+    if (parallel != 1 && DistributedSize() == 1)
     {
-        outcomes = std::move(RunSideBySide({{this, order}}, m_parallel, out).front());
+        outcomes = std::move(RunSideBySide({{this, order}}, parallel, out).front());
     }
     else
     {

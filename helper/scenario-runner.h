@@ -170,6 +170,11 @@ class ScenarioRunner
                   std::ostream* out,
                   const std::string& runTag);
 
+    /// Compare() with \p parallel simulations at once (SetParallelRuns).
+    std::vector<RunOutcome> CompareIn(uint32_t parallel,
+                                      const std::vector<std::string>& schedulers,
+                                      std::ostream& out);
+
     /// Compare()'s policies in its order: fair and isolated first, then \p schedulers.
     static std::vector<std::string> ComparisonOrder(const std::vector<std::string>& schedulers);
 

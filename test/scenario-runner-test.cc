@@ -445,17 +445,18 @@ TEST_F(ScenarioRunnerTest, RunsSideBySideWriteWhatRunsOneAfterTheOtherWrite)
 
 TEST_F(ScenarioRunnerTest, ComparisonsTogetherWriteWhatTheyWriteOneAfterTheOther)
 {
-    // Two scenarios into one database: one after the other, each on its own,
-    // then their simulations in one pool of three processes.
+    // Two scenarios into one database: one after the other, each on its own;
+    // their simulations in one pool of three processes; and together with one
+    // process (one after the other, each table as its comparison ends).
     ScenarioSpec a = TwoJobsOneSpine(1000000, MicroSeconds(80), 3);
     a.name = "first";
     ScenarioSpec b = TwoJobsOneSpine(600000, MicroSeconds(50), 2);
     b.name = "second";
     const std::vector<std::string> policies{"crux", "harmonics"};
-    std::vector<std::vector<RunOutcome>> outcomes[2];
-    std::string files[2];
+    std::vector<std::vector<RunOutcome>> outcomes[3];
+    std::string files[3];
     std::string printed;
-    for (int k : {0, 1})
+    for (int k : {0, 1, 2})
     {
         files[k] = (m_dir / ("together-" + std::to_string(k) + ".db")).string();
         a.output.db = files[k];
@@ -471,21 +472,38 @@ TEST_F(ScenarioRunnerTest, ComparisonsTogetherWriteWhatTheyWriteOneAfterTheOther
         else
         {
             outcomes[k] = ScenarioRunner::CompareTogether({{&first, policies}, {&second, policies}},
-                                                          3,
+                                                          k == 1 ? 3 : 1,
                                                           table);
+        }
+        if (k == 1)
+        {
             printed = table.str();
         }
+        else if (k == 2)
+        {
+            // One process: each table under its name as its comparison ends.
+            const std::string one = table.str();
+            const std::size_t second = one.find("--- second\n");
+            ASSERT_NE(second, std::string::npos) << one;
+            EXPECT_EQ(one.find("--- first\n"), 0u) << one;
+            EXPECT_NE(one.rfind("running crux ...", second), std::string::npos) << one;
+            EXPECT_NE(one.find("running crux ...", second), std::string::npos) << one;
+        }
     }
-    ASSERT_EQ(outcomes[1].size(), 2u);
+    for (int k : {1, 2})
+    {
+        ASSERT_EQ(outcomes[k].size(), 2u);
+    }
     for (std::size_t c = 0; c < 2; ++c)
     {
         // fair, isolated (one run per job), crux, harmonics.
-        ASSERT_EQ(outcomes[1][c].size(), 4u);
-        ASSERT_EQ(outcomes[0][c].size(), outcomes[1][c].size());
-        for (std::size_t i = 0; i < outcomes[0][c].size(); ++i)
+        ASSERT_EQ(outcomes[0][c].size(), 4u);
+        for (std::size_t i = 0; i < 4 * 2; ++i)
         {
-            const RunOutcome& x = outcomes[0][c][i];
-            const RunOutcome& y = outcomes[1][c][i];
+            const int k = i < 4 ? 1 : 2;
+            ASSERT_EQ(outcomes[k][c].size(), 4u);
+            const RunOutcome& x = outcomes[0][c][i % 4];
+            const RunOutcome& y = outcomes[k][c][i % 4];
             EXPECT_EQ(x.scheduler, y.scheduler);
             EXPECT_EQ(x.runIds, y.runIds) << x.scheduler;
             ASSERT_EQ(x.jobs.size(), y.jobs.size()) << x.scheduler;
@@ -499,12 +517,15 @@ TEST_F(ScenarioRunnerTest, ComparisonsTogetherWriteWhatTheyWriteOneAfterTheOther
     // The second scenario's runs follow the first's five.
     EXPECT_EQ(outcomes[1][1][0].runIds, (std::vector<int64_t>{6}));
     const auto serial = Contents(files[0]);
-    const auto together = Contents(files[1]);
     ASSERT_EQ(serial.at("runs").size(), 10u);
-    for (const auto& [table, rows] : serial)
+    for (int k : {1, 2})
     {
-        ASSERT_EQ(together.count(table), 1u) << table;
-        EXPECT_EQ(together.at(table), rows) << table;
+        const auto together = Contents(files[k]);
+        for (const auto& [table, rows] : serial)
+        {
+            ASSERT_EQ(together.count(table), 1u) << table;
+            EXPECT_EQ(together.at(table), rows) << table;
+        }
     }
     // Each table under its scenario's name, in order, once all have run.
     const std::size_t first = printed.find("--- first\n");

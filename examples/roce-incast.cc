@@ -22,37 +22,6 @@
 
 using namespace ns3;
 
-namespace
-{
-
-/// The specs of --senderCc: comma-separated, none empty.
-std::vector<std::string>
-SplitSenderCc(const std::string& list)
-{
-    std::vector<std::string> specs;
-    if (list.empty())
-    {
-        return specs;
-    }
-    std::string::size_type begin = 0;
-    while (true)
-    {
-        const std::string::size_type end = list.find(',', begin);
-        specs.push_back(list.substr(begin, end == std::string::npos ? end : end - begin));
-        if (specs.back().empty())
-        {
-            throw FlagError("senderCc", list, "has an empty entry");
-        }
-        if (end == std::string::npos)
-        {
-            return specs;
-        }
-        begin = end + 1;
-    }
-}
-
-} // namespace
-
 int
 main(int argc, char* argv[])
 {
@@ -112,22 +81,26 @@ main(int argc, char* argv[])
             throw FlagError("bufferBytes", std::to_string(bufferBytes), e.what());
         }
 
-        const std::vector<std::string> ccs = SplitSenderCc(senderCc);
-        for (uint32_t s = 1; s <= senders && !ccs.empty(); ++s)
+        const std::vector<std::string> ccs =
+            senderCc.empty() ? std::vector<std::string>{} : SplitCsvLine(senderCc);
+        std::vector<ObjectFactory> factories;
+        for (std::size_t i = 0; i < ccs.size(); ++i)
         {
-            const std::string& spec = ccs[(s - 1) % ccs.size()];
+            RequireFlag(!ccs[i].empty(), "senderCc", senderCc, "has an empty entry");
             try
             {
-                fabric->GetNic(s)->SetCongestionControlFactory(
-                    RoceFabricHelper::ParseCongestionControl(spec));
+                factories.push_back(RoceFabricHelper::ParseCongestionControl(ccs[i]));
             }
             catch (const std::exception& e)
             {
                 throw FlagError("senderCc",
                                 senderCc,
-                                "entry " + std::to_string((s - 1) % ccs.size() + 1) + ": " +
-                                    e.what());
+                                "entry " + std::to_string(i + 1) + ": " + e.what());
             }
+        }
+        for (uint32_t s = 1; s <= senders && !factories.empty(); ++s)
+        {
+            fabric->GetNic(s)->SetCongestionControlFactory(factories[(s - 1) % factories.size()]);
         }
 
         nlohmann::json params = fabricFlags.ToJson();

@@ -4,10 +4,9 @@
 #ifndef COLLECTIVE_SCHEDULER_HELPER_H
 #define COLLECTIVE_SCHEDULER_HELPER_H
 
-#include "training-cluster.h"
-
 #include "ns3/collective-scheduler.h"
 #include "ns3/object-factory.h"
+#include "ns3/training-cluster.h"
 
 #include <string>
 #include <vector>

@@ -3,8 +3,7 @@
  */
 #include "fabric-idle-stop.h"
 
-#include "distributed-simulation.h"
-
+#include "ns3/distributed-simulation.h"
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-channel.h"

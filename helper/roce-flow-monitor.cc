@@ -3,9 +3,8 @@
  */
 #include "roce-flow-monitor.h"
 
-#include "distributed-simulation.h"
-
 #include "ns3/callback.h"
+#include "ns3/distributed-simulation.h"
 
 #include <algorithm>
 #include <iomanip>

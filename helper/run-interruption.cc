@@ -3,8 +3,7 @@
  */
 #include "run-interruption.h"
 
-#include "distributed-simulation.h"
-
+#include "ns3/distributed-simulation.h"
 #include "ns3/make-event.h"
 #include "ns3/simulator.h"
 

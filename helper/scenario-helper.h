@@ -6,10 +6,10 @@
 
 #include "checked-attributes.h"
 #include "roce-fabric-helper.h"
-#include "training-cluster.h"
 
 #include "ns3/flow-network.h"
 #include "ns3/scenario-spec.h"
+#include "ns3/training-cluster.h"
 
 #include <map>
 #include <vector>

@@ -5,11 +5,11 @@
 // several comparisons in child processes (ForkedTasks), their outcomes sent
 // back as JSON, failures and interruptions reported as from one process.
 #include "collective-scheduler-helper.h"
-#include "distributed-simulation.h"
 #include "forked-tasks.h"
 #include "run-interruption.h"
 #include "scenario-runner.h"
 
+#include "ns3/distributed-simulation.h"
 #include "ns3/results-database.h"
 
 #include <functional>

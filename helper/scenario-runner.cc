@@ -4,20 +4,13 @@
 #include "scenario-runner.h"
 
 #include "collective-scheduler-helper.h"
-#include "distributed-simulation.h"
-#include "fabric-faults.h"
-#include "fabric-idle-stop.h"
-#include "flow-network-records.h"
-#include "link-sampler.h"
-#include "roce-flow-monitor.h"
 #include "run-interruption.h"
+#include "run-network.h"
 #include "scenario-helper.h"
 #include "scheduler-results.h"
-#include "simulation-run.h"
 #include "training-results.h"
 
-#include "ns3/double.h"
-#include "ns3/mltcp-dcqcn.h"
+#include "ns3/distributed-simulation.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -219,6 +212,138 @@ AttributeText(const nlohmann::json& v)
     return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+/// What every simulation of a scenario shares.
+struct RunSetting
+{
+    const ScenarioSpec& spec;
+    const ScenarioHelper& scenario;
+    Time progressInterval; ///< wall-clock time between progress lines; zero: none
+    std::ostream* progressStream;
+};
+
+/**
+ * After the simulation: mark \p run failed (throwing JobFailedError or
+ * IncompleteRunError) if a job failed or did not finish, else complete,
+ * and add the run and the policy's decisions to \p outcome.
+ */
+void
+Conclude(const ScenarioSpec& spec,
+         const TrainingCluster& cluster,
+         const CollectiveScheduler& policy,
+         const RunRecords& records,
+         SimulationRun& run,
+         const SimulationRun::RowWriter& writeRows,
+         RunOutcome& outcome,
+         std::ostream* out)
+{
+    if (cluster.GetFailedJobs() > 0)
+    {
+        // Every job's rows up to the failure, then the run marked failed.
+        const std::string message = FailureMessage(cluster);
+        if (out)
+        {
+            *out << "run failed: " << message << "\n";
+        }
+        run.Fail(message, records, spec.output.flowRows, writeRows);
+        throw JobFailedError(message);
+    }
+    const std::size_t jobs = cluster.GetJobs().size();
+    if (cluster.GetFinishedJobs() != jobs)
+    {
+        throw IncompleteRunError(std::to_string(jobs - cluster.GetFinishedJobs()) +
+                                 " jobs did not finish before the stop time");
+    }
+    run.Finish(records, spec.output.flowRows, writeRows);
+    if (run.GetRunId() >= 0)
+    {
+        outcome.runIds.push_back(run.GetRunId());
+    }
+    for (const SchedulerDecision& d : policy.GetDecisions())
+    {
+        ++outcome.decisions;
+        outcome.decisionWallUs += d.wallUs;
+        outcome.maxDecisionWallUs = std::max(outcome.maxDecisionWallUs, d.wallUs);
+    }
+}
+
+/**
+ * Build the cluster of \p jobs on \p network under \p policy, run it and
+ * record it as \p run; \p cc is what the NICs run and \p name the run's
+ * label in reports.
+ */
+void
+RunCluster(const RunSetting& setting,
+           const CollectiveSchedulerHelper& schedulerHelper,
+           Ptr<CollectiveScheduler> policy,
+           RunNetwork& network,
+           SimulationRun& run,
+           const std::vector<JobSpec>& jobs,
+           const std::string& cc,
+           const std::string& name,
+           RunOutcome& outcome,
+           std::ostream* out)
+{
+    const ScenarioSpec& spec = setting.spec;
+    Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
+    cluster->SetAttribute("PlacementSeed", UintegerValue(spec.seed));
+    cluster->Setup(network.GetNetwork(), spec.topology.gpusPerHost);
+    setting.scenario.AddJobs(*cluster, jobs);
+    cluster->TraceConnectWithoutContext("JobFailed", MakeCallback(&StopAtJobFailure));
+    schedulerHelper.Install(policy, cluster);
+    Ptr<FabricFaults> faults = CreateObject<FabricFaults>();
+    std::shared_ptr<const StreamedSchedulerRows> streamedSchedulerRows;
+    if (run.GetDatabase() && DistributedSize() == 1)
+    {
+        StreamTrainingResults(run.GetDatabase(), run.GetRunId(), cluster);
+        streamedSchedulerRows = StreamSchedulerResults(run.GetDatabase(), run.GetRunId(), policy);
+    }
+    Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
+    network.Instrument(run, *faults, *sampler, [cluster, n = jobs.size()]() {
+        return cluster->GetFinishedJobs() + cluster->GetFailedJobs() < n;
+    });
+    if (out)
+    {
+        *out << spec.topology.kind << " (" << spec.backend
+             << " level): " << network.GetNetwork()->GetNHosts() << " hosts x "
+             << spec.topology.gpusPerHost << " GPUs, " << cc << "; " << jobs.size()
+             << " jobs; scheduler " << name << "\n";
+    }
+    if (spec.stopTimeNs > 0)
+    {
+        Simulator::Stop(NanoSeconds(spec.stopTimeNs));
+    }
+    std::unique_ptr<ProgressReporter> progress;
+    if (setting.progressInterval.IsStrictlyPositive())
+    {
+        progress = std::make_unique<ProgressReporter>(
+            setting.progressInterval,
+            setting.progressStream ? *setting.progressStream : std::cerr,
+            name);
+    }
+    Simulator::Run();
+    progress.reset();
+    network.AfterRun();
+    auto writeRows = [&](ResultsDatabase& db, int64_t id) {
+        WriteTrainingResults(db, id, *cluster);
+        WriteSchedulerResults(db, id, *policy, streamedSchedulerRows.get());
+        sampler->Write(db, id);
+        faults->Write(db, id);
+    };
+    run.EndIfInterrupted(network.GetRecords(), spec.output.flowRows, writeRows);
+    std::vector<JobOutcome> done;
+    for (const auto& e : cluster->GetJobs())
+    {
+        done.push_back(OutcomeOf(*e));
+    }
+    if (out)
+    {
+        PrintJobs(done, *out);
+        network.PrintSummary(*out, *faults);
+    }
+    outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());
+    Conclude(spec, *cluster, *policy, network.GetRecords(), run, writeRows, outcome, out);
+}
+
 } // namespace
 
 Time
@@ -298,101 +423,71 @@ ScenarioRunner::Run(const std::string& scheduler, std::ostream* out)
     return outcome;
 }
 
-void
-ScenarioRunner::Simulate(const std::string& typeName,
-                         const std::vector<JobSpec>& jobs,
-                         RunOutcome& outcome,
-                         std::ostream* out,
-                         const std::string& runTag)
+CollectiveSchedulerHelper
+ScenarioRunner::MakeSchedulerHelper(const std::string& typeName) const
 {
-    const ScenarioHelper& scenario = m_scenario;
-    // Restored when this run ends: the next run starts from the same defaults.
-    const ScopedConfigDefaults defaults = scenario.ApplyGlobals();
-    if (DistributedRank() != 0)
+    CollectiveSchedulerHelper helper;
+    helper.SetScheduler(typeName);
+    if (CollectiveSchedulerHelper::FindScheduler(m_spec.scheduler) != typeName)
     {
-        out = nullptr; // rank 0 reports the whole run
+        return helper; // the spec's parameters are its own policy's
     }
-    CollectiveSchedulerHelper schedulerHelper;
-    schedulerHelper.SetScheduler(typeName);
-    nlohmann::json params = nlohmann::json::parse(m_spec.schedulerParams);
-    if (CollectiveSchedulerHelper::FindScheduler(m_spec.scheduler) == typeName)
+    const nlohmann::json params = nlohmann::json::parse(m_spec.schedulerParams);
+    for (const auto& [key, value] : params.items())
     {
-        for (const auto& [key, value] : params.items())
+        try
         {
-            try
-            {
-                schedulerHelper.SetAttribute(key, AttributeText(value));
-            }
-            catch (const std::invalid_argument& e)
-            {
-                throw std::runtime_error(m_spec.Where("schedulerParams." + key) + ": " + e.what());
-            }
+            helper.SetAttribute(key, AttributeText(value));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::runtime_error(m_spec.Where("schedulerParams." + key) + ": " + e.what());
         }
     }
-    Ptr<CollectiveScheduler> policy = schedulerHelper.Create();
-    outcome.scheduler = policy->GetName();
-    RoceFabricHelper fabricHelper = scenario.MakeFabricHelper();
+    return helper;
+}
+
+std::string
+ScenarioRunner::SetCongestionControl(const CollectiveScheduler& policy,
+                                     RoceFabricHelper& fabricHelper) const
+{
     std::string cc;
     try
     {
-        cc = policy->GetCongestionControl(m_spec.fabric.cc);
+        cc = policy.GetCongestionControl(m_spec.fabric.cc);
     }
     catch (const std::invalid_argument& e)
     {
         throw std::runtime_error(m_spec.Where("fabric.cc") + ": " + e.what());
     }
-    if (!cc.empty())
+    if (cc.empty())
     {
-        fabricHelper.SetCongestionControl(cc);
+        return m_spec.fabric.cc;
     }
-    const std::string runCc = cc.empty() ? m_spec.fabric.cc : cc; // what the NICs run
-    // The flow level (FlowNetwork) runs the same topology, routes, cluster
-    // and scheduler with fluid flows in place of the RoCE fabric.
-    const bool flowLevel = m_spec.backend == "flow";
-    if (flowLevel && DistributedSize() > 1)
-    {
-        throw std::runtime_error(
-            m_spec.Where("backend") +
-            ": the flow backend runs in one process: launch it without mpirun");
-    }
-    Ptr<RoceFabric> fabric;
-    Ptr<FlowNetwork> network;
-    const FabricTopology topology = scenario.BuildTopology();
-    if (flowLevel)
-    {
-        network = scenario.MakeFlowNetwork(topology);
-        // MLTCP's lever is its congestion control: the flow level weighs
-        // flows by its F instead (FlowNetwork::SetMltcp).
-        const ObjectFactory ccFactory = RoceFabricHelper::ParseCongestionControl(runCc);
-        if (ccFactory.GetTypeId() == MltcpDcqcn::GetTypeId())
-        {
-            Ptr<MltcpDcqcn> mltcp = ccFactory.Create<MltcpDcqcn>();
-            DoubleValue slope;
-            DoubleValue intercept;
-            mltcp->GetAttribute("Slope", slope);
-            mltcp->GetAttribute("Intercept", intercept);
-            network->SetMltcp(slope.Get(), intercept.Get());
-        }
-    }
-    else
-    {
-        fabric = fabricHelper.Install(topology);
-        fabric->AssignStreams(0);
-    }
+    fabricHelper.SetCongestionControl(cc);
+    return cc;
+}
 
-    nlohmann::json runParams = {
+std::string
+ScenarioRunner::RunParameters(const FabricTopology& topology,
+                              const std::vector<JobSpec>& jobs,
+                              const std::string& cc,
+                              const CollectiveScheduler& policy,
+                              const std::string& runTag) const
+{
+    nlohmann::json params = {
         {"topology", m_spec.topology.kind},
         {"backend", m_spec.backend},
         {"gpusPerHost", m_spec.topology.gpusPerHost},
         {"hosts", topology.GetNHosts()},
         {"jobs", jobs.size()},
-        {"cc", runCc},
+        {"cc", cc},
         {"mtu", m_spec.fabric.mtu},
         {"pfc", m_spec.fabric.pfc},
         {"scale", m_spec.scale},
         {"source", m_spec.source},
         {"description", m_spec.description},
-        {"scheduler_params", nlohmann::json::parse(policy->GetParametersJson())}};
+        {"scheduler_params", nlohmann::json::parse(policy.GetParametersJson())}};
     // What each job ran with, beyond the jobs table's columns (one entry per
     // job; the scenario scale above is already multiplied in).
     nlohmann::json jobParams = nlohmann::json::array();
@@ -410,169 +505,63 @@ ScenarioRunner::Simulate(const std::string& typeName,
                              {"computeTimeNs", j.computeTimeNs},
                              {"scale", j.scale}});
     }
-    runParams["job_params"] = jobParams;
+    params["job_params"] = jobParams;
     if (!runTag.empty())
     {
-        runParams["run"] = runTag;
+        params["run"] = runTag;
     }
     TimeValue sampleInterval;
     CreateObject<LinkSampler>()->GetAttribute("Interval", sampleInterval);
-    runParams["sample_interval_ns"] = sampleInterval.Get().GetNanoSeconds();
-    int64_t reservedRunId = -1;
-    if (!m_reservedRunIds.empty())
+    params["sample_interval_ns"] = sampleInterval.Get().GetNanoSeconds();
+    return params.dump();
+}
+
+int64_t
+ScenarioRunner::TakeReservedRunId()
+{
+    if (m_reservedRunIds.empty())
     {
-        reservedRunId = m_reservedRunIds.front();
-        m_reservedRunIds.pop_front();
+        return -1;
     }
+    const int64_t id = m_reservedRunIds.front();
+    m_reservedRunIds.pop_front();
+    return id;
+}
+
+void
+ScenarioRunner::Simulate(const std::string& typeName,
+                         const std::vector<JobSpec>& jobs,
+                         RunOutcome& outcome,
+                         std::ostream* out,
+                         const std::string& runTag)
+{
+    // Restored when this run ends: the next run starts from the same defaults.
+    const ScopedConfigDefaults defaults = m_scenario.ApplyGlobals();
+    if (DistributedRank() != 0)
+    {
+        out = nullptr; // rank 0 reports the whole run
+    }
+    const CollectiveSchedulerHelper schedulerHelper = MakeSchedulerHelper(typeName);
+    Ptr<CollectiveScheduler> policy = schedulerHelper.Create();
+    outcome.scheduler = policy->GetName();
+    RoceFabricHelper fabricHelper = m_scenario.MakeFabricHelper();
+    const std::string cc = SetCongestionControl(*policy, fabricHelper); // what the NICs run
+    const FabricTopology topology = m_scenario.BuildTopology();
+    // The one place the level is chosen: the packet-level fabric, or the flow
+    // level's fluid flows on the same topology and routes.
+    std::unique_ptr<RunNetwork> network =
+        MakeRunNetwork(m_spec, m_scenario, topology, fabricHelper, cc);
     SimulationRun run(RunName(),
                       policy->GetName(),
                       m_spec.seed,
-                      runParams.dump(),
+                      RunParameters(topology, jobs, cc, *policy, runTag),
                       m_spec.output.db,
-                      reservedRunId);
+                      TakeReservedRunId());
     try
     {
-        Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
-        cluster->SetAttribute("PlacementSeed", UintegerValue(m_spec.seed));
-        if (flowLevel)
-        {
-            cluster->Setup(network, m_spec.topology.gpusPerHost);
-        }
-        else
-        {
-            cluster->Setup(fabric, m_spec.topology.gpusPerHost);
-        }
-        scenario.AddJobs(*cluster, jobs);
-        cluster->TraceConnectWithoutContext("JobFailed", MakeCallback(&StopAtJobFailure));
-        schedulerHelper.Install(policy, cluster);
-        std::unique_ptr<RoceFlowMonitor> packetMonitor;
-        std::unique_ptr<FlowNetworkRecords> flowRecords;
-        Ptr<FabricFaults> faults = CreateObject<FabricFaults>();
-        std::shared_ptr<const StreamedSchedulerRows> streamedSchedulerRows;
-        if (run.GetDatabase() && DistributedSize() == 1)
-        {
-            StreamTrainingResults(run.GetDatabase(), run.GetRunId(), cluster);
-            streamedSchedulerRows =
-                StreamSchedulerResults(run.GetDatabase(), run.GetRunId(), policy);
-        }
-        Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
-        if (flowLevel)
-        {
-            if (sampler->IsEnabled())
-            {
-                throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) samples "
-                                         "packets: the flow backend has none, turn it off");
-            }
-            if (!m_spec.faults.empty())
-            {
-                throw std::runtime_error(m_spec.Where("faults") +
-                                         ": faults need the packet backend");
-            }
-            flowRecords = std::make_unique<FlowNetworkRecords>(network);
-            run.StreamFlows(*flowRecords, m_spec.output.flowRows);
-        }
-        else
-        {
-            packetMonitor = std::make_unique<RoceFlowMonitor>(fabric);
-            run.StreamFlows(*packetMonitor, m_spec.output.flowRows);
-            faults->Install(fabric, m_spec.faults);
-            if (sampler->IsEnabled() && DistributedSize() > 1)
-            {
-                throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) is not "
-                                         "combined across MPI ranks: turn it off for a "
-                                         "distributed run");
-            }
-            sampler->Install(fabric);
-            // The null-message engine never runs out of events.
-            StopWhenFabricIdle(fabric, [cluster, n = jobs.size()]() {
-                return cluster->GetFinishedJobs() + cluster->GetFailedJobs() < n;
-            });
-        }
-        const RunRecords& monitor =
-            flowLevel ? static_cast<const RunRecords&>(*flowRecords) : *packetMonitor;
-        if (out)
-        {
-            *out << m_spec.topology.kind << " (" << m_spec.backend
-                 << " level): " << (flowLevel ? network->GetNHosts() : fabric->GetNHosts())
-                 << " hosts x " << m_spec.topology.gpusPerHost << " GPUs, "
-                 << (cc.empty() ? m_spec.fabric.cc : cc) << "; " << jobs.size()
-                 << " jobs; scheduler " << policy->GetName()
-                 << (runTag.empty() ? "" : " (" + runTag + ")") << "\n";
-        }
-        if (m_spec.stopTimeNs > 0)
-        {
-            Simulator::Stop(NanoSeconds(m_spec.stopTimeNs));
-        }
-        std::unique_ptr<ProgressReporter> progress;
-        if (m_progressInterval.IsStrictlyPositive())
-        {
-            progress = std::make_unique<ProgressReporter>(
-                m_progressInterval,
-                m_progressStream ? *m_progressStream : std::cerr,
-                policy->GetName() + (runTag.empty() ? "" : " (" + runTag + ")"));
-        }
-        Simulator::Run();
-        progress.reset();
-        if (packetMonitor)
-        {
-            packetMonitor->Combine();
-        }
-        auto writeRows = [&](ResultsDatabase& db, int64_t id) {
-            WriteTrainingResults(db, id, *cluster);
-            WriteSchedulerResults(db, id, *policy, streamedSchedulerRows.get());
-            sampler->Write(db, id);
-            faults->Write(db, id);
-        };
-        run.EndIfInterrupted(monitor, m_spec.output.flowRows, writeRows);
-        std::vector<JobOutcome> done;
-        for (const auto& e : cluster->GetJobs())
-        {
-            done.push_back(OutcomeOf(*e));
-        }
-        if (out)
-        {
-            PrintJobs(done, *out);
-            if (packetMonitor)
-            {
-                packetMonitor->PrintSummary(*out);
-                faults->PrintSummary(*out);
-            }
-            else
-            {
-                *out << "flow level: " << network->GetMessagesDelivered() << " of "
-                     << network->GetMessagesPosted() << " messages delivered, "
-                     << network->GetRecomputations() << " rate recomputations over "
-                     << network->GetFlowsSolved() << " flows\n";
-            }
-        }
-        outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());
-        if (cluster->GetFailedJobs() > 0)
-        {
-            // Every job's rows up to the failure, then the run marked failed.
-            const std::string message = FailureMessage(*cluster);
-            if (out)
-            {
-                *out << "run failed: " << message << "\n";
-            }
-            run.Fail(message, monitor, m_spec.output.flowRows, writeRows);
-            throw JobFailedError(message);
-        }
-        if (cluster->GetFinishedJobs() != jobs.size())
-        {
-            throw IncompleteRunError(std::to_string(jobs.size() - cluster->GetFinishedJobs()) +
-                                     " jobs did not finish before the stop time");
-        }
-        run.Finish(monitor, m_spec.output.flowRows, writeRows);
-        if (run.GetRunId() >= 0)
-        {
-            outcome.runIds.push_back(run.GetRunId());
-        }
-        for (const SchedulerDecision& d : policy->GetDecisions())
-        {
-            ++outcome.decisions;
-            outcome.decisionWallUs += d.wallUs;
-            outcome.maxDecisionWallUs = std::max(outcome.maxDecisionWallUs, d.wallUs);
-        }
+        const std::string name = policy->GetName() + (runTag.empty() ? "" : " (" + runTag + ")");
+        const RunSetting setting{m_spec, m_scenario, m_progressInterval, m_progressStream};
+        RunCluster(setting, schedulerHelper, policy, *network, run, jobs, cc, name, outcome, out);
     }
     catch (const std::exception& e)
     {

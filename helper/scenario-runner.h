@@ -4,6 +4,7 @@
 #ifndef SCENARIO_RUNNER_H
 #define SCENARIO_RUNNER_H
 
+#include "collective-scheduler-helper.h"
 #include "scenario-helper.h"
 #include "simulation-run.h"
 
@@ -169,6 +170,26 @@ class ScenarioRunner
                   RunOutcome& outcome,
                   std::ostream* out,
                   const std::string& runTag);
+
+    /// A scheduler helper for policy \p typeName, with the spec's parameters if they are its.
+    CollectiveSchedulerHelper MakeSchedulerHelper(const std::string& typeName) const;
+
+    /**
+     * Give \p fabricHelper the congestion control \p policy asks for, if any.
+     * \return what the NICs run
+     */
+    std::string SetCongestionControl(const CollectiveScheduler& policy,
+                                     RoceFabricHelper& fabricHelper) const;
+
+    /// The run's parameters as the runs table records them (JSON).
+    std::string RunParameters(const FabricTopology& topology,
+                              const std::vector<JobSpec>& jobs,
+                              const std::string& cc,
+                              const CollectiveScheduler& policy,
+                              const std::string& runTag) const;
+
+    /// The next reserved run id, or -1 (the database assigns one).
+    int64_t TakeReservedRunId();
 
     /// Compare() with \p parallel simulations at once (SetParallelRuns).
     std::vector<RunOutcome> CompareIn(uint32_t parallel,

@@ -3,8 +3,7 @@
  */
 #include "simulation-run.h"
 
-#include "distributed-simulation.h"
-
+#include "ns3/distributed-simulation.h"
 #include "ns3/simulator.h"
 
 #include <iomanip>

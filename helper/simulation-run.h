@@ -67,6 +67,9 @@ class SimulationRun
      * as Fail does, mark the run 'interrupted' and throw RunInterruptedError.
      * Call it right after Simulator::Run().
      */
+    /// Writes more rows of a run (database, run id) in the run's last transaction.
+    using RowWriter = std::function<void(ResultsDatabase&, int64_t)>;
+
     void EndIfInterrupted(const RunRecords& monitor,
                           bool flowRows = true,
                           const std::function<void(ResultsDatabase&, int64_t)>& extra = nullptr);

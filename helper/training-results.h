@@ -4,9 +4,8 @@
 #ifndef TRAINING_RESULTS_H
 #define TRAINING_RESULTS_H
 
-#include "training-cluster.h"
-
 #include "ns3/results-database.h"
+#include "ns3/training-cluster.h"
 
 namespace ns3
 {

@@ -54,7 +54,7 @@ class FakeControl : public SchedulerControl
     {
     }
 
-    std::vector<uint32_t> GetPath(uint32_t, uint32_t, uint16_t) const override
+    std::vector<uint32_t> GetDirectedPath(uint32_t, uint32_t, uint16_t) const override
     {
         return {0};
     }
@@ -493,7 +493,7 @@ namespace
 class RackControl : public FakeControl
 {
   public:
-    std::vector<uint32_t> GetPath(uint32_t src, uint32_t dst, uint16_t) const override
+    std::vector<uint32_t> GetDirectedPath(uint32_t src, uint32_t dst, uint16_t) const override
     {
         if (src / 4 == dst / 4)
         {
@@ -516,7 +516,7 @@ RingJob(uint32_t id, std::vector<uint32_t> hosts, Time compute, Time comm, const
         f.srcHost = hosts[i];
         f.dstHost = hosts[(i + 1) % hosts.size()];
         f.bytes = static_cast<uint64_t>(comm.GetSeconds() * kRateBps / 8.0);
-        f.path = c.GetPath(f.srcHost, f.dstHost, 0);
+        f.path = c.GetDirectedPath(f.srcHost, f.dstHost, 0);
         j.flows.push_back(f);
     }
     return j;

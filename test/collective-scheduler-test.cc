@@ -55,7 +55,7 @@ class RecordingControl : public SchedulerControl
         calls.push_back({Simulator::Now(), "port " + std::to_string(port), job});
     }
 
-    std::vector<uint32_t> GetPath(uint32_t src, uint32_t dst, uint16_t) const override
+    std::vector<uint32_t> GetDirectedPath(uint32_t src, uint32_t dst, uint16_t) const override
     {
         return {src * 100 + dst};
     }

@@ -63,7 +63,7 @@ class FakeControl : public SchedulerControl
         portCalls.push_back({Simulator::Now(), job, src, dst, port});
     }
 
-    std::vector<uint32_t> GetPath(uint32_t src, uint32_t dst, uint16_t port) const override
+    std::vector<uint32_t> GetDirectedPath(uint32_t src, uint32_t dst, uint16_t port) const override
     {
         if (src == 0 && dst == 1)
         {
@@ -225,7 +225,7 @@ TEST_F(CruxSchedulerTest, JobsBetweenTheSameHostsGetDifferentPaths)
 
     const uint16_t pa = control.PortOf(1, 0, 1, 0xC000);
     const uint16_t pb = control.PortOf(2, 0, 1, 0xC002);
-    EXPECT_NE(control.GetPath(0, 1, pa), control.GetPath(0, 1, pb));
+    EXPECT_NE(control.GetDirectedPath(0, 1, pa), control.GetDirectedPath(0, 1, pb));
     // Only one of them had to move, once, and the move reached the NIC two delays after
     // the arrival that caused it (one to the scheduler, one back).
     ASSERT_EQ(control.portCalls.size(), 1u);
@@ -246,7 +246,7 @@ TEST_F(CruxSchedulerTest, MoreIntensiveJobChoosesFirst)
 
     ASSERT_EQ(control.portCalls.size(), 1u);
     EXPECT_EQ(control.portCalls[0].job, 1u);
-    EXPECT_EQ(control.GetPath(0, 1, control.portCalls[0].port), std::vector<uint32_t>{11});
+    EXPECT_EQ(control.GetDirectedPath(0, 1, control.portCalls[0].port), std::vector<uint32_t>{11});
 }
 
 // Connections of one job between one host pair share the NIC's port: one choice per pair.
@@ -361,8 +361,8 @@ TEST_F(CruxSchedulerTest, JobDoneReplansTheOthers)
     // Two jobs, two paths: they do not share one, and their classes are Crux's for that.
     const uint16_t pb = control.PortOf(2, 0, 1, 0xC000);
     const uint16_t pc = control.PortOf(3, 0, 1, 0xC000);
-    const auto lb = control.GetPath(0, 1, pb);
-    const auto lc = control.GetPath(0, 1, pc);
+    const auto lb = control.GetDirectedPath(0, 1, pb);
+    const auto lc = control.GetDirectedPath(0, 1, pc);
     EXPECT_NE(lb, lc);
     const auto expected = CruxClasses({Expected(b, lb), Expected(c, lc)}, 7);
     EXPECT_EQ(control.ClassOf(2), static_cast<int16_t>(expected.at(2)));

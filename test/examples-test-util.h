@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 
 inline const std::string kBinaryDir = CS_BINARY_DIR;
 inline const std::string kLingjunTopo =
-    std::string(CS_SHARED_DATA_DIR) + "/alibaba-lingjun-2023/topo.csv";
+    std::string(CS_SOURCE_DIR) + "/data/alibaba-lingjun-2023/topo.csv";
 inline const char* const kTshark = "/usr/bin/tshark";
 
 /// RoCEv2 frame bytes around the payload: Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4.

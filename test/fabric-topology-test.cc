@@ -478,7 +478,7 @@ TEST(LeafSpine, RejectsZeroCounts)
 namespace
 {
 
-const std::string kLingjunPath = std::string(CS_SHARED_DATA_DIR) + "/alibaba-lingjun-2023/topo.csv";
+const std::string kLingjunPath = std::string(CS_SOURCE_DIR) + "/data/alibaba-lingjun-2023/topo.csv";
 
 /// A private scratch directory for this test process.
 std::filesystem::path

@@ -579,7 +579,7 @@ class CountingControl : public SchedulerControl
         ++calls;
     }
 
-    std::vector<uint32_t> GetPath(uint32_t, uint32_t, uint16_t) const override
+    std::vector<uint32_t> GetDirectedPath(uint32_t, uint32_t, uint16_t) const override
     {
         return {};
     }

@@ -136,8 +136,8 @@ TEST_F(TrainingClusterTest, RanksOnOneHostUseNvlinkNotTheFabric)
     ASSERT_EQ(cluster->GetFinishedJobs(), 1u);
     EXPECT_EQ(monitor.GetFlows().size(), 0u) << "no message crossed the fabric";
     const auto& transport =
-        dynamic_cast<const FabricCollectiveTransport&>(*cluster->GetJobs()[0]->transport);
-    EXPECT_EQ(transport.GetFabricMessages(), 0u);
+        dynamic_cast<const NetworkCollectiveTransport&>(*cluster->GetJobs()[0]->transport);
+    EXPECT_EQ(transport.GetNetworkMessages(), 0u);
     EXPECT_EQ(transport.GetNvlinkMessages(), 3u * 6 * 4) << "3 iterations x 6 steps x 4 ranks";
     const double step = latency.GetSeconds() + 1000000 * 8.0 / nvlink.GetBitRate();
     for (const auto& r : cluster->GetJobs()[0]->job->GetIterations())
@@ -206,7 +206,7 @@ TEST_F(TrainingClusterTest, SchedulersLearnTheStartOfAJobThatStartsLate)
         {
             if (e->spec.id == id)
             {
-                seen[id] = MakeSchedulerJob(*e, *cluster->GetFabric()).startTime;
+                seen[id] = MakeSchedulerJob(*e, *cluster->GetNetwork()).startTime;
                 at[id] = Simulator::Now();
             }
         }

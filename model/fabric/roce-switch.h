@@ -4,9 +4,9 @@
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
-#include "ecmp-routes.h"
 #include "switch-mmu.h"
 
+#include "ns3/ecmp-routes.h"
 #include "ns3/event-id.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"

@@ -40,7 +40,7 @@ FlowNetwork::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::FlowNetwork")
-            .SetParent<Object>()
+            .SetParent<ClusterNetwork>()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<FlowNetwork>()
             .AddAttribute("PayloadPerPacket",
@@ -730,8 +730,9 @@ FlowNetwork::Deliver(uint64_t flowId, Time acked)
 }
 
 void
-FlowNetwork::SetGate(int64_t jobId, bool open)
+FlowNetwork::SetGate(uint32_t job, bool open)
 {
+    const int64_t jobId = job;
     m_gateOpen[jobId] = open;
     for (const auto& [flowId, slot] : m_slotOfFlow)
     {
@@ -759,8 +760,9 @@ FlowNetwork::IsGateOpen(int64_t jobId) const
 }
 
 void
-FlowNetwork::SetPriorityClass(int64_t jobId, int16_t cls)
+FlowNetwork::SetPriorityClass(uint32_t job, int16_t cls)
 {
+    const int64_t jobId = job;
     NS_ABORT_MSG_IF(cls >= 7, "SetPriorityClass: class 7 is the control class");
     m_jobClass[jobId] = cls < 0 ? -1 : cls;
     if (cls < 0)
@@ -816,8 +818,9 @@ FlowNetwork::TieBreakOf(int64_t jobId)
 }
 
 void
-FlowNetwork::SetRateWeight(int64_t jobId, double weight)
+FlowNetwork::SetRateWeight(uint32_t job, double weight)
 {
+    const int64_t jobId = job;
     NS_ABORT_MSG_UNLESS(weight > 0, "SetRateWeight: weight must be > 0, not " << weight);
     m_jobWeight[jobId] = weight;
     for (const auto& [flowId, slot] : m_slotOfFlow)
@@ -834,9 +837,19 @@ FlowNetwork::SetRateWeight(int64_t jobId, double weight)
 }
 
 void
-FlowNetwork::SetSourcePort(int64_t jobId, uint32_t srcHost, uint32_t dstHost, uint16_t port)
+FlowNetwork::SetSourcePort(uint32_t job, uint32_t srcHost, uint32_t dstHost, uint16_t port)
 {
-    m_jobPort[std::make_tuple(jobId, srcHost, dstHost)] = port;
+    m_jobPort[std::make_tuple(static_cast<int64_t>(job), srcHost, dstHost)] = port;
+}
+
+uint64_t
+FlowNetwork::Post(uint32_t src,
+                  uint32_t dst,
+                  const RdmaMessageInfo& info,
+                  std::function<void()> onDelivered,
+                  FailedCallback /* onFailed */)
+{
+    return SendMessage(src, dst, info, std::move(onDelivered));
 }
 
 double

@@ -6,6 +6,7 @@
 
 #include "max-min-allocator.h"
 
+#include "ns3/cluster-network.h"
 #include "ns3/ecmp-routes.h"
 #include "ns3/event-id.h"
 #include "ns3/fabric-topology.h"
@@ -54,7 +55,7 @@ namespace ns3
  * and source port apply to messages posted after the change, its weight
  * to its current and future flows.
  */
-class FlowNetwork : public Object
+class FlowNetwork : public ClusterNetwork
 {
   public:
     static TypeId GetTypeId();
@@ -67,24 +68,19 @@ class FlowNetwork : public Object
      */
     void Build(const FabricTopology& topology);
 
-    const FabricTopology& GetTopology() const
+    const FabricTopology& GetTopology() const override
     {
         return m_topology;
     }
 
-    uint32_t GetNHosts() const
-    {
-        return m_topology.GetNHosts();
-    }
-
     /// RDMA payload bytes per full packet (the NIC's PayloadPerPacket).
-    uint32_t GetPayloadPerPacket() const
+    uint32_t GetPayloadPerPacket() const override
     {
         return m_payload;
     }
 
     /// Packets per ACK (the NIC's AckInterval).
-    uint32_t GetAckInterval() const
+    uint32_t GetAckInterval() const override
     {
         return m_ackInterval;
     }
@@ -95,7 +91,7 @@ class FlowNetwork : public Object
      * 5-tuple with the same EcmpSeed (RoceFabric::GetPath).
      * \throw std::out_of_range if a host index does not exist
      */
-    std::vector<uint32_t> GetPath(uint32_t src, uint32_t dst, uint16_t srcPort) const;
+    std::vector<uint32_t> GetPath(uint32_t src, uint32_t dst, uint16_t srcPort) const override;
 
     /**
      * Post \p info.bytes from host \p src to host \p dst now; call
@@ -108,16 +104,23 @@ class FlowNetwork : public Object
                          RdmaMessageInfo info,
                          std::function<void()> onDelivered);
 
+    /// SendMessage: the flow level loses nothing, so \p onFailed is never called.
+    uint64_t Post(uint32_t src,
+                  uint32_t dst,
+                  const RdmaMessageInfo& info,
+                  std::function<void()> onDelivered,
+                  FailedCallback onFailed) override;
+
     /// \name Job controls, as RdmaNic's, on every host at once
     /// @{
-    void SetGate(int64_t jobId, bool open);
+    void SetGate(uint32_t job, bool open) override;
     bool IsGateOpen(int64_t jobId) const;
     /// Class 0-6 of the job's messages posted from now on and of those not yet moving;
     /// -1 restores the message's own for new ones.
-    void SetPriorityClass(int64_t jobId, int16_t cls);
+    void SetPriorityClass(uint32_t job, int16_t cls) override;
     /// Share of the job's flows relative to others of their class (max-min weight)
     /// where they queue at a switch port, as the NICs' congestion control weighs them; > 0.
-    void SetRateWeight(int64_t jobId, double weight);
+    void SetRateWeight(uint32_t job, double weight) override;
     /**
      * MLTCP at the flow level: every flow's max-min weight is multiplied by
      * F = \p intercept + \p slope x progress, where progress is the fraction
@@ -130,7 +133,7 @@ class FlowNetwork : public Object
      */
     void SetMltcp(double slope, double intercept);
     /// UDP source port of the job's messages from \p srcHost to \p dstHost posted from now on.
-    void SetSourcePort(int64_t jobId, uint32_t srcHost, uint32_t dstHost, uint16_t port);
+    void SetSourcePort(uint32_t job, uint32_t srcHost, uint32_t dstHost, uint16_t port) override;
     /// @}
 
     /// Current rate of message \p flowId in bit/s of wire bytes; 0 if it is not sending.
@@ -156,12 +159,12 @@ class FlowNetwork : public Object
         return static_cast<uint64_t>(m_txBytes[dirLink] + 0.5);
     }
 
-    uint64_t GetMessagesPosted() const
+    uint64_t GetMessagesPosted() const override
     {
         return m_nextFlowId;
     }
 
-    uint64_t GetMessagesDelivered() const
+    uint64_t GetMessagesDelivered() const override
     {
         return m_delivered;
     }

@@ -114,6 +114,64 @@ class TopologyParser
 
     HpccTopology Parse()
     {
+        const std::vector<Line> lines = ReadLines();
+        HpccTopology result;
+        const Header header = ReadHeader(lines, result);
+        std::size_t next = ReadSwitchIds(lines, header, result);
+        for (uint32_t i = 0; i < header.nodes; ++i)
+        {
+            switch (result.nodeType[i])
+            {
+            case HpccNodeType::Host:
+                result.topology.AddHost("host-" + std::to_string(i));
+                break;
+            case HpccNodeType::Switch:
+                result.topology.AddSwitch("switch-" + std::to_string(i), 1);
+                break;
+            case HpccNodeType::NvSwitch:
+                result.topology.AddSwitch("nvswitch-" + std::to_string(i), 1);
+                break;
+            }
+        }
+        const std::size_t nLinkLines = lines.size() - next;
+        if (nLinkLines > header.links)
+        {
+            ThrowInputError(m_path,
+                            lines[next + header.links].number,
+                            "links",
+                            "more link lines than the " + std::to_string(header.links) +
+                                " the header announces");
+        }
+        for (; next < lines.size(); ++next)
+        {
+            ReadLink(lines[next], header.nodes, result);
+        }
+        if (nLinkLines < header.links)
+        {
+            ThrowInputError(m_path,
+                            m_lastLine,
+                            "links",
+                            "the header announces " + std::to_string(header.links) +
+                                " links but the file has " + std::to_string(nLinkLines) +
+                                " link lines");
+        }
+        return result;
+    }
+
+  private:
+    /// The counts of the header line.
+    struct Header
+    {
+        uint32_t number{0}; ///< its line
+        uint32_t nodes{0};
+        uint32_t nvSwitches{0}; ///< SimAI's only
+        uint32_t switches{0};
+        uint32_t links{0};
+    };
+
+    /// The file's non-blank lines, split into fields; sets m_lastLine.
+    std::vector<Line> ReadLines()
+    {
         std::ifstream in(m_path);
         if (!in)
         {
@@ -143,253 +201,241 @@ class TopologyParser
         {
             throw std::runtime_error(m_path + ": file: read error");
         }
-        const uint32_t lastLine = std::max<uint32_t>(number, 1);
+        m_lastLine = std::max<uint32_t>(number, 1);
+        return lines;
+    }
 
+    /// The header (HPCC's or SimAI's, which also fills \p result's SimAI fields), checked
+    /// against what the file's \p lines can back.
+    Header ReadHeader(const std::vector<Line>& lines, HpccTopology& result) const
+    {
         if (lines.empty())
         {
-            ThrowInputError(m_path, lastLine, "header", "missing 'nodes switches links' line");
+            ThrowInputError(m_path, m_lastLine, "header", "missing 'nodes switches links' line");
         }
-        const Line& header = lines[0];
-        HpccTopology result;
-        uint32_t nNodes = 0;
-        uint32_t nNvSwitches = 0;
-        uint32_t nSwitches = 0;
-        uint32_t nLinks = 0;
-        if (header.fields.size() == 6)
+        const Line& line = lines[0];
+        Header h;
+        h.number = line.number;
+        if (line.fields.size() == 6)
         {
             // SimAI: nodes gpus_per_server nvswitches switches links gpu_type.
             result.simai = true;
-            nNodes = Uint(header, 0, "nodes", UINT32_MAX);
-            result.gpusPerServer = Uint(header, 1, "gpus_per_server", UINT32_MAX);
-            nNvSwitches = Uint(header, 2, "nvswitches", UINT32_MAX);
-            nSwitches = Uint(header, 3, "switches", UINT32_MAX);
-            nLinks = Uint(header, 4, "links", UINT32_MAX);
-            result.gpuType = header.fields[5];
+            h.nodes = Uint(line, 0, "nodes", UINT32_MAX);
+            result.gpusPerServer = Uint(line, 1, "gpus_per_server", UINT32_MAX);
+            h.nvSwitches = Uint(line, 2, "nvswitches", UINT32_MAX);
+            h.switches = Uint(line, 3, "switches", UINT32_MAX);
+            h.links = Uint(line, 4, "links", UINT32_MAX);
+            result.gpuType = line.fields[5];
         }
-        else if (header.fields.size() == 3)
+        else if (line.fields.size() == 3)
         {
-            nNodes = Uint(header, 0, "nodes", UINT32_MAX);
-            nSwitches = Uint(header, 1, "switches", UINT32_MAX);
-            nLinks = Uint(header, 2, "links", UINT32_MAX);
+            h.nodes = Uint(line, 0, "nodes", UINT32_MAX);
+            h.switches = Uint(line, 1, "switches", UINT32_MAX);
+            h.links = Uint(line, 2, "links", UINT32_MAX);
         }
         else
         {
             ThrowInputError(m_path,
-                            header.number,
+                            line.number,
                             "header",
                             "expected 3 fields 'nodes switches links' (HPCC) or 6 fields 'nodes "
                             "gpus_per_server nvswitches switches links gpu_type' (SimAI), got " +
-                                std::to_string(header.fields.size()));
+                                std::to_string(line.fields.size()));
         }
-        if (nNodes == 0)
+        CheckCounts(h, lines.size(), result.simai);
+        return h;
+    }
+
+    /// Counts the file cannot back are errors before anything is sized by
+    /// them (a header announcing 3e9 nodes would exhaust memory).
+    void CheckCounts(const Header& h, std::size_t lines, bool simai) const
+    {
+        if (h.nodes == 0)
         {
-            ThrowInputError(m_path, header.number, "nodes", "must be at least 1");
+            ThrowInputError(m_path, h.number, "nodes", "must be at least 1");
         }
-        // Counts the file cannot back are errors before anything is sized by
-        // them (a header announcing 3e9 nodes would exhaust memory).
-        if (nLinks > lines.size())
+        if (h.links > lines)
         {
             ThrowInputError(m_path,
-                            header.number,
+                            h.number,
                             "links",
-                            "the header announces " + std::to_string(nLinks) +
-                                " links but the file has only " + std::to_string(lines.size()) +
-                                " lines");
+                            "the header announces " + std::to_string(h.links) +
+                                " links but the file has only " + std::to_string(lines) + " lines");
         }
         // Every node must be an end of a link line, two per line.
-        if (nNodes > 2 * static_cast<uint64_t>(lines.size()))
+        if (h.nodes > 2 * static_cast<uint64_t>(lines))
         {
             ThrowInputError(m_path,
-                            header.number,
+                            h.number,
                             "nodes",
-                            std::to_string(nNodes) + " nodes, but the file's " +
-                                std::to_string(lines.size()) + " lines cannot link that many");
+                            std::to_string(h.nodes) + " nodes, but the file's " +
+                                std::to_string(lines) + " lines cannot link that many");
         }
-        const uint64_t nAllSwitches = static_cast<uint64_t>(nNvSwitches) + nSwitches;
-        if (nAllSwitches > nNodes)
+        if (static_cast<uint64_t>(h.nvSwitches) + h.switches > h.nodes)
         {
             ThrowInputError(m_path,
-                            header.number,
+                            h.number,
                             "switches",
-                            (result.simai ? std::to_string(nNvSwitches) + " NVSwitches and " : "") +
-                                std::to_string(nSwitches) + " switches but only " +
-                                std::to_string(nNodes) + " nodes");
+                            (simai ? std::to_string(h.nvSwitches) + " NVSwitches and " : "") +
+                                std::to_string(h.switches) + " switches but only " +
+                                std::to_string(h.nodes) + " nodes");
         }
+    }
 
-        // The switch ids, unless there are none (then the line is blank or absent):
-        // NVSwitches first, on the same line as the switches or on a line of their own.
-        size_t next = 1;
-        result.nodeType.assign(nNodes, HpccNodeType::Host);
-        if (nAllSwitches > 0)
+    /**
+     * The switch ids, unless there are none (then the line is blank or
+     * absent): NVSwitches first, on the same line as the switches or on a
+     * line of their own. Fills \p result's node types.
+     * \return the index of the first link line
+     */
+    std::size_t ReadSwitchIds(const std::vector<Line>& lines,
+                              const Header& h,
+                              HpccTopology& result) const
+    {
+        std::size_t next = 1;
+        result.nodeType.assign(h.nodes, HpccNodeType::Host);
+        const uint64_t all = static_cast<uint64_t>(h.nvSwitches) + h.switches;
+        if (all == 0)
+        {
+            return next;
+        }
+        if (next >= lines.size())
+        {
+            ThrowInputError(m_path, m_lastLine, "switch ids", "missing line of switch ids");
+        }
+        const Line& first = lines[next++];
+        std::vector<const Line*> idLines{&first};
+        if (result.simai && h.nvSwitches > 0 && h.switches > 0 &&
+            first.fields.size() == h.nvSwitches)
         {
             if (next >= lines.size())
             {
-                ThrowInputError(m_path, lastLine, "switch ids", "missing line of switch ids");
+                ThrowInputError(m_path,
+                                m_lastLine,
+                                "switch ids",
+                                "missing line of switch ids after the NVSwitch ids");
             }
-            const Line& first = lines[next++];
-            std::vector<const Line*> idLines{&first};
-            if (result.simai && nNvSwitches > 0 && nSwitches > 0 &&
-                first.fields.size() == nNvSwitches)
+            const Line& second = lines[next++];
+            if (second.fields.size() != h.switches)
             {
-                if (next >= lines.size())
-                {
-                    ThrowInputError(m_path,
-                                    lastLine,
-                                    "switch ids",
-                                    "missing line of switch ids after the NVSwitch ids");
-                }
-                const Line& second = lines[next++];
-                if (second.fields.size() != nSwitches)
-                {
-                    ThrowInputError(m_path,
-                                    second.number,
-                                    "switch ids",
-                                    "expected " + std::to_string(nSwitches) +
-                                        " switch ids after the line of NVSwitch ids, got " +
-                                        std::to_string(second.fields.size()));
-                }
-                idLines.push_back(&second);
+                ThrowInputError(m_path,
+                                second.number,
+                                "switch ids",
+                                "expected " + std::to_string(h.switches) +
+                                    " switch ids after the line of NVSwitch ids, got " +
+                                    std::to_string(second.fields.size()));
             }
-            else
-            {
-                if (first.fields.size() != nAllSwitches)
-                {
-                    ThrowInputError(m_path,
-                                    first.number,
-                                    "switch ids",
-                                    "expected " + std::to_string(nAllSwitches) + " switch ids" +
-                                        (result.simai ? " (" + std::to_string(nNvSwitches) +
-                                                            " NVSwitches first, then " +
-                                                            std::to_string(nSwitches) + " switches)"
-                                                      : std::string()) +
-                                        ", got " + std::to_string(first.fields.size()));
-                }
-            }
-            std::vector<bool> seen(nNodes, false);
-            uint64_t k = 0; // position among all the ids: the first nNvSwitches are NVSwitches
-            for (const Line* line : idLines)
-            {
-                for (size_t i = 0; i < line->fields.size(); ++i, ++k)
-                {
-                    const bool nv = k < nNvSwitches;
-                    const char* field = nv ? "nvswitch id" : "switch id";
-                    const uint32_t id = NodeId(*line, i, field, nNodes);
-                    if (seen[id])
-                    {
-                        ThrowInputError(m_path,
-                                        line->number,
-                                        field,
-                                        "duplicate switch id " + std::to_string(id));
-                    }
-                    seen[id] = true;
-                    result.nodeType[id] = nv ? HpccNodeType::NvSwitch : HpccNodeType::Switch;
-                }
-            }
+            idLines.push_back(&second);
         }
-
-        for (uint32_t i = 0; i < nNodes; ++i)
-        {
-            switch (result.nodeType[i])
-            {
-            case HpccNodeType::Host:
-                result.topology.AddHost("host-" + std::to_string(i));
-                break;
-            case HpccNodeType::Switch:
-                result.topology.AddSwitch("switch-" + std::to_string(i), 1);
-                break;
-            case HpccNodeType::NvSwitch:
-                result.topology.AddSwitch("nvswitch-" + std::to_string(i), 1);
-                break;
-            }
-        }
-
-        const size_t nLinkLines = lines.size() - next;
-        if (nLinkLines > nLinks)
+        else if (first.fields.size() != all)
         {
             ThrowInputError(m_path,
-                            lines[next + nLinks].number,
-                            "links",
-                            "more link lines than the " + std::to_string(nLinks) +
-                                " the header announces");
+                            first.number,
+                            "switch ids",
+                            "expected " + std::to_string(all) + " switch ids" +
+                                (result.simai ? " (" + std::to_string(h.nvSwitches) +
+                                                    " NVSwitches first, then " +
+                                                    std::to_string(h.switches) + " switches)"
+                                              : std::string()) +
+                                ", got " + std::to_string(first.fields.size()));
         }
-        for (; next < lines.size(); ++next)
-        {
-            const Line& line = lines[next];
-            if (line.fields.size() != 5)
-            {
-                ThrowInputError(m_path,
-                                line.number,
-                                "link",
-                                "expected 5 fields 'a b rate delay error_rate', got " +
-                                    std::to_string(line.fields.size()));
-            }
-            const uint32_t a = NodeId(line, 0, "a", nNodes);
-            const uint32_t b = NodeId(line, 1, "b", nNodes);
-            if (a == b)
-            {
-                ThrowInputError(m_path, line.number, "b", "self-loop at node " + std::to_string(a));
-            }
-            uint64_t rateBps = 0;
-            int64_t delayNs = 0;
-            double errorRate = 0;
-            try
-            {
-                rateBps = ParseRateBps(line.fields[2]);
-            }
-            catch (const std::invalid_argument& e)
-            {
-                ThrowInputError(m_path,
-                                line.number,
-                                "rate",
-                                std::string(e.what()) + " in '" + line.fields[2] + "'");
-            }
-            if (rateBps == 0)
-            {
-                ThrowInputError(m_path, line.number, "rate", "must be positive");
-            }
-            try
-            {
-                delayNs = ParseTimeNs(line.fields[3]);
-            }
-            catch (const std::invalid_argument& e)
-            {
-                ThrowInputError(m_path,
-                                line.number,
-                                "delay",
-                                std::string(e.what()) + " in '" + line.fields[3] + "'");
-            }
-            try
-            {
-                errorRate = ParseHpccReal(line.fields[4]);
-            }
-            catch (const std::invalid_argument& e)
-            {
-                ThrowInputError(m_path, line.number, "error_rate", e.what());
-            }
-            if (errorRate > 1.0)
-            {
-                ThrowInputError(m_path,
-                                line.number,
-                                "error_rate",
-                                "probability " + line.fields[4] + " is outside [0,1]");
-            }
-            result.topology.AddLink(a, b, rateBps, delayNs);
-            result.linkErrorRate.push_back(errorRate);
-            result.linkLine.push_back(line.number);
-        }
-        if (nLinkLines < nLinks)
-        {
-            ThrowInputError(m_path,
-                            lastLine,
-                            "links",
-                            "the header announces " + std::to_string(nLinks) +
-                                " links but the file has " + std::to_string(nLinkLines) +
-                                " link lines");
-        }
-        return result;
+        MarkSwitches(idLines, h, result);
+        return next;
     }
 
-  private:
+    /// The node types named by the switch id lines \p idLines.
+    void MarkSwitches(const std::vector<const Line*>& idLines,
+                      const Header& h,
+                      HpccTopology& result) const
+    {
+        std::vector<bool> seen(h.nodes, false);
+        uint64_t k = 0; // position among all the ids: the first nvSwitches are NVSwitches
+        for (const Line* line : idLines)
+        {
+            for (std::size_t i = 0; i < line->fields.size(); ++i, ++k)
+            {
+                const bool nv = k < h.nvSwitches;
+                const char* field = nv ? "nvswitch id" : "switch id";
+                const uint32_t id = NodeId(*line, i, field, h.nodes);
+                if (seen[id])
+                {
+                    ThrowInputError(m_path,
+                                    line->number,
+                                    field,
+                                    "duplicate switch id " + std::to_string(id));
+                }
+                seen[id] = true;
+                result.nodeType[id] = nv ? HpccNodeType::NvSwitch : HpccNodeType::Switch;
+            }
+        }
+    }
+
+    /// One link line 'a b rate delay error_rate', added to \p result.
+    void ReadLink(const Line& line, uint32_t nodes, HpccTopology& result) const
+    {
+        if (line.fields.size() != 5)
+        {
+            ThrowInputError(m_path,
+                            line.number,
+                            "link",
+                            "expected 5 fields 'a b rate delay error_rate', got " +
+                                std::to_string(line.fields.size()));
+        }
+        const uint32_t a = NodeId(line, 0, "a", nodes);
+        const uint32_t b = NodeId(line, 1, "b", nodes);
+        if (a == b)
+        {
+            ThrowInputError(m_path, line.number, "b", "self-loop at node " + std::to_string(a));
+        }
+        uint64_t rateBps = 0;
+        int64_t delayNs = 0;
+        double errorRate = 0;
+        try
+        {
+            rateBps = ParseRateBps(line.fields[2]);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            ThrowInputError(m_path,
+                            line.number,
+                            "rate",
+                            std::string(e.what()) + " in '" + line.fields[2] + "'");
+        }
+        if (rateBps == 0)
+        {
+            ThrowInputError(m_path, line.number, "rate", "must be positive");
+        }
+        try
+        {
+            delayNs = ParseTimeNs(line.fields[3]);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            ThrowInputError(m_path,
+                            line.number,
+                            "delay",
+                            std::string(e.what()) + " in '" + line.fields[3] + "'");
+        }
+        try
+        {
+            errorRate = ParseHpccReal(line.fields[4]);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            ThrowInputError(m_path, line.number, "error_rate", e.what());
+        }
+        if (errorRate > 1.0)
+        {
+            ThrowInputError(m_path,
+                            line.number,
+                            "error_rate",
+                            "probability " + line.fields[4] + " is outside [0,1]");
+        }
+        result.topology.AddLink(a, b, rateBps, delayNs);
+        result.linkErrorRate.push_back(errorRate);
+        result.linkLine.push_back(line.number);
+    }
+
     uint32_t Uint(const Line& line, size_t i, const std::string& field, uint64_t max) const
     {
         try
@@ -417,6 +463,7 @@ class TopologyParser
     }
 
     std::string m_path;
+    uint32_t m_lastLine{1}; ///< the file's last line (at least 1), for errors at its end
 };
 
 /// \p v / 10^exp10 with \p unit, if exact.

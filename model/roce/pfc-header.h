@@ -27,10 +27,10 @@ class PfcHeader : public Header
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
-    void Print(std::ostream& os) const override;
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
 
     /// Source MAC of the frame, as the sending port's 48-bit address.
     void SetSourceMac(uint64_t mac)

@@ -157,7 +157,8 @@ CruxScheduler::Plan(int64_t departed)
                 current = *g.ownPorts.begin();
             }
             const std::vector<uint32_t> currentPath =
-                current != 0 ? control.GetPath(g.src, g.dst, current) : std::vector<uint32_t>();
+                current != 0 ? control.GetDirectedPath(g.src, g.dst, current)
+                             : std::vector<uint32_t>();
             const PortPath* best =
                 LeastLoadedPath(candidates, load, current != 0 ? &currentPath : nullptr);
             double bestMax = 0;

@@ -104,7 +104,7 @@ EcmpPathProbe::Paths(const SchedulerControl& control, uint32_t src, uint32_t dst
         for (uint32_t i = 0; i < m_probes; ++i)
         {
             const uint16_t port = ProbePort(i);
-            auto [p, added] = portOf.try_emplace(control.GetPath(src, dst, port), port);
+            auto [p, added] = portOf.try_emplace(control.GetDirectedPath(src, dst, port), port);
             if (!added)
             {
                 p->second = std::min(p->second, port);
@@ -130,7 +130,7 @@ EcmpPathProbe::Candidates(const SchedulerControl& control,
     std::vector<PortPath> candidates = Paths(control, src, dst);
     for (uint16_t own : ownPorts)
     {
-        std::vector<uint32_t> path = control.GetPath(src, dst, own);
+        std::vector<uint32_t> path = control.GetDirectedPath(src, dst, own);
         auto same = std::find_if(candidates.begin(), candidates.end(), [&](const PortPath& c) {
             return c.links == path;
         });
@@ -266,7 +266,7 @@ RoutingWithPorts(const SchedulerJob& job,
     {
         auto p = ports.find({f.srcHost, f.dstHost});
         const std::vector<uint32_t> path =
-            p == ports.end() ? f.path : control.GetPath(f.srcHost, f.dstHost, p->second);
+            p == ports.end() ? f.path : control.GetDirectedPath(f.srcHost, f.dstHost, p->second);
         for (uint32_t link : path)
         {
             r.busySeconds[link] += BusySeconds(control, link, f.bytes);

@@ -37,7 +37,7 @@ struct PortPath
 /**
  * \ingroup collective-scheduling
  * \brief The distinct ECMP paths between host pairs, found by probing UDP
- * source ports through SchedulerControl::GetPath, cached per pair.
+ * source ports through SchedulerControl::GetDirectedPath, cached per pair.
  */
 class EcmpPathProbe
 {

@@ -58,8 +58,10 @@ struct SchedulerJob
  * \ingroup collective-scheduling
  * \brief The narrow control plane a CollectiveScheduler acts through. It
  * reaches every NIC of a job at once; the scheduler adds the control-plane
- * delay before calling it. Implemented over a RoceFabric by
- * CollectiveSchedulerHelper, and by test doubles.
+ * delay before calling it. Every ClusterNetwork is one (the packet-level
+ * RoceFabric and the flow-level FlowNetwork each pull the levers their own
+ * way), and so are test doubles. A new lever is a method here and its
+ * implementation in the two networks.
  */
 class SchedulerControl
 {
@@ -80,9 +82,9 @@ class SchedulerControl
      * 2 x link id, + 1 when the link is crossed from its end b to its end a
      * (each direction of a full-duplex link is its own resource).
      */
-    virtual std::vector<uint32_t> GetPath(uint32_t srcHost,
-                                          uint32_t dstHost,
-                                          uint16_t port) const = 0;
+    virtual std::vector<uint32_t> GetDirectedPath(uint32_t srcHost,
+                                                  uint32_t dstHost,
+                                                  uint16_t port) const = 0;
     /// Line rate of directed link \p link, bit/s.
     virtual uint64_t GetLinkRateBps(uint32_t link) const = 0;
 

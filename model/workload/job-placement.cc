@@ -4,13 +4,12 @@
 #include "job-placement.h"
 
 #include "model-catalog.h"
-#include "split-mix64.h"
+#include "placement-policy.h"
 
 #include "ns3/log.h"
 
 #include <algorithm>
 #include <map>
-#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -26,119 +25,6 @@ std::string
 JobName(const JobSpec& spec)
 {
     return "job " + std::to_string(spec.id);
-}
-
-/// Uniform integer in [0, n), n >= 1, by rejection. Unlike
-/// std::uniform_int_distribution its output is the same on every library.
-uint64_t
-Below(std::mt19937_64& rng, uint64_t n)
-{
-    const uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % n;
-    uint64_t r;
-    do
-    {
-        r = rng();
-    } while (r >= limit);
-    return r % n;
-}
-
-/// Hosts in order, each given up to its room, until \p need workers are placed.
-void
-FillInOrder(const std::vector<uint32_t>& hosts,
-            std::vector<uint32_t>& room,
-            uint32_t& need,
-            std::vector<uint32_t>& out)
-{
-    for (uint32_t h : hosts)
-    {
-        for (; need > 0 && room[h] > 0; --need, --room[h])
-        {
-            out.push_back(h);
-        }
-    }
-}
-
-std::vector<uint32_t>
-PlacePacked(const ClusterSlots& slots, std::vector<uint32_t> room, uint32_t workers)
-{
-    std::vector<uint32_t> out;
-    for (const auto& rack : slots.GetRacks())
-    {
-        uint32_t rackRoom = 0;
-        for (uint32_t h : rack)
-        {
-            rackRoom += room[h];
-        }
-        if (rackRoom >= workers)
-        {
-            FillInOrder(rack, room, workers, out);
-            return out;
-        }
-    }
-    for (const auto& rack : slots.GetRacks())
-    {
-        FillInOrder(rack, room, workers, out);
-    }
-    return out;
-}
-
-std::vector<uint32_t>
-PlaceSpread(const ClusterSlots& slots, std::vector<uint32_t> room, uint32_t workers)
-{
-    const auto& racks = slots.GetRacks();
-    std::vector<std::size_t> cursor(racks.size(), 0); // next host to try, per rack
-    std::vector<uint32_t> out;
-    while (out.size() < workers)
-    {
-        bool placedAny = false;
-        for (std::size_t r = 0; r < racks.size() && out.size() < workers; ++r)
-        {
-            const auto& rack = racks[r];
-            for (std::size_t tried = 0; tried < rack.size(); ++tried)
-            {
-                uint32_t h = rack[cursor[r]];
-                cursor[r] = (cursor[r] + 1) % rack.size();
-                if (room[h] > 0)
-                {
-                    --room[h];
-                    out.push_back(h);
-                    placedAny = true;
-                    break;
-                }
-            }
-        }
-        if (!placedAny)
-        {
-            break; // cannot happen: the caller checked the total room
-        }
-    }
-    return out;
-}
-
-std::vector<uint32_t>
-PlaceRandom(const JobSpec& spec,
-            const ClusterSlots& slots,
-            std::vector<uint32_t> room,
-            uint64_t seed)
-{
-    std::vector<uint32_t> hosts;
-    for (uint32_t h = 0; h < slots.GetNHosts(); ++h)
-    {
-        if (room[h] > 0)
-        {
-            hosts.push_back(h);
-        }
-    }
-    // SplitMix64 spreads (seed, job id) over the whole seed space.
-    std::mt19937_64 rng(SplitMix64(SplitMix64(seed) ^ spec.id));
-    for (std::size_t i = hosts.size(); i > 1; --i) // Fisher-Yates
-    {
-        std::swap(hosts[i - 1], hosts[Below(rng, i)]);
-    }
-    uint32_t need = spec.workers;
-    std::vector<uint32_t> out;
-    FillInOrder(hosts, room, need, out);
-    return out;
 }
 
 /// Checks explicit hosts against the cluster; throws before anything is taken.
@@ -360,18 +246,9 @@ Place(const JobSpec& spec, ClusterSlots& slots, uint64_t seed)
                            std::to_string(slots.GetTotalFree()) + " free in all)"
                      : ""));
         }
-        if (spec.placement == "packed" || spec.placement == "scheduler")
-        {
-            hosts = PlacePacked(slots, std::move(room), spec.workers);
-        }
-        else if (spec.placement == "spread")
-        {
-            hosts = PlaceSpread(slots, std::move(room), spec.workers);
-        }
-        else
-        {
-            hosts = PlaceRandom(spec, slots, std::move(room), seed);
-        }
+        // With no scheduler to choose, "scheduler" places as "packed".
+        hosts = PlacementPolicy::Create(spec.placement == "scheduler" ? "packed" : spec.placement)
+                    ->Choose(PlacementRequest{spec, slots, std::move(room), seed});
         // Ring order: same host adjacent, same rack adjacent.
         std::stable_sort(hosts.begin(), hosts.end(), [&slots](uint32_t a, uint32_t b) {
             return std::make_pair(slots.RackOf(a), a) < std::make_pair(slots.RackOf(b), b);

@@ -93,15 +93,10 @@ struct Placement
  * \ingroup collective-scheduling
  * \brief Choose hosts for the workers of a job and allocate their GPUs.
  *
- * A job puts at most spec.gpusPerHost workers on one host. Policies:
- * - packed: the first rack (in rack order) whose hosts can take the whole
- *   job, hosts in order, each filled up to its limit; if no single rack fits,
- *   racks and hosts in order, each filled up to its limit;
- * - spread: round robin over racks, one worker per turn on the rack's next
- *   host with room (cycling over its hosts), so workers go to distinct racks
- *   first, then distinct hosts;
- * - random: the hosts with room in a seeded random order, each filled up to
- *   its limit (whole hosts, as a cluster scheduler hands them out);
+ * A job puts at most spec.gpusPerHost workers on one host. The hosts are
+ * chosen by the PlacementPolicy of the spec's placement name (PackedPlacement
+ * "packed", SpreadPlacement "spread", RandomPlacement "random", and any
+ * other policy registered), except for two names Place handles itself:
  * - explicit: rank i on spec.hosts[i];
  * - scheduler: the scheduler picks one of CandidatePlacements; Place itself
  *   places as packed.

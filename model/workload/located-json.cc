@@ -617,9 +617,16 @@ LocatedJson::ElementPath(const std::string& parent, size_t index)
 LocatedJsonObject::LocatedJsonObject(const LocatedJson& doc,
                                      const Node& node,
                                      std::initializer_list<const char*> known)
+    : LocatedJsonObject(doc, node, std::vector<std::string>(known.begin(), known.end()))
+{
+}
+
+LocatedJsonObject::LocatedJsonObject(const LocatedJson& doc,
+                                     const Node& node,
+                                     std::vector<std::string> known)
     : m_doc(doc),
       m_node(node),
-      m_known(known.begin(), known.end())
+      m_known(std::move(known))
 {
     if (!node.json->is_object())
     {

@@ -134,6 +134,9 @@ class LocatedJsonObject
                       const Node& node,
                       std::initializer_list<const char*> known);
 
+    /// As above, with the known keys in a vector.
+    LocatedJsonObject(const LocatedJson& doc, const Node& node, std::vector<std::string> known);
+
     /// \return whether the object has member \p key
     bool Has(const std::string& key) const;
 

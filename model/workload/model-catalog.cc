@@ -4,6 +4,7 @@
 #include "model-catalog.h"
 
 #include "collective.h"
+#include "placement-policy.h"
 
 #include "ns3/short-name-registry.h"
 
@@ -209,17 +210,6 @@ ModelCatalog::GradientBytes(const JobSpec& spec)
     return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(scaled)));
 }
 
-const std::vector<std::string>&
-ModelCatalog::PlacementNames()
-{
-    static const std::vector<std::string> names{"packed",
-                                                "spread",
-                                                "random",
-                                                "explicit",
-                                                "scheduler"};
-    return names;
-}
-
 void
 ModelCatalog::Validate(const JobSpec& spec)
 {
@@ -280,11 +270,12 @@ ModelCatalog::Validate(const JobSpec& spec)
              "unknown collective '" + spec.collective +
                  "' (known: " + ShortNameRegistry::ListNames(Collective::GetTypeId()) + ")");
     }
-    if (!Contains(PlacementNames(), spec.placement))
+    const std::vector<std::string> placements = PlacementPolicy::GetNames();
+    if (!Contains(placements, spec.placement))
     {
         Fail(spec,
              "placement",
-             "unknown placement '" + spec.placement + "' (known: " + Join(PlacementNames()) + ")");
+             "unknown placement '" + spec.placement + "' (known: " + Join(placements) + ")");
     }
 
     if (spec.placement != "explicit")

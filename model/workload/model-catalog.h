@@ -107,9 +107,6 @@ class ModelCatalog
      */
     static uint64_t GradientBytes(const JobSpec& spec);
 
-    /// \return the placement policy names a JobSpec may use
-    static const std::vector<std::string>& PlacementNames();
-
     /**
      * Check every field of a job spec. Besides the obvious ranges:
      * - explicit placement: hosts holds one host index per worker (rank i

@@ -277,44 +277,40 @@ ReadFaults(const LocatedJson& w, const Node& n, std::vector<FabricFault>& faults
     }
 }
 
-/// Keys of a job; jobDefaults takes all but id and hosts.
-const std::initializer_list<const char*> kJobKeys{"id",
-                                                  "model",
-                                                  "workers",
-                                                  "gpusPerHost",
-                                                  "placement",
-                                                  "hosts",
-                                                  "iterations",
-                                                  "arrival",
-                                                  "weight",
-                                                  "collective",
-                                                  "channels",
-                                                  "buckets",
-                                                  "dtype",
-                                                  "gpu",
-                                                  "mfu",
-                                                  "batchPerGpu",
-                                                  "sequenceLength",
-                                                  "computeTime",
-                                                  "scale"};
+/// Keys of jobDefaults: a job's but id and hosts.
+const std::vector<std::string> kJobDefaultKeys{"model",
+                                               "workers",
+                                               "gpusPerHost",
+                                               "placement",
+                                               "iterations",
+                                               "arrival",
+                                               "weight",
+                                               "collective",
+                                               "channels",
+                                               "buckets",
+                                               "dtype",
+                                               "gpu",
+                                               "mfu",
+                                               "batchPerGpu",
+                                               "sequenceLength",
+                                               "computeTime",
+                                               "scale"};
 
-const std::initializer_list<const char*> kJobDefaultKeys{"model",
-                                                         "workers",
-                                                         "gpusPerHost",
-                                                         "placement",
-                                                         "iterations",
-                                                         "arrival",
-                                                         "weight",
-                                                         "collective",
-                                                         "channels",
-                                                         "buckets",
-                                                         "dtype",
-                                                         "gpu",
-                                                         "mfu",
-                                                         "batchPerGpu",
-                                                         "sequenceLength",
-                                                         "computeTime",
-                                                         "scale"};
+/// Keys of a job: id first, then jobDefaults' with hosts after placement.
+std::vector<std::string>
+JobKeys()
+{
+    std::vector<std::string> keys{"id"};
+    for (const std::string& k : kJobDefaultKeys)
+    {
+        keys.push_back(k);
+        if (k == "placement")
+        {
+            keys.emplace_back("hosts");
+        }
+    }
+    return keys;
+}
 
 /// Fields common to jobs and jobDefaults (all but id and hosts).
 void
@@ -365,7 +361,7 @@ ReadJobs(const LocatedJson& w, const Node& n, const JobSpec& defaults, std::vect
     for (const Node& element : w.Elements(n))
     {
         const size_t index = jobs.size();
-        Object o(w, element, kJobKeys);
+        Object o(w, element, JobKeys());
         JobSpec job = defaults;
         job.id = static_cast<uint32_t>(index);
         job.hosts.clear();

@@ -3,7 +3,7 @@
  */
 #include "fabric-fault.h"
 
-#include "ns3/unit-strings.h"
+#include "unit-strings.h"
 
 #include <limits>
 #include <stdexcept>

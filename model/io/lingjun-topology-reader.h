@@ -4,7 +4,7 @@
 #ifndef LINGJUN_TOPOLOGY_READER_H
 #define LINGJUN_TOPOLOGY_READER_H
 
-#include "fabric-topology.h"
+#include "ns3/fabric-topology.h"
 
 #include <cstdint>
 #include <string>

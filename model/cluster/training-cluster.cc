@@ -3,9 +3,9 @@
  */
 #include "training-cluster.h"
 
-#include "ns3/flow-collective-transport.h"
 #include "ns3/log.h"
 #include "ns3/model-catalog.h"
+#include "ns3/network-collective-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -75,23 +75,14 @@ TrainingCluster::DoDispose()
         }
     }
     m_jobs.clear();
-    m_fabric = nullptr;
-    m_flowNetwork = nullptr;
+    m_network = nullptr;
     Object::DoDispose();
 }
 
 void
-TrainingCluster::Setup(Ptr<RoceFabric> fabric, uint32_t gpusPerHost)
+TrainingCluster::Setup(Ptr<ClusterNetwork> network, uint32_t gpusPerHost)
 {
-    m_fabric = fabric;
-    m_gpusPerHost = gpusPerHost;
-    m_slots = std::make_unique<ClusterSlots>(fabric->GetTopology(), gpusPerHost);
-}
-
-void
-TrainingCluster::Setup(Ptr<FlowNetwork> network, uint32_t gpusPerHost)
-{
-    m_flowNetwork = network;
+    m_network = network;
     m_gpusPerHost = gpusPerHost;
     m_slots = std::make_unique<ClusterSlots>(network->GetTopology(), gpusPerHost);
 }
@@ -184,24 +175,13 @@ void
 TrainingCluster::StartJob(std::size_t index)
 {
     JobEntry& e = *m_jobs[index];
-    if (m_flowNetwork)
-    {
-        e.transport = std::make_unique<FlowCollectiveTransport>(m_flowNetwork,
-                                                                e.placement.workerHost,
-                                                                e.spec.id,
-                                                                3,
-                                                                m_nvlinkRate,
-                                                                m_nvlinkLatency);
-    }
-    else
-    {
-        e.transport = std::make_unique<FabricCollectiveTransport>(m_fabric,
-                                                                  e.placement.workerHost,
-                                                                  e.spec.id,
-                                                                  3,
-                                                                  m_nvlinkRate,
-                                                                  m_nvlinkLatency);
-    }
+    m_network->AddJob(e.spec.id, e.placement.workerHost);
+    e.transport = std::make_unique<NetworkCollectiveTransport>(m_network,
+                                                               e.placement.workerHost,
+                                                               e.spec.id,
+                                                               3,
+                                                               m_nvlinkRate,
+                                                               m_nvlinkLatency);
     e.job = CreateObject<TrainingJob>();
     e.job->Setup(e.spec, e.computeTime, e.gradientBytes, e.transport.get());
     e.job->TraceConnectWithoutContext(

@@ -4,10 +4,9 @@
 #ifndef TRAINING_CLUSTER_H
 #define TRAINING_CLUSTER_H
 
-#include "fabric-collective-transport.h"
-#include "roce-fabric-helper.h"
-
-#include "ns3/flow-network.h"
+#include "ns3/cluster-network.h"
+#include "ns3/collective-transport.h"
+#include "ns3/data-rate.h"
 #include "ns3/job-placement.h"
 #include "ns3/training-job.h"
 
@@ -21,7 +20,8 @@ namespace ns3
 
 /**
  * \ingroup collective-scheduling
- * \brief A multi-tenant GPU cluster on a RoCE fabric: jobs arrive, are
+ * \brief A multi-tenant GPU cluster on a network (ClusterNetwork: the
+ * packet-level RoCE fabric or the flow level): jobs arrive, are
  * placed on free GPUs (first come, first served; a job that does not fit
  * waits for GPUs to free up), run their iterations and leave.
  *
@@ -40,7 +40,7 @@ class TrainingCluster : public Object
         Placement placement;
         Time computeTime;
         uint64_t gradientBytes{0};
-        /// FabricCollectiveTransport, or FlowCollectiveTransport on a FlowNetwork
+        /// a NetworkCollectiveTransport over the cluster's network
         std::unique_ptr<CollectiveTransport> transport;
     };
 
@@ -49,16 +49,10 @@ class TrainingCluster : public Object
     ~TrainingCluster() override;
 
     /**
-     * \param fabric the fabric the jobs share
+     * \param network the network the jobs share, at either level
      * \param gpusPerHost GPUs of every host
      */
-    void Setup(Ptr<RoceFabric> fabric, uint32_t gpusPerHost);
-
-    /**
-     * As Setup(fabric, ...), on the flow-level model of a fabric: the jobs'
-     * messages become fluid flows (FlowCollectiveTransport).
-     */
-    void Setup(Ptr<FlowNetwork> network, uint32_t gpusPerHost);
+    void Setup(Ptr<ClusterNetwork> network, uint32_t gpusPerHost);
 
     /**
      * Add a job; it arrives at spec.arrivalNs.
@@ -82,16 +76,10 @@ class TrainingCluster : public Object
         return m_failed;
     }
 
-    /// The packet-level fabric; null on a flow-level network.
-    Ptr<RoceFabric> GetFabric() const
+    /// The network the jobs share.
+    Ptr<ClusterNetwork> GetNetwork() const
     {
-        return m_fabric;
-    }
-
-    /// The flow-level network; null on a packet-level fabric.
-    Ptr<FlowNetwork> GetFlowNetwork() const
-    {
-        return m_flowNetwork;
+        return m_network;
     }
 
     uint32_t GetGpusPerHost() const
@@ -129,8 +117,7 @@ class TrainingCluster : public Object
                                uint32_t job,
                                const TrainingJob::Failure& failure);
 
-    Ptr<RoceFabric> m_fabric;
-    Ptr<FlowNetwork> m_flowNetwork;
+    Ptr<ClusterNetwork> m_network;
     uint32_t m_gpusPerHost{1};
     std::unique_ptr<ClusterSlots> m_slots;
     std::vector<std::unique_ptr<JobEntry>> m_jobs;

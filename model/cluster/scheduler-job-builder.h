@@ -1,0 +1,43 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCHEDULER_JOB_BUILDER_H
+#define SCHEDULER_JOB_BUILDER_H
+
+#include "training-cluster.h"
+
+#include "ns3/cluster-network.h"
+#include "ns3/scheduler-job.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * What a scheduler knows of a placed job, derived from the job and the network:
+ *
+ * - Traffic: the job's collectives are run once on a recording transport
+ *   (no simulation), bucket by bucket with the same byte split as
+ *   TrainingJob, and every message between ranks on different hosts is
+ *   added to its connection (source rank, destination rank, channel), whose
+ *   UDP source port is NetworkCollectiveTransport::ConnectionPort and whose
+ *   path is the network's ECMP choice for that port, as directed links
+ *   (ClusterNetwork::GetDirectedPath: the two directions of a full-duplex
+ *   link are separate resources, and schedulers must not add them up).
+ * - Communication time alone: per bucket and step, the busiest link's wire
+ *   time (headers, preamble and gap included) plus the longest path's
+ *   propagation and one packet's store-and-forward per hop; steps and
+ *   buckets add up. NVLink messages are taken as free. An all-to-all is
+ *   one step. This is an estimate (it ignores congestion-control ramp-up and
+ *   ACK turnaround), good to a few percent for large messages. The payload
+ *   per packet and ACK interval are the network's.
+ *
+ * \param entry a started job of the cluster
+ * \param network the network it runs on
+ */
+SchedulerJob MakeSchedulerJob(const TrainingCluster::JobEntry& entry,
+                              const ClusterNetwork& network);
+
+} // namespace ns3
+
+#endif /* SCHEDULER_JOB_BUILDER_H */

@@ -1,0 +1,101 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "network-collective-transport.h"
+
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NetworkCollectiveTransport::NetworkCollectiveTransport(Ptr<ClusterNetwork> network,
+                                                       std::vector<uint32_t> rankHosts,
+                                                       uint32_t jobId,
+                                                       uint8_t priority,
+                                                       DataRate nvlinkRate,
+                                                       Time nvlinkLatency)
+    : m_network(network),
+      m_rankHosts(std::move(rankHosts)),
+      m_jobId(jobId),
+      m_priority(priority),
+      m_nvlinkRate(nvlinkRate),
+      m_nvlinkLatency(nvlinkLatency)
+{
+}
+
+void
+NetworkCollectiveTransport::BeginCollective(uint32_t iteration, uint32_t index)
+{
+    m_iteration = iteration;
+    m_collective = index;
+}
+
+uint16_t
+NetworkCollectiveTransport::ConnectionPort(uint32_t jobId,
+                                           uint32_t srcRank,
+                                           uint32_t dstRank,
+                                           uint32_t channel)
+{
+    uint64_t h = (static_cast<uint64_t>(jobId) << 40) ^ (static_cast<uint64_t>(srcRank) << 20) ^
+                 dstRank ^ (static_cast<uint64_t>(channel) << 58);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return static_cast<uint16_t>(0xC000 | (h & 0x3FFF));
+}
+
+RdmaMessageInfo
+NetworkCollectiveTransport::MessageInfo(const CollectiveMessage& m,
+                                        uint32_t jobId,
+                                        uint8_t priority,
+                                        uint32_t iteration,
+                                        uint32_t collective)
+{
+    RdmaMessageInfo info;
+    info.bytes = m.bytes;
+    info.jobId = jobId;
+    info.priority = priority;
+    info.iteration = iteration;
+    info.collective = collective;
+    info.step = m.step;
+    info.srcPort = ConnectionPort(jobId, m.srcRank, m.dstRank, m.channel);
+    return info;
+}
+
+void
+NetworkCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
+{
+    Post(m, std::move(onDelivered), nullptr);
+}
+
+void
+NetworkCollectiveTransport::Post(const CollectiveMessage& m,
+                                 std::function<void()> onDelivered,
+                                 FailedCallback onFailed)
+{
+    const uint32_t src = m_rankHosts.at(m.srcRank);
+    const uint32_t dst = m_rankHosts.at(m.dstRank);
+    // GPUs of one server (one host, or the NICs of one multi-NIC server) share NVLink.
+    if (m_network->GetTopology().SameServer(src, dst))
+    {
+        ++m_nvlinkMessages;
+        Simulator::Schedule(m_nvlinkLatency + m_nvlinkRate.CalculateBytesTxTime(m.bytes),
+                            std::move(onDelivered));
+        return;
+    }
+    ++m_networkMessages;
+    if (onFailed)
+    {
+        onFailed = [this, f = std::move(onFailed)](const std::string& reason) {
+            ++m_failedMessages;
+            f(reason);
+        };
+    }
+    m_network->Post(src,
+                    dst,
+                    MessageInfo(m, m_jobId, m_priority, m_iteration, m_collective),
+                    std::move(onDelivered),
+                    std::move(onFailed));
+}
+
+} // namespace ns3

@@ -1,0 +1,109 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef NETWORK_COLLECTIVE_TRANSPORT_H
+#define NETWORK_COLLECTIVE_TRANSPORT_H
+
+#include "cluster-network.h"
+
+#include "ns3/collective-transport.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Carries one job's collective messages, at either level: between
+ * ranks on different servers as messages of a ClusterNetwork (an RDMA WRITE
+ * on a queue pair of its own, tagged with the job), between ranks of one
+ * server over NVLink, modelled as a fixed rate and latency that never
+ * touches the network.
+ *
+ * A network message fails when the network gives up on it (at the packet
+ * level, its sender's queue pair exceeded its retries or was flushed behind
+ * one that did); the transport then calls the message's onFailed with the
+ * network's reason. NVLink messages never fail.
+ */
+class NetworkCollectiveTransport : public CollectiveTransport
+{
+  public:
+    /**
+     * \param rankHosts host index of every rank
+     * \param jobId tag of the job's messages (gates, priorities, accounting)
+     */
+    NetworkCollectiveTransport(Ptr<ClusterNetwork> network,
+                               std::vector<uint32_t> rankHosts,
+                               uint32_t jobId,
+                               uint8_t priority,
+                               DataRate nvlinkRate,
+                               Time nvlinkLatency);
+
+    /**
+     * The UDP source port of a job's connection from rank \p srcRank to rank
+     * \p dstRank on channel \p channel. NCCL keeps one queue pair per
+     * connection for the job's life, so a connection keeps its ECMP path
+     * across messages and iterations; the port is a hash of the connection
+     * in the RoCEv2 range 0xC000-0xFFFF.
+     */
+    static uint16_t ConnectionPort(uint32_t jobId,
+                                   uint32_t srcRank,
+                                   uint32_t dstRank,
+                                   uint32_t channel);
+
+    /**
+     * The RDMA message that carries collective message \p m of job \p jobId
+     * in traffic class \p priority, collective \p collective of iteration
+     * \p iteration, on its connection's port (ConnectionPort).
+     */
+    static RdmaMessageInfo MessageInfo(const CollectiveMessage& m,
+                                       uint32_t jobId,
+                                       uint8_t priority,
+                                       uint32_t iteration,
+                                       uint32_t collective);
+
+    /// Post with no failure callback: a failure of the message is a fatal error.
+    void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
+    void Post(const CollectiveMessage& m,
+              std::function<void()> onDelivered,
+              FailedCallback onFailed) override;
+    void BeginCollective(uint32_t iteration, uint32_t index) override;
+
+    /// Messages carried by the network.
+    uint64_t GetNetworkMessages() const
+    {
+        return m_networkMessages;
+    }
+
+    /// Messages carried over NVLink.
+    uint64_t GetNvlinkMessages() const
+    {
+        return m_nvlinkMessages;
+    }
+
+    /// Network messages that failed.
+    uint64_t GetFailedMessages() const
+    {
+        return m_failedMessages;
+    }
+
+  private:
+    Ptr<ClusterNetwork> m_network;
+    std::vector<uint32_t> m_rankHosts;
+    uint32_t m_jobId;
+    uint8_t m_priority;
+    DataRate m_nvlinkRate;
+    Time m_nvlinkLatency;
+    uint32_t m_iteration{0};
+    uint32_t m_collective{0};
+    uint64_t m_networkMessages{0};
+    uint64_t m_nvlinkMessages{0};
+    uint64_t m_failedMessages{0};
+};
+
+} // namespace ns3
+
+#endif /* NETWORK_COLLECTIVE_TRANSPORT_H */

@@ -13,6 +13,8 @@
  *        data_hops=N ack_hops=0 link_bytes=N
  */
 
+#include "stock-benchmark.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -21,12 +23,8 @@
 #include "ns3/traffic-control-module.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cinttypes>
-#include <cstdio>
 #include <numeric>
 #include <random>
-#include <sys/resource.h>
 
 using namespace ns3;
 
@@ -201,27 +199,8 @@ main(int argc, char* argv[])
                                   MakeCallback(&CountHop));
 
     Simulator::Stop(simTime);
-    auto start = std::chrono::steady_clock::now();
-    Simulator::Run();
-    auto stop = std::chrono::steady_clock::now();
-    double wall = std::chrono::duration<double>(stop - start).count();
-    double simSeconds = Simulator::Now().GetSeconds();
-    uint64_t events = Simulator::GetEventCount();
-    Simulator::Destroy();
-
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-
+    const stock_benchmark::TimedRun run = stock_benchmark::RunTimed();
     // Every frame is a UDP data frame: no acknowledgements cross the links.
-    std::printf("PERF name=stock-internet-fat-tree packet_hops=%" PRIu64 " events=%" PRIu64
-                " wall_s=%.6f sim_s=%.9f peak_rss_kb=%ld data_hops=%" PRIu64
-                " ack_hops=0 link_bytes=%" PRIu64 "\n",
-                g_packetHops,
-                events,
-                wall,
-                simSeconds,
-                usage.ru_maxrss,
-                g_packetHops,
-                g_linkBytes);
+    stock_benchmark::PrintPerf("stock-internet-fat-tree", run, g_packetHops, g_linkBytes);
     return 0;
 }

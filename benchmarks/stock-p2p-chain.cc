@@ -11,14 +11,11 @@
  *        data_hops=N ack_hops=0 link_bytes=N
  */
 
+#include "stock-benchmark.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
-
-#include <chrono>
-#include <cinttypes>
-#include <cstdio>
-#include <sys/resource.h>
 
 using namespace ns3;
 
@@ -206,32 +203,13 @@ main(int argc, char* argv[])
         }
     });
 
-    auto start = std::chrono::steady_clock::now();
-    Simulator::Run();
-    auto stop = std::chrono::steady_clock::now();
-    double wall = std::chrono::duration<double>(stop - start).count();
-    double simSeconds = Simulator::Now().GetSeconds();
-    uint64_t events = Simulator::GetEventCount();
-    Simulator::Destroy();
-
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-
+    const stock_benchmark::TimedRun run = stock_benchmark::RunTimed();
     if (chain.m_hops != packets * hops)
     {
         NS_FATAL_ERROR("stock-p2p-chain: expected " << packets * hops << " packet-hops, counted "
                                                     << chain.m_hops);
     }
     // Every frame is a data frame of packetSize bytes (PPP header included).
-    std::printf("PERF name=stock-p2p-chain packet_hops=%" PRIu64 " events=%" PRIu64
-                " wall_s=%.6f sim_s=%.9f peak_rss_kb=%ld data_hops=%" PRIu64
-                " ack_hops=0 link_bytes=%" PRIu64 "\n",
-                chain.m_hops,
-                events,
-                wall,
-                simSeconds,
-                usage.ru_maxrss,
-                chain.m_hops,
-                chain.m_hops * packetSize);
+    stock_benchmark::PrintPerf("stock-p2p-chain", run, chain.m_hops, chain.m_hops * packetSize);
     return 0;
 }

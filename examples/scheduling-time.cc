@@ -132,52 +132,6 @@ MillisecondsSince(std::chrono::steady_clock::time_point begin)
         .count();
 }
 
-} // namespace
-
-void Measure(std::unique_ptr<SimulationRun>& run,
-             uint32_t minRacks,
-             uint32_t maxRacks,
-             double timeLimit,
-             uint32_t horizon,
-             uint32_t seed,
-             uint32_t seeds,
-             const std::string& dbPath);
-
-int
-main(int argc, char* argv[])
-{
-    uint32_t minRacks = 4;
-    uint32_t maxRacks = 64;
-    double timeLimit = 20;
-    uint32_t horizon = 40;
-    uint32_t seed = 1;
-    uint32_t seeds = 5;
-    std::string dbPath;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("minRacks", "Smallest cluster, in racks (doubled up to maxRacks)", minRacks);
-    cmd.AddValue("maxRacks", "Largest cluster, in racks", maxRacks);
-    cmd.AddValue("timeLimit", "Wall-clock limit of each MILP solve, seconds", timeLimit);
-    cmd.AddValue("horizon", "Slots in the plan", horizon);
-    cmd.AddValue("seed", "Seed of the first job set", seed);
-    cmd.AddValue("seeds", "Job sets per size (seeds seed, seed+1, ...)", seeds);
-    cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
-    ParseExampleCommandLine(cmd, argc, argv, "scheduling-time");
-    return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& run) {
-        RequireFlag(minRacks >= 2, "minRacks", std::to_string(minRacks), "must be >= 2");
-        RequireFlag(maxRacks >= minRacks,
-                    "maxRacks",
-                    std::to_string(maxRacks),
-                    "must be >= minRacks (" + std::to_string(minRacks) + ")");
-        RequireFlag(timeLimit > 0, "timeLimit", std::to_string(timeLimit), "must be positive");
-        RequireFlag(horizon >= 8, "horizon", std::to_string(horizon), "must be >= 8");
-        RequireFlag(seeds >= 1, "seeds", std::to_string(seeds), "must be >= 1");
-        Measure(run, minRacks, maxRacks, timeLimit, horizon, seed, seeds, dbPath);
-    });
-}
-
-namespace
-{
-
 /// One planner on one instance.
 struct Row
 {
@@ -222,8 +176,6 @@ Median(std::vector<double> v)
     const std::size_t m = v.size() / 2;
     return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
-
-} // namespace
 
 void
 Measure(std::unique_ptr<SimulationRun>& run,
@@ -391,5 +343,39 @@ Measure(std::unique_ptr<SimulationRun>& run,
                        static_cast<int64_t>(r.hitLimit ? 1 : 0),
                        static_cast<int64_t>(r.parts)});
         }
+    });
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t minRacks = 4;
+    uint32_t maxRacks = 64;
+    double timeLimit = 20;
+    uint32_t horizon = 40;
+    uint32_t seed = 1;
+    uint32_t seeds = 5;
+    std::string dbPath;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("minRacks", "Smallest cluster, in racks (doubled up to maxRacks)", minRacks);
+    cmd.AddValue("maxRacks", "Largest cluster, in racks", maxRacks);
+    cmd.AddValue("timeLimit", "Wall-clock limit of each MILP solve, seconds", timeLimit);
+    cmd.AddValue("horizon", "Slots in the plan", horizon);
+    cmd.AddValue("seed", "Seed of the first job set", seed);
+    cmd.AddValue("seeds", "Job sets per size (seeds seed, seed+1, ...)", seeds);
+    cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
+    ParseExampleCommandLine(cmd, argc, argv, "scheduling-time");
+    return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& run) {
+        RequireFlag(minRacks >= 2, "minRacks", std::to_string(minRacks), "must be >= 2");
+        RequireFlag(maxRacks >= minRacks,
+                    "maxRacks",
+                    std::to_string(maxRacks),
+                    "must be >= minRacks (" + std::to_string(minRacks) + ")");
+        RequireFlag(timeLimit > 0, "timeLimit", std::to_string(timeLimit), "must be positive");
+        RequireFlag(horizon >= 8, "horizon", std::to_string(horizon), "must be >= 8");
+        RequireFlag(seeds >= 1, "seeds", std::to_string(seeds), "must be >= 1");
+        Measure(run, minRacks, maxRacks, timeLimit, horizon, seed, seeds, dbPath);
     });
 }

@@ -5,6 +5,8 @@
 // structure derived by hand, and a brute-force BFS written here that shares
 // no code with the route computation.
 
+#include "ecmp-paths-test-util.h"
+
 #include "ns3/ecmp-routes.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/fat-tree-topology.h"
@@ -19,6 +21,7 @@
 #include <vector>
 
 using namespace ns3;
+using ns3::test::CountPaths;
 
 namespace
 {
@@ -129,25 +132,6 @@ CheckAgainstBruteForce(const FabricTopology& topo)
             }
         }
     }
-}
-
-/// Number of distinct shortest paths (as link sequences) from switch \p node
-/// to host \p h, following every next-hop port.
-uint64_t
-CountPaths(const FabricTopology& topo, const EcmpRoutes& routes, uint32_t node, uint32_t h)
-{
-    if (node == topo.GetHosts()[h])
-    {
-        return 1;
-    }
-    uint64_t paths = 0;
-    for (uint16_t port : routes.GetNextHopPorts(node, h))
-    {
-        uint32_t peer = topo.GetPeer(node, topo.AdjacentLinks(node)[port]);
-        EXPECT_EQ(routes.GetHopCount(peer, h) + 1, routes.GetHopCount(node, h));
-        paths += CountPaths(topo, routes, peer, h);
-    }
-    return paths;
 }
 
 /// The only neighbour of a single-homed host.

@@ -299,15 +299,7 @@ TEST_F(FabricFaultsTest, HostCutOffFailsItsJobAndTheRunEndsFailedWithFaultsRecor
     f.where = "test: faults[0]";
     spec.faults.push_back(f);
     std::string message;
-    try
-    {
-        ScenarioRunner(spec, "test").Run("fair");
-        FAIL() << "the run did not fail";
-    }
-    catch (const JobFailedError& e)
-    {
-        message = e.what();
-    }
+    ASSERT_NO_FATAL_FAILURE(RunUntilAJobFails(spec, message));
     EXPECT_LT(Simulator::Now(), MilliSeconds(2) + MilliSeconds(5)) << "stops at the failure";
     EXPECT_NE(message.find("job 1 failed at "), std::string::npos) << message;
     const std::filesystem::path db = spec.output.db;

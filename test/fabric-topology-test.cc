@@ -5,6 +5,8 @@
 // topology reader. Expectations come from closed forms and from an
 // independent parse of the input file.
 
+#include "runtime-error-test-util.h"
+
 #include "ns3/fabric-topology.h"
 #include "ns3/fat-tree-topology.h"
 #include "ns3/leaf-spine-topology.h"
@@ -24,26 +26,10 @@
 #include <vector>
 
 using namespace ns3;
+using ns3::test::RuntimeErrorOf;
 
 namespace
 {
-
-/// Runs \p fn and returns the message of the std::runtime_error it throws.
-template <typename Fn>
-std::string
-RuntimeErrorOf(Fn fn)
-{
-    try
-    {
-        fn();
-    }
-    catch (const std::runtime_error& e)
-    {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected std::runtime_error";
-    return "";
-}
 
 /// Neighbour node ids of a node, one per port.
 std::vector<uint32_t>

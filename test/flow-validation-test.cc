@@ -206,28 +206,19 @@ TEST_F(FlowValidationTest, WritesTheSameTablesWithTheBackendInTheRun)
     ScenarioRunner(spec, "flow-validation-test").Run("fair");
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
-    auto count = [db](const std::string& sql) {
-        sqlite3_stmt* st = nullptr;
-        EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-        int64_t n = -1;
-        if (sqlite3_step(st) == SQLITE_ROW)
-        {
-            n = sqlite3_column_int64(st, 0);
-        }
-        sqlite3_finalize(st);
-        return n;
-    };
-    EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status='complete' AND "
-                    "json_extract(params_json,'$.backend')='flow'"),
+    EXPECT_EQ(test::Count(db,
+                          "SELECT COUNT(*) FROM runs WHERE status='complete' AND "
+                          "json_extract(params_json,'$.backend')='flow'"),
               1);
-    EXPECT_EQ(count("SELECT COUNT(*) FROM jobs"), 1);
-    EXPECT_EQ(count("SELECT COUNT(*) FROM iterations"), 2);
+    EXPECT_EQ(test::Count(db, "SELECT COUNT(*) FROM jobs"), 1);
+    EXPECT_EQ(test::Count(db, "SELECT COUNT(*) FROM iterations"), 2);
     // Every message delivered, after it was posted, and acknowledged after that.
-    const int64_t flows = count("SELECT COUNT(*) FROM flows");
+    const int64_t flows = test::Count(db, "SELECT COUNT(*) FROM flows");
     EXPECT_GT(flows, 0);
-    EXPECT_EQ(count("SELECT COUNT(*) FROM flows WHERE end_ns > start_ns AND ack_ns > end_ns"),
-              flows);
-    EXPECT_GT(count("SELECT SUM(tx_bytes_ab + tx_bytes_ba) FROM links"), 4 * 1000000);
+    EXPECT_EQ(
+        test::Count(db, "SELECT COUNT(*) FROM flows WHERE end_ns > start_ns AND ack_ns > end_ns"),
+        flows);
+    EXPECT_GT(test::Count(db, "SELECT SUM(tx_bytes_ab + tx_bytes_ba) FROM links"), 4 * 1000000);
     sqlite3_close(db);
 }
 

@@ -12,6 +12,7 @@
  * in both racks.
  */
 
+#include "epoch-plan-test-util.h"
 #include "scenario-run-test.h"
 
 #include "ns3/cbc-milp-solver.h"
@@ -24,6 +25,8 @@
 #include <sqlite3.h>
 
 using namespace ns3;
+using ns3::epoch_plan_test::Coll;
+using ns3::epoch_plan_test::Job;
 
 namespace
 {
@@ -92,17 +95,6 @@ CrossRing(uint32_t a, uint32_t b, uint32_t spine)
             {Down(0, spine), 1.0}};
 }
 
-PlanCollective
-Coll(int64_t ready, int64_t duration, double weight, std::map<uint32_t, double> usage)
-{
-    PlanCollective c;
-    c.readySlot = ready;
-    c.duration = duration;
-    c.weight = weight;
-    c.usage = std::move(usage);
-    return c;
-}
-
 /// A cross-rack collective that may take either spine.
 PlanCollective
 CrossColl(int64_t ready, int64_t duration, double weight, uint32_t a, uint32_t b)
@@ -113,16 +105,6 @@ CrossColl(int64_t ready, int64_t duration, double weight, uint32_t a, uint32_t b
     other.usage = CrossRing(a, b, 1);
     c.alternatives.push_back(other);
     return c;
-}
-
-PlanJob
-Job(uint32_t id, int64_t compute, std::vector<PlanCollective> collectives)
-{
-    PlanJob j;
-    j.id = id;
-    j.computeSlots = compute;
-    j.collectives = std::move(collectives);
-    return j;
 }
 
 /// CBC, counting its solves and keeping, per solve, the variable names, the

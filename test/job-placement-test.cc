@@ -6,6 +6,8 @@
 // hosts follow from the policy definitions on small leaf-spine fabrics whose
 // rack of host h is h / hostsPerLeaf.
 
+#include "runtime-error-test-util.h"
+
 #include "ns3/fat-tree-topology.h"
 #include "ns3/job-placement.h"
 #include "ns3/leaf-spine-topology.h"
@@ -19,6 +21,7 @@
 #include <vector>
 
 using namespace ns3;
+using ns3::test::RuntimeErrorOf;
 
 namespace
 {
@@ -65,23 +68,6 @@ WorkersPerHost(const Placement& p)
         ++out[h];
     }
     return out;
-}
-
-/// Runs \p fn and returns the message of the std::runtime_error it throws.
-template <typename Fn>
-std::string
-RuntimeErrorOf(Fn fn)
-{
-    try
-    {
-        fn();
-    }
-    catch (const std::runtime_error& e)
-    {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected std::runtime_error";
-    return "";
 }
 
 /**

@@ -5,6 +5,8 @@
 // hand (same rail and group: NIC, rail leaf, NIC; anything else through a
 // spine), NVLink inside a server, and rings that stay on their rails.
 
+#include "ecmp-paths-test-util.h"
+
 #include "ns3/ecmp-routes.h"
 #include "ns3/job-placement.h"
 #include "ns3/rail-optimized-topology.h"
@@ -15,6 +17,7 @@
 #include <vector>
 
 using namespace ns3;
+using ns3::test::CountPaths;
 
 namespace
 {
@@ -35,22 +38,6 @@ LeafOf(const FabricTopology& topo, uint32_t host)
 {
     const uint32_t node = topo.GetHosts().at(host);
     return topo.GetPeer(node, topo.AdjacentLinks(node).at(0));
-}
-
-/// Shortest paths (link sequences) from \p node to host \p h, following the next hops.
-uint64_t
-CountPaths(const FabricTopology& topo, const EcmpRoutes& routes, uint32_t node, uint32_t h)
-{
-    if (node == topo.GetHosts()[h])
-    {
-        return 1;
-    }
-    uint64_t paths = 0;
-    for (uint16_t port : routes.GetNextHopPorts(node, h))
-    {
-        paths += CountPaths(topo, routes, topo.GetPeer(node, topo.AdjacentLinks(node)[port]), h);
-    }
-    return paths;
 }
 
 } // namespace

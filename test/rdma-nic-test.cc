@@ -39,6 +39,40 @@ class RdmaNicTest : public FabricTest
         return helper.Install(MakeStar(2, kRate, kDelayNs));
     }
 
+    /// \p hosts hosts through one switch, the NICs' defaults but no congestion control.
+    static Ptr<RoceFabric> BuildStar(uint32_t hosts)
+    {
+        RoceFabricHelper helper;
+        helper.SetCongestionControl("none");
+        return helper.Install(MakeStar(hosts, kRate, kDelayNs));
+    }
+
+    /**
+     * A 200-packet message from host 0 to host 1 whose 50th data frame
+     * (index 49) is lost once, over \p fabric, checked for what go-back-N
+     * gives at any ACK interval: one NAK recovers it, with no timeout, and
+     * the sender resends the lost packet and everything sent after it.
+     */
+    static void ExpectOneLossRecoveredByGoBackN(Ptr<RoceFabric> fabric)
+    {
+        RoceFlowMonitor monitor(fabric);
+        Ptr<RdmaNic> receiver = fabric->GetNic(1);
+        auto em = DropOnReceive(receiver->GetPort(), [](const RoceHeader& h, uint64_t seen) {
+            return h.IsData() && seen == 49;
+        });
+        RdmaMessageInfo info;
+        info.bytes = 200000;
+        fabric->SendMessage(0, 1, info, Seconds(0));
+        Simulator::Run();
+        ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
+        EXPECT_EQ(em->GetDropped(), 1u);
+        EXPECT_EQ(receiver->GetNaksSent(), 1u);
+        EXPECT_EQ(fabric->GetNic(0)->GetTimeouts(), 0u) << "a NAK, not the timeout, recovers";
+        const auto& f = monitor.GetFlows().begin()->second;
+        EXPECT_GE(f.retransmittedBytes, 1000u);
+        EXPECT_LT(f.retransmittedBytes, 200000u);
+    }
+
     /**
      * Analytic FCT of one message over host-switch-host at line rate: each
      * hop is a store-and-forward server, so packet i leaves hop h when it
@@ -225,25 +259,7 @@ TEST_F(RdmaNicTest, AckEveryNPacketsForEveryN)
 
 TEST_F(RdmaNicTest, GoBackNAfterOneLostPacket)
 {
-    Ptr<RoceFabric> fabric = BuildPair();
-    RoceFlowMonitor monitor(fabric);
-    Ptr<RdmaNic> receiver = fabric->GetNic(1);
-    // Drop the 50th data frame once.
-    auto em = DropOnReceive(receiver->GetPort(), [](const RoceHeader& h, uint64_t seen) {
-        return h.IsData() && seen == 49;
-    });
-    RdmaMessageInfo info;
-    info.bytes = 200000;
-    fabric->SendMessage(0, 1, info, Seconds(0));
-    Simulator::Run();
-    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
-    EXPECT_EQ(em->GetDropped(), 1u);
-    EXPECT_EQ(receiver->GetNaksSent(), 1u);
-    EXPECT_EQ(fabric->GetNic(0)->GetTimeouts(), 0u) << "a NAK, not the timeout, recovers";
-    const auto& f = monitor.GetFlows().begin()->second;
-    // Go-back-N resends the lost packet and everything sent after it.
-    EXPECT_GE(f.retransmittedBytes, 1000u);
-    EXPECT_LT(f.retransmittedBytes, 200000u);
+    ExpectOneLossRecoveredByGoBackN(BuildPair());
 }
 
 TEST_F(RdmaNicTest, DefaultAckIntervalIsSixteenPackets)
@@ -277,23 +293,8 @@ TEST_F(RdmaNicTest, GoBackNWithCoalescedAcks)
     // due (NAKs coalesced like ACKs) leaves the gap to the timeout, and the
     // test fails on the NAK, timeout and frame counts.
     Ptr<RoceFabric> fabric = BuildPair(16);
-    RoceFlowMonitor monitor(fabric);
-    Ptr<RdmaNic> receiver = fabric->GetNic(1);
-    auto em = DropOnReceive(receiver->GetPort(), [](const RoceHeader& h, uint64_t seen) {
-        return h.IsData() && seen == 49;
-    });
-    RdmaMessageInfo info;
-    info.bytes = 200000;
-    fabric->SendMessage(0, 1, info, Seconds(0));
-    Simulator::Run();
-    ASSERT_EQ(monitor.GetCompletedFlows(), 1u);
-    EXPECT_EQ(em->GetDropped(), 1u);
-    EXPECT_EQ(receiver->GetNaksSent(), 1u);
-    EXPECT_EQ(fabric->GetNic(0)->GetTimeouts(), 0u) << "a NAK, not the timeout, recovers";
+    ExpectOneLossRecoveredByGoBackN(fabric);
     EXPECT_EQ(fabric->GetChannel(1)->GetTxPackets(0), 14u) << "13 ACKs and 1 NAK";
-    const auto& f = monitor.GetFlows().begin()->second;
-    EXPECT_GE(f.retransmittedBytes, 1000u);
-    EXPECT_LT(f.retransmittedBytes, 200000u);
 }
 
 TEST_F(RdmaNicTest, TimeoutRecoversLostTail)
@@ -668,9 +669,7 @@ TEST(RocePsnTest, WrapArithmetic)
 TEST_F(RdmaNicTest, ClosedGateSendsNothingAndReopensAtPacketBoundary)
 {
     // Host 0 sends job 1's message to host 1 and job 2's to host 2.
-    RoceFabricHelper helper;
-    helper.SetCongestionControl("none");
-    Ptr<RoceFabric> fabric = helper.Install(MakeStar(3, kRate, kDelayNs));
+    Ptr<RoceFabric> fabric = BuildStar(3);
     RoceFlowMonitor monitor(fabric);
     Ptr<RdmaNic> nic = fabric->GetNic(0);
     nic->SetGate(1, false);
@@ -739,9 +738,7 @@ TEST_F(RdmaNicTest, ClassChangeMovesUnsentQueuePairsOnly)
     // behind the first) and are parked behind its closed gate; job 2's
     // message to host 2 is already sending. Both jobs move to class 5 at
     // 50 us: job 1's packets all go in class 5, job 2's keep class 3.
-    RoceFabricHelper helper;
-    helper.SetCongestionControl("none");
-    Ptr<RoceFabric> fabric = helper.Install(MakeStar(3, kRate, kDelayNs));
+    Ptr<RoceFabric> fabric = BuildStar(3);
     RoceFlowMonitor monitor(fabric);
     Ptr<RdmaNic> nic = fabric->GetNic(0);
     nic->SetGate(1, false);

@@ -14,12 +14,31 @@
 #include "ns3/core-module.h"
 
 #include <cmath>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <string>
 #include <vector>
 
 namespace ns3
 {
 namespace test
 {
+
+/// The integer in the first column of the first row \p sql gives on the
+/// results database \p db (a COUNT or a SUM); -1 if it gives no row.
+inline int64_t
+Count(sqlite3* db, const std::string& sql)
+{
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+    int64_t n = -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+    {
+        n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
 
 class ScenarioRunTest : public TempDirTest
 {
@@ -74,6 +93,22 @@ class ScenarioRunTest : public TempDirTest
         s.scale = static_cast<double>(bytes) / 248e6;
         s.computeTimeNs = std::llround(compute.GetNanoSeconds() / s.scale);
         return s;
+    }
+
+    /// Runs \p spec under the fair scheduler, which must end it with a job's
+    /// failure (a fatal failure of the test if it does not): \p message gets
+    /// the failure's message. Call it in ASSERT_NO_FATAL_FAILURE.
+    static void RunUntilAJobFails(const ScenarioSpec& spec, std::string& message)
+    {
+        try
+        {
+            ScenarioRunner(spec, "test").Run("fair");
+            FAIL() << "the run did not fail";
+        }
+        catch (const JobFailedError& e)
+        {
+            message = e.what();
+        }
     }
 
     static double Ratio(Time a, Time b)

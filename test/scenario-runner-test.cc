@@ -22,23 +22,10 @@
 #include <unistd.h>
 
 using namespace ns3;
+using ns3::test::Count;
 
 namespace
 {
-
-int64_t
-Count(sqlite3* db, const std::string& sql)
-{
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-    int64_t n = -1;
-    if (sqlite3_step(st) == SQLITE_ROW)
-    {
-        n = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    return n;
-}
 
 /// Every row of \p sql, its columns joined by ','.
 std::vector<std::string>

@@ -5,6 +5,8 @@
 // and model distributions, the documented draw sequence, determinism and
 // seed sensitivity, and refusal of impossible parameters.
 
+#include "runtime-error-test-util.h"
+
 #include "ns3/synthetic-job-generator.h"
 
 #include <cmath>
@@ -15,6 +17,7 @@
 #include <string>
 
 using namespace ns3;
+using ns3::test::RuntimeErrorOf;
 
 namespace
 {
@@ -177,27 +180,10 @@ TEST(SyntheticJobs, IdsIterationsAndDefaults)
     EXPECT_EQ(jobs[0].id, 0u);
 }
 
-/// The message of the std::runtime_error \p fn throws.
-template <typename Fn>
-std::string
-ErrorOf(Fn fn)
-{
-    try
-    {
-        fn();
-    }
-    catch (const std::runtime_error& e)
-    {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected std::runtime_error";
-    return "";
-}
-
 TEST(SyntheticJobs, ImpossibleParametersAreRefused)
 {
     auto fails = [](ScenarioSpec::Synthetic s, const JobSpec& d = JobSpec{}) {
-        return ErrorOf([&] { GenerateSyntheticJobs(s, d); });
+        return RuntimeErrorOf([&] { GenerateSyntheticJobs(s, d); });
     };
     auto s = Mix(10, 1);
     s.arrivalRatePerS = 0;

@@ -339,15 +339,7 @@ TEST_F(ScenarioFailureTest, CutOffHostFailsTheRunWithTheReasonInTheDatabase)
         Simulator::Stop();
     });
     std::string message;
-    try
-    {
-        ScenarioRunner(spec, "test").Run("fair");
-        FAIL() << "the run did not fail";
-    }
-    catch (const JobFailedError& e)
-    {
-        message = e.what();
-    }
+    ASSERT_NO_FATAL_FAILURE(RunUntilAJobFails(spec, message));
     EXPECT_TRUE(passedLower);
     EXPECT_FALSE(reachedUpper) << "the run stops at the failure";
     EXPECT_NE(message.find("job 1 failed at "), std::string::npos) << message;

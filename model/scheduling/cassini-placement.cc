@@ -3,13 +3,14 @@
  */
 #include "cassini-placement.h"
 
+#include "scheduler-job.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
 #include <queue>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -179,25 +180,17 @@ Validate(const std::vector<CassiniJob>& jobs, uint32_t angleSteps)
     {
         Fail("angleSteps must be positive");
     }
-    std::set<uint32_t> ids;
-    for (const auto& j : jobs)
-    {
-        std::ostringstream where;
-        where << "job " << j.id << ": ";
-        if (!ids.insert(j.id).second)
-        {
-            Fail(where.str() + "duplicate job id");
-        }
+    CheckJobsWithUniqueIds(jobs, Fail, [](const CassiniJob& j, const std::string& where) {
         if (j.period <= 0)
         {
-            Fail(where.str() + "field period must be positive");
+            Fail(where + "field period must be positive");
         }
         for (const auto& [link, intervals] : j.demand)
         {
             for (const auto& in : intervals)
             {
                 std::ostringstream os;
-                os << where.str() << "link " << link << ": interval [" << in.start << ", " << in.end
+                os << where << "link " << link << ": interval [" << in.start << ", " << in.end
                    << ") ";
                 if (in.start < 0 || in.end > j.period || in.start >= in.end)
                 {
@@ -209,7 +202,7 @@ Validate(const std::vector<CassiniJob>& jobs, uint32_t angleSteps)
                 }
             }
         }
-    }
+    });
 }
 
 /// Best rotations of the jobs on one link; returns job id -> shift and the score.

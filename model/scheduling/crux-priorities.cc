@@ -3,6 +3,8 @@
  */
 #include "crux-priorities.h"
 
+#include "scheduler-job.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -26,28 +28,20 @@ Fail(const std::string& what)
 void
 Validate(const std::vector<CruxJob>& jobs)
 {
-    std::set<uint32_t> ids;
-    for (const auto& j : jobs)
-    {
-        std::ostringstream where;
-        where << "job " << j.id << ": ";
-        if (!ids.insert(j.id).second)
-        {
-            Fail(where.str() + "duplicate job id");
-        }
+    CheckJobsWithUniqueIds(jobs, Fail, [](const CruxJob& j, const std::string& where) {
         if (!(j.computeWork >= 0.0) || !std::isfinite(j.computeWork))
         {
-            Fail(where.str() + "field computeWork must be finite and >= 0");
+            Fail(where + "field computeWork must be finite and >= 0");
         }
         if (!(j.commTime > 0.0) || !std::isfinite(j.commTime))
         {
-            Fail(where.str() + "field commTime must be finite and > 0");
+            Fail(where + "field commTime must be finite and > 0");
         }
         if (!(j.k > 0.0) || !std::isfinite(j.k))
         {
-            Fail(where.str() + "field k must be finite and > 0");
+            Fail(where + "field k must be finite and > 0");
         }
-    }
+    });
 }
 
 /// Jobs in rank order with a dense symmetric weight matrix of the DAG.

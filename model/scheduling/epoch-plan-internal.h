@@ -124,6 +124,52 @@ SmithsNext(const std::vector<const PlanJob*>& jobs, const std::vector<uint32_t>&
     return pick;
 }
 
+/**
+ * The list scheduling the greedy planner and Harmonics' coordinator share:
+ * one collective at a time in Smith's order (SmithsNext), each no earlier
+ * than its chain allows (ChainEarliest), at the start and route \p choose
+ * picks for it: choose(collective, earliest) returns {start, route}, start
+ * = horizon to defer it. A collective started inside the horizon takes its
+ * capacity in \p ledger; \p plan gets every start and every route but 0.
+ */
+template <typename LedgerT, typename Choose>
+void
+PlaceInSmithsOrder(const PlanInstance& instance, LedgerT& ledger, Plan& plan, Choose choose)
+{
+    const std::vector<const PlanJob*> jobs = JobsById(instance);
+    std::vector<uint32_t> next(jobs.size(), 0);
+    std::vector<int64_t> previousStart(jobs.size(), 0);
+    std::vector<int64_t> previousDuration(jobs.size(), 0);
+    while (true)
+    {
+        const std::size_t pick = SmithsNext(jobs, next);
+        if (pick == jobs.size())
+        {
+            break;
+        }
+        const PlanJob& job = *jobs[pick];
+        const uint32_t k = next[pick];
+        const PlanCollective& c = job.collectives[k];
+        const int64_t earliest =
+            ChainEarliest(instance, job, k, previousStart[pick], previousDuration[pick]);
+        const std::pair<int64_t, uint32_t> chosen = choose(c, earliest);
+        const int64_t start = chosen.first;
+        const uint32_t route = chosen.second;
+        if (start < instance.horizon)
+        {
+            ledger.Take(c, route, start);
+        }
+        plan.start[{job.id, k}] = start;
+        if (route != 0)
+        {
+            plan.route[{job.id, k}] = route;
+        }
+        previousStart[pick] = start;
+        previousDuration[pick] = c.Duration(route);
+        ++next[pick];
+    }
+}
+
 /// Capacity already taken per link and slot, reservations included: the
 /// ledger of the greedy and of the brute force.
 class Ledger

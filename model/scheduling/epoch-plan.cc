@@ -593,26 +593,10 @@ GreedyPlan(const PlanInstance& instance)
 {
     instance.Validate();
     const int64_t horizon = instance.horizon;
-    const std::vector<const PlanJob*> jobs = JobsById(instance);
     Ledger ledger(instance);
-    std::vector<uint32_t> next(jobs.size(), 0);
-    std::vector<int64_t> previousStart(jobs.size(), 0);
-    std::vector<int64_t> previousDuration(jobs.size(), 0);
-
     Plan plan;
     plan.method = "greedy";
-    while (true)
-    {
-        const std::size_t pick = SmithsNext(jobs, next);
-        if (pick == jobs.size())
-        {
-            break;
-        }
-        const PlanJob& job = *jobs[pick];
-        const uint32_t k = next[pick];
-        const PlanCollective& c = job.collectives[k];
-        const int64_t earliest =
-            ChainEarliest(instance, job, k, previousStart[pick], previousDuration[pick]);
+    PlaceInSmithsOrder(instance, ledger, plan, [&](const PlanCollective& c, int64_t earliest) {
         // The route and slot that finish first (ties: the lower route).
         int64_t start = horizon;
         uint32_t route = 0;
@@ -630,19 +614,8 @@ GreedyPlan(const PlanInstance& instance)
                 }
             }
         }
-        if (start < horizon)
-        {
-            ledger.Take(c, route, start);
-        }
-        plan.start[{job.id, k}] = start;
-        if (route != 0)
-        {
-            plan.route[{job.id, k}] = route;
-        }
-        previousStart[pick] = start;
-        previousDuration[pick] = c.Duration(route);
-        ++next[pick];
-    }
+        return std::make_pair(start, route);
+    });
     plan.objective = PlanObjective(instance, plan);
     return plan;
 }

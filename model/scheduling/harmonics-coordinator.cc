@@ -167,26 +167,10 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
 {
     instance.Validate();
     const int64_t horizon = instance.horizon;
-    const std::vector<const PlanJob*> jobs = JobsById(instance);
     AggregateLedger ledger(instance, uplinks);
-    std::vector<uint32_t> next(jobs.size(), 0);
-    std::vector<int64_t> previousStart(jobs.size(), 0);
-    std::vector<int64_t> previousDuration(jobs.size(), 0);
-
     CoordinatorPlan out;
     out.plan.method = "coordinator";
-    while (true)
-    {
-        const std::size_t pick = SmithsNext(jobs, next);
-        if (pick == jobs.size())
-        {
-            break;
-        }
-        const PlanJob& job = *jobs[pick];
-        const uint32_t k = next[pick];
-        const PlanCollective& c = job.collectives[k];
-        const int64_t earliest =
-            ChainEarliest(instance, job, k, previousStart[pick], previousDuration[pick]);
+    PlaceInSmithsOrder(instance, ledger, out.plan, [&](const PlanCollective& c, int64_t earliest) {
         out.choices += c.Routes() * static_cast<uint64_t>(horizon);
         // (finish, peak uplink load, not the joint route, route) of the best choice so far.
         std::tuple<int64_t, double, bool, uint32_t> best{std::numeric_limits<int64_t>::max(),
@@ -216,19 +200,8 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
             }
         }
         const uint32_t route = start < horizon ? std::get<3>(best) : 0;
-        if (start < horizon)
-        {
-            ledger.Take(c, route, start);
-        }
-        out.plan.start[{job.id, k}] = start;
-        if (route != 0)
-        {
-            out.plan.route[{job.id, k}] = route;
-        }
-        previousStart[pick] = start;
-        previousDuration[pick] = c.Duration(route);
-        ++next[pick];
-    }
+        return std::make_pair(start, route);
+    });
     out.plan.objective = PlanObjective(instance, out.plan);
     out.aggregate = ledger.Load();
     return out;

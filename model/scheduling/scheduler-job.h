@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -106,6 +108,28 @@ class SchedulerControl
  * communication time, capped at 1. Links it does not use are absent.
  */
 std::map<uint32_t, double> LinkShares(const SchedulerJob& job, const SchedulerControl& control);
+
+/**
+ * \ingroup collective-scheduling
+ * Checks a scheduler's input jobs (each with a uint32_t id) one by one:
+ * \p fail(where + "duplicate job id") on an id seen before, else
+ * \p check(job, where), where ("job <id>: ") beginning the job's errors.
+ */
+template <typename Job, typename Fail, typename Check>
+void
+CheckJobsWithUniqueIds(const std::vector<Job>& jobs, Fail fail, Check check)
+{
+    std::set<uint32_t> ids;
+    for (const Job& j : jobs)
+    {
+        const std::string where = "job " + std::to_string(j.id) + ": ";
+        if (!ids.insert(j.id).second)
+        {
+            fail(where + "duplicate job id");
+        }
+        check(j, where);
+    }
+}
 
 } // namespace ns3
 

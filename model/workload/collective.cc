@@ -8,6 +8,7 @@
 #include "ns3/short-name-registry.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -332,6 +333,26 @@ SteppedCollective::GetTypeId()
                             .SetParent<Collective>()
                             .SetGroupName("CollectiveScheduling");
     return tid;
+}
+
+uint64_t
+SteppedCollective::BytesPerRank() const
+{
+    // Chunks and halves may differ by a byte: report the busiest rank.
+    uint64_t most = 0;
+    for (uint32_t rank = 0; rank < GetRankCount(); ++rank)
+    {
+        uint64_t sent = 0;
+        for (uint32_t channel = 0; channel < GetChannels(); ++channel)
+        {
+            for (uint32_t step = 0; step < GetStepCount(); ++step)
+            {
+                sent += GetStepBytes(rank, channel, step);
+            }
+        }
+        most = std::max(most, sent);
+    }
+    return most;
 }
 
 std::size_t

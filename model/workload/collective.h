@@ -197,6 +197,8 @@ class SteppedCollective : public Collective
     virtual uint32_t GetSendPeer(uint32_t rank, uint32_t step) const = 0;
     /// \return the bytes \p rank sends in step \p step on channel \p channel
     virtual uint64_t GetStepBytes(uint32_t rank, uint32_t channel, uint32_t step) const = 0;
+    /// \return the busiest rank's GetStepBytes summed over every step and channel
+    uint64_t BytesPerRank() const override;
 
   protected:
     void DoStart() override;

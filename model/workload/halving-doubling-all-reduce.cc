@@ -6,7 +6,6 @@
 #include "ns3/log.h"
 #include "ns3/short-name-registry.h"
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -88,28 +87,6 @@ HalvingDoublingAllReduce::GetStepBytes(uint32_t rank, uint32_t channel, uint32_t
     // Reduce-scatter sends the half the partner keeps; all-gather sends the
     // half this rank kept (and has since reduced, then gathered into).
     return step < Levels() ? segment - kept : kept;
-}
-
-uint64_t
-HalvingDoublingAllReduce::BytesPerRank() const
-{
-    // At each level a rank sends the partner's half on the way down and its
-    // own half on the way up: its whole segment of that level.
-    uint32_t levels = Levels();
-    uint64_t most = 0;
-    for (uint32_t rank = 0; rank < GetRankCount(); ++rank)
-    {
-        uint64_t sent = 0;
-        for (uint32_t channel = 0; channel < GetChannels(); ++channel)
-        {
-            for (uint32_t level = 0; level < levels; ++level)
-            {
-                sent += SegmentBytes(rank, channel, level);
-            }
-        }
-        most = std::max(most, sent);
-    }
-    return most;
 }
 
 } // namespace ns3

@@ -28,7 +28,6 @@ class HalvingDoublingAllReduce : public SteppedCollective
   public:
     static TypeId GetTypeId();
 
-    uint64_t BytesPerRank() const override;
     uint32_t GetStepCount() const override;
     uint32_t GetSendPeer(uint32_t rank, uint32_t step) const override;
     uint64_t GetStepBytes(uint32_t rank, uint32_t channel, uint32_t step) const override;

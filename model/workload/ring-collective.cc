@@ -3,8 +3,6 @@
  */
 #include "ring-collective.h"
 
-#include <algorithm>
-
 namespace ns3
 {
 
@@ -48,26 +46,6 @@ uint64_t
 RingCollective::GetStepBytes(uint32_t rank, uint32_t channel, uint32_t step) const
 {
     return ChunkBytes(channel, GetStepChunk(rank, step));
-}
-
-uint64_t
-RingCollective::BytesPerRank() const
-{
-    // Chunks may differ by a byte: report the busiest rank.
-    uint64_t most = 0;
-    for (uint32_t rank = 0; rank < GetRankCount(); ++rank)
-    {
-        uint64_t sent = 0;
-        for (uint32_t channel = 0; channel < GetChannels(); ++channel)
-        {
-            for (uint32_t step = 0; step < GetStepCount(); ++step)
-            {
-                sent += GetStepBytes(rank, channel, step);
-            }
-        }
-        most = std::max(most, sent);
-    }
-    return most;
 }
 
 } // namespace ns3

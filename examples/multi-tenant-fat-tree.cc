@@ -205,6 +205,10 @@ main(int argc, char* argv[])
         {
             RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
             RequireCountFlag("k", k, 2);
+            // Checked for either topology, so that a bad value is never silently unused.
+            RequireCountFlag("servers", servers, 1);
+            RequireCountFlag("gpusPerServer", gpusPerServer, 1);
+            RequireCountFlag("spines", spines, 1);
             RequireCountFlag("gpusPerHost", gpusPerHost, 1);
             if (trace.empty())
             {
@@ -238,9 +242,6 @@ main(int argc, char* argv[])
                             "gpusPerHost",
                             std::to_string(gpusPerHost),
                             "must be 1 with --topology=rail-optimized (use --gpusPerServer)");
-                RequireCountFlag("servers", servers, 1);
-                RequireCountFlag("gpusPerServer", gpusPerServer, 1);
-                RequireCountFlag("spines", spines, 1);
                 RailOptimizedParams& r = spec.topology.railOptimized;
                 r.servers = static_cast<uint32_t>(servers);
                 r.gpusPerServer = static_cast<uint32_t>(gpusPerServer);

@@ -108,24 +108,27 @@ main(int argc, char* argv[])
     std::string faults;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("k", "Fat-tree radix (even, >= 2): k^3/4 hosts", k);
-    cmd.AddValue("bytes", "Bytes each host sends", bytes);
+    AddFlag(cmd, "k", "Fat-tree radix (even, >= 2): k^3/4 hosts", k);
+    AddFlag(cmd, "bytes", "Bytes each host sends", bytes);
     fabricFlags.AddTo(cmd);
-    cmd.AddValue("pcap", "Write pcap traces of host 0's port with this prefix", pcap);
-    cmd.AddValue("lingjun",
-                 "Instead of the fat-tree, use the Lingjun production topology read from this "
-                 "topo.csv (Alibaba GPU cluster dataset 2023)",
-                 lingjun);
-    cmd.AddValue("backend",
-                 "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
-                 "flows on the same topology and routes)",
-                 backend);
-    cmd.AddValue("faults",
-                 "Links, switches or hosts to take down: KIND:ID@DOWN[-UP],... with KIND "
-                 "link (link id), switch (node id) or host (host index), e.g. "
-                 "link:12@10us-50us,switch:20@20us (ns3::FabricFaults::DetectionDelay: time "
-                 "to route around)",
-                 faults);
+    AddFlag(cmd, "pcap", "Write pcap traces of host 0's port with this prefix", pcap);
+    AddFlag(cmd,
+            "lingjun",
+            "Instead of the fat-tree, use the Lingjun production topology read from this "
+            "topo.csv (Alibaba GPU cluster dataset 2023)",
+            lingjun);
+    AddFlag(cmd,
+            "backend",
+            "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
+            "flows on the same topology and routes)",
+            backend);
+    AddFlag(cmd,
+            "faults",
+            "Links, switches or hosts to take down: KIND:ID@DOWN[-UP],... with KIND "
+            "link (link id), switch (node id) or host (host index), e.g. "
+            "link:12@10us-50us,switch:20@20us (ns3::FabricFaults::DetectionDelay: time "
+            "to route around)",
+            faults);
     ParseExampleCommandLine(cmd, argc, argv, "fat-tree-permutation");
 
     return RunMpiExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
@@ -172,6 +175,12 @@ main(int argc, char* argv[])
             lp.hostRateBps = lp.torAggRateBps = lp.aggCoreRateBps = rate.GetBitRate();
             lp.hostDelayNs = lp.torAggDelayNs = lp.aggCoreDelayNs = delay.GetNanoSeconds();
             topology = ReadLingjunTopology(lingjun, lp);
+            // Every host sends to another: one host has no one to send to.
+            if (topology.GetNHosts() < 2)
+            {
+                throw std::runtime_error(lingjun + ": " + std::to_string(topology.GetNHosts()) +
+                                         " host; a permutation needs at least 2");
+            }
         }
         if (backend == "flow")
         {

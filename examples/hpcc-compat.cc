@@ -34,25 +34,30 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("config",
-                 "HPCC config file (KEY value lines) naming the other files",
-                 options.configFile);
-    cmd.AddValue("topology",
-                 "Topology file; overrides the config's TOPOLOGY_FILE",
-                 options.topologyFile);
-    cmd.AddValue("flows", "Flow file; overrides the config's FLOW_FILE", options.flowFile);
-    cmd.AddValue("fctOutput",
-                 "fct.txt to write; overrides FCT_OUTPUT_FILE (default fct.txt)",
-                 options.fctOutputFile);
-    cmd.AddValue("pfcOutput",
-                 "pfc.txt to write; overrides PFC_OUTPUT_FILE (default pfc.txt)",
-                 options.pfcOutputFile);
-    cmd.AddValue("strict", "Refuse config keys the module does not model", options.strict);
-    cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
-    cmd.AddValue("seed", "Random seed (ECMP hash, PSNs, ECN, link errors)", seed);
-    cmd.AddValue("stopTime",
-                 "Simulated time limit; overrides SIMULATOR_STOP_TIME (default 3.01s)",
-                 stopTime);
+    AddFlag(cmd,
+            "config",
+            "HPCC config file (KEY value lines) naming the other files",
+            options.configFile);
+    AddFlag(cmd,
+            "topology",
+            "Topology file; overrides the config's TOPOLOGY_FILE",
+            options.topologyFile);
+    AddFlag(cmd, "flows", "Flow file; overrides the config's FLOW_FILE", options.flowFile);
+    AddFlag(cmd,
+            "fctOutput",
+            "fct.txt to write; overrides FCT_OUTPUT_FILE (default fct.txt)",
+            options.fctOutputFile);
+    AddFlag(cmd,
+            "pfcOutput",
+            "pfc.txt to write; overrides PFC_OUTPUT_FILE (default pfc.txt)",
+            options.pfcOutputFile);
+    AddFlag(cmd, "strict", "Refuse config keys the module does not model", options.strict);
+    AddFlag(cmd, "db", "SQLite file to append the run to (empty: none)", db, EmptyFlag::MeansNone);
+    AddFlag(cmd, "seed", "Random seed (ECMP hash, PSNs, ECN, link errors)", seed);
+    AddFlag(cmd,
+            "stopTime",
+            "Simulated time limit; overrides SIMULATOR_STOP_TIME (default 3.01s)",
+            stopTime);
     ParseExampleCommandLine(cmd, argc, argv, "hpcc-compat");
 
     return RunExampleMain("hpcc-compat", [&](std::unique_ptr<SimulationRun>& run) {
@@ -82,7 +87,14 @@ main(int argc, char* argv[])
                       << " NVLink links are left out of the RoCE fabric; traffic between GPUs "
                          "crosses their NICs\n";
         }
-        if (stopTime.empty())
+        const bool untilDone = stopTime.empty() && scenario.RunsUntilDone();
+        if (untilDone)
+        {
+            std::cerr << "hpcc-compat: note: " << options.configFile
+                      << ": SIMULATOR_STOP_TIME is beyond the simulator's range (about 106 "
+                         "days), which means no limit: the run goes on until its flows are done\n";
+        }
+        else if (stopTime.empty())
         {
             stop = scenario.GetStopTime();
         }
@@ -122,8 +134,19 @@ main(int argc, char* argv[])
         std::cout << "hpcc-compat: " << scenario.GetTopologyFile() << ": " << topo.GetNHosts()
                   << " hosts, " << topo.GetNSwitches() << " switches, " << topo.GetNLinks()
                   << " links; " << scenario.GetFlowFile() << ": " << scenario.GetFlows().size()
-                  << " flows; stop at " << stop.GetSeconds() << " s\n";
-        Simulator::Stop(stop);
+                  << " flows; ";
+        if (untilDone)
+        {
+            std::cout << "no stop time\n";
+        }
+        else
+        {
+            std::cout << "stop at " << stop.GetSeconds() << " s\n";
+        }
+        if (!untilDone)
+        {
+            Simulator::Stop(stop);
+        }
         Simulator::Run();
         run->EndIfInterrupted(monitor);
         fct.Close();

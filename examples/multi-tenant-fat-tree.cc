@@ -66,78 +66,87 @@ main(int argc, char* argv[])
     std::string faults;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("scenario",
-                 "JSON scenario file; it replaces every flag below except --db, --scheduler, "
-                 "--backend, --compare and --parallel",
-                 scenario);
-    cmd.AddValue("topology",
-                 "fat-tree (k-ary) or rail-optimized (servers of gpusPerServer GPUs, NIC i of "
-                 "every server on rail leaf i, rails joined by spines)",
-                 topology);
-    cmd.AddValue("k", "Fat-tree radix (even, >= 2)", k);
-    cmd.AddValue("servers", "Rail-optimized: multi-GPU servers", servers);
-    cmd.AddValue("gpusPerServer", "Rail-optimized: GPUs, NICs and rails per server", gpusPerServer);
-    cmd.AddValue("spines", "Rail-optimized: spine switches", spines);
-    cmd.AddValue("gpusPerHost", "GPUs per host in the cluster", gpusPerHost);
-    cmd.AddValue("jobs", "Number of identical jobs (without --trace)", jobs);
-    cmd.AddValue("model", "Model of every job (gpt2-124m, pythia-1b, ...)", model);
-    cmd.AddValue("workers", "Workers (GPUs) per job", workers);
-    cmd.AddValue("iterations", "Iterations per job", iterations);
-    cmd.AddValue("placement", "packed, spread or random", placement);
-    cmd.AddValue("collective",
-                 "Collective of every job (" +
-                     ShortNameRegistry::ListNames(Collective::GetTypeId()) + ")",
-                 collective);
-    cmd.AddValue("buckets", "Gradient buckets (overlap with backward when > 1)", buckets);
-    cmd.AddValue("channels", "Parallel rings (NCCL channels)", channels);
-    cmd.AddValue("scale",
-                 "Scales gradient bytes and compute time alike (keeps their ratio)",
-                 scale);
-    cmd.AddValue("gpu", "GPU of the compute-time model: a100 or h100", gpu);
-    cmd.AddValue("mfu", "Model FLOP utilization of the compute-time model", mfu);
-    cmd.AddValue("batchPerGpu", "Sequences (images) per GPU per iteration", batchPerGpu);
-    cmd.AddValue("sequenceLength", "Tokens per sequence", sequenceLength);
-    cmd.AddValue("linkRate", "Rate of every link", linkRate);
-    cmd.AddValue("linkDelay", "Propagation delay of every link", linkDelay);
-    cmd.AddValue("cc",
-                 "Congestion control (" +
-                     ShortNameRegistry::ListNames(RdmaCongestionOps::GetTypeId()) +
-                     ", or a TypeId name; attributes in brackets: dcqcn[profile=hpcc])",
-                 cc);
-    cmd.AddValue("mtu", "RoCE path MTU: RDMA payload bytes per data packet (256-4096)", mtu);
-    cmd.AddValue("seed", "Random seed", seed);
-    cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
-    cmd.AddValue("flowRows", "Write one row per RDMA message to the flows table", flowRows);
-    cmd.AddValue("trace", "CSV job trace (arrival,model,workers,iterations,...)", trace);
-    cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    AddFlag(cmd,
+            "scenario",
+            "JSON scenario file; it replaces every flag below except --db, --scheduler, "
+            "--backend, --compare and --parallel",
+            scenario);
+    AddFlag(cmd,
+            "topology",
+            "fat-tree (k-ary) or rail-optimized (servers of gpusPerServer GPUs, NIC i of "
+            "every server on rail leaf i, rails joined by spines)",
+            topology);
+    AddFlag(cmd, "k", "Fat-tree radix (even, >= 2)", k);
+    AddFlag(cmd, "servers", "Rail-optimized: multi-GPU servers", servers);
+    AddFlag(cmd, "gpusPerServer", "Rail-optimized: GPUs, NICs and rails per server", gpusPerServer);
+    AddFlag(cmd, "spines", "Rail-optimized: spine switches", spines);
+    AddFlag(cmd, "gpusPerHost", "GPUs per host in the cluster", gpusPerHost);
+    AddFlag(cmd, "jobs", "Number of identical jobs (without --trace)", jobs);
+    AddFlag(cmd, "model", "Model of every job (gpt2-124m, pythia-1b, ...)", model);
+    AddFlag(cmd, "workers", "Workers (GPUs) per job", workers);
+    AddFlag(cmd, "iterations", "Iterations per job", iterations);
+    AddFlag(cmd, "placement", "packed, spread or random", placement);
+    AddFlag(cmd,
+            "collective",
+            "Collective of every job (" + ShortNameRegistry::ListNames(Collective::GetTypeId()) +
+                ")",
+            collective);
+    AddFlag(cmd, "buckets", "Gradient buckets (overlap with backward when > 1)", buckets);
+    AddFlag(cmd, "channels", "Parallel rings (NCCL channels)", channels);
+    AddFlag(cmd,
+            "scale",
+            "Scales gradient bytes and compute time alike (keeps their ratio)",
+            scale);
+    AddFlag(cmd, "gpu", "GPU of the compute-time model: a100 or h100", gpu);
+    AddFlag(cmd, "mfu", "Model FLOP utilization of the compute-time model", mfu);
+    AddFlag(cmd, "batchPerGpu", "Sequences (images) per GPU per iteration", batchPerGpu);
+    AddFlag(cmd, "sequenceLength", "Tokens per sequence", sequenceLength);
+    AddFlag(cmd, "linkRate", "Rate of every link", linkRate);
+    AddFlag(cmd, "linkDelay", "Propagation delay of every link", linkDelay);
+    AddFlag(cmd,
+            "cc",
+            "Congestion control (" + ShortNameRegistry::ListNames(RdmaCongestionOps::GetTypeId()) +
+                ", or a TypeId name; attributes in brackets: dcqcn[profile=hpcc])",
+            cc);
+    AddFlag(cmd, "mtu", "RoCE path MTU: RDMA payload bytes per data packet (256-4096)", mtu);
+    AddFlag(cmd, "seed", "Random seed", seed);
+    AddFlag(cmd, "db", "SQLite file to append the run to (empty: none)", db, EmptyFlag::MeansNone);
+    AddFlag(cmd, "flowRows", "Write one row per RDMA message to the flows table", flowRows);
+    AddFlag(cmd, "trace", "CSV job trace (arrival,model,workers,iterations,...)", trace);
+    AddFlag(cmd, "stopTime", "Simulated time limit", stopTime);
     // Every scheduler the module registers, so the help cannot miss one.
     std::string schedulerNames;
     for (const std::string& n : CollectiveSchedulerHelper::GetSchedulerNames())
     {
         schedulerNames += n + ", ";
     }
-    cmd.AddValue("faults",
-                 "Links, switches or hosts to take down: KIND:ID@DOWN[-UP],... with KIND "
-                 "link (link id), switch (node id) or host (host index), e.g. "
-                 "link:12@1ms-3ms,host:2@5ms (ns3::FabricFaults::DetectionDelay: time to "
-                 "route around)",
-                 faults);
-    cmd.AddValue("scheduler",
-                 "Collective scheduler (" + schedulerNames +
-                     "or a TypeId name); default fair, or the scenario's",
-                 scheduler);
-    cmd.AddValue("backend",
-                 "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
-                 "flows on the same topology and routes); default packet, or the scenario's",
-                 backend);
-    cmd.AddValue("compare",
-                 "Comma-separated schedulers to compare (fair and isolated are always "
-                 "included), or 'all'",
-                 compare);
-    cmd.AddValue("parallel",
-                 "With --compare: simulations run at once, each in a process of its own (0: "
-                 "one per core; 1: one after the other); the results are the same",
-                 parallel);
+    AddFlag(cmd,
+            "faults",
+            "Links, switches or hosts to take down: KIND:ID@DOWN[-UP],... with KIND "
+            "link (link id), switch (node id) or host (host index), e.g. "
+            "link:12@1ms-3ms,host:2@5ms (ns3::FabricFaults::DetectionDelay: time to "
+            "route around)",
+            faults);
+    AddFlag(cmd,
+            "scheduler",
+            "Collective scheduler (" + schedulerNames +
+                "or a TypeId name); default fair, or the scenario's",
+            scheduler);
+    AddFlag(cmd,
+            "backend",
+            "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
+            "flows on the same topology and routes); default packet, or the scenario's",
+            backend);
+    AddFlag(cmd,
+            "compare",
+            "Comma-separated schedulers to compare (fair and isolated are always "
+            "included), or 'all'",
+            compare);
+    AddFlag(cmd,
+            "parallel",
+            "With --compare: simulations run at once, each in a process of its own (0: "
+            "one per core; 1: one after the other); the results are the same",
+            parallel);
     // Remember the defaults: with --scenario, a flag that was changed is an
     // error. One table of names and values, so that neither can drift from the other.
     auto flagValues = [&]() {
@@ -196,6 +205,10 @@ main(int argc, char* argv[])
         {
             RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
             RequireCountFlag("k", k, 2);
+            // Checked for either topology, so that a bad value is never silently unused.
+            RequireCountFlag("servers", servers, 1);
+            RequireCountFlag("gpusPerServer", gpusPerServer, 1);
+            RequireCountFlag("spines", spines, 1);
             RequireCountFlag("gpusPerHost", gpusPerHost, 1);
             if (trace.empty())
             {
@@ -229,9 +242,6 @@ main(int argc, char* argv[])
                             "gpusPerHost",
                             std::to_string(gpusPerHost),
                             "must be 1 with --topology=rail-optimized (use --gpusPerServer)");
-                RequireCountFlag("servers", servers, 1);
-                RequireCountFlag("gpusPerServer", gpusPerServer, 1);
-                RequireCountFlag("spines", spines, 1);
                 RailOptimizedParams& r = spec.topology.railOptimized;
                 r.servers = static_cast<uint32_t>(servers);
                 r.gpusPerServer = static_cast<uint32_t>(gpusPerServer);
@@ -266,6 +276,25 @@ main(int argc, char* argv[])
             d.batchPerGpu = batchPerGpu;
             d.sequenceLength = sequenceLength;
             spec.jobTrace = trace;
+            ApplyFlag(
+                topology == "fat-tree" ? "k" : "servers",
+                std::to_string(topology == "fat-tree" ? k : servers),
+                [&]() { InputLimits::CheckFabric(InputLimits::FabricElements(spec.topology)); });
+            if (trace.empty())
+            {
+                // Checked before the jobs are listed: --jobs alone could exhaust memory.
+                try
+                {
+                    InputLimits::CheckJobs(static_cast<double>(jobs) * InputLimits::JobBytes(d));
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    throw std::invalid_argument(
+                        "--jobs=" + std::to_string(jobs) + " --workers=" + std::to_string(workers) +
+                        " --channels=" + std::to_string(channels) +
+                        " --buckets=" + std::to_string(buckets) + ": " + e.what());
+                }
+            }
             for (uint32_t j = 0; trace.empty() && j < jobs; ++j)
             {
                 spec.jobs.push_back(d);

@@ -391,36 +391,42 @@ main(int argc, char* argv[])
     FigureFlags f;
     f.db = "figures.db";
     CommandLine cmd(__FILE__);
-    cmd.AddValue("figure", "1, 3, 4 or all (figure 2: examples/scheduling-time)", figure);
-    cmd.AddValue("scale",
-                 "Gradient bytes and compute time factor (1: the models' own sizes)",
-                 f.scale);
-    cmd.AddValue("mtu", "RoCE path MTU: RDMA payload bytes per packet (256-4096)", f.mtu);
-    cmd.AddValue("iterations", "Iterations per job (0: each figure's default)", f.iterations);
-    cmd.AddValue("seed", "Random seed", f.seed);
-    cmd.AddValue("db", "SQLite file the runs are appended to", f.db);
-    cmd.AddValue("progress",
-                 "Seconds of wall-clock time between progress lines on stderr (0: none)",
-                 f.progress);
-    cmd.AddValue("fabric",
-                 "Figure 1's fabrics: all (the three below), both (fat-tree and "
-                 "oversubscribed), fat-tree (full bisection), oversubscribed (2:1 leaf-spine) "
-                 "or rail (rail-optimized, a NIC per GPU, full bisection)",
-                 f.fabric);
-    cmd.AddValue("policies",
-                 "Comma-separated schedulers to run (" +
-                     ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) +
-                     "), or all; default: each figure's own (figures 1 and 3 always run fair "
-                     "and isolated too)",
-                 policies);
-    cmd.AddValue("parallel",
-                 "Simulations run at once, each in a process of its own (0: one per core; "
-                 "1: one after the other); the results are the same",
-                 f.parallel);
-    cmd.AddValue("backend",
-                 "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
-                 "flows on the same topology and routes)",
-                 f.backend);
+    AddFlag(cmd, "figure", "1, 3, 4 or all (figure 2: examples/scheduling-time)", figure);
+    AddFlag(cmd,
+            "scale",
+            "Gradient bytes and compute time factor (1: the models' own sizes)",
+            f.scale);
+    AddFlag(cmd, "mtu", "RoCE path MTU: RDMA payload bytes per packet (256-4096)", f.mtu);
+    AddFlag(cmd, "iterations", "Iterations per job (0: each figure's default)", f.iterations);
+    AddFlag(cmd, "seed", "Random seed", f.seed);
+    AddFlag(cmd, "db", "SQLite file the runs are appended to", f.db);
+    AddFlag(cmd,
+            "progress",
+            "Seconds of wall-clock time between progress lines on stderr (0: none)",
+            f.progress);
+    AddFlag(cmd,
+            "fabric",
+            "Figure 1's fabrics: all (the three below), both (fat-tree and "
+            "oversubscribed), fat-tree (full bisection), oversubscribed (2:1 leaf-spine) "
+            "or rail (rail-optimized, a NIC per GPU, full bisection)",
+            f.fabric);
+    AddFlag(cmd,
+            "policies",
+            "Comma-separated schedulers to run (" +
+                ShortNameRegistry::ListNames(CollectiveScheduler::GetTypeId()) +
+                "), or all; default: each figure's own (figures 1 and 3 always run fair "
+                "and isolated too)",
+            policies);
+    AddFlag(cmd,
+            "parallel",
+            "Simulations run at once, each in a process of its own (0: one per core; "
+            "1: one after the other); the results are the same",
+            f.parallel);
+    AddFlag(cmd,
+            "backend",
+            "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "
+            "flows on the same topology and routes)",
+            f.backend);
     ParseExampleCommandLine(cmd, argc, argv, "paper-figures");
 
     return RunExampleMain("paper-figures", [&](std::unique_ptr<SimulationRun>& /* run */) {

@@ -34,15 +34,16 @@ main(int argc, char* argv[])
     std::string senderCc;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "Number of senders", senders);
-    cmd.AddValue("bytes", "Bytes each sender writes", bytes);
+    AddFlag(cmd, "senders", "Number of senders", senders);
+    AddFlag(cmd, "bytes", "Bytes each sender writes", bytes);
     fabricFlags.AddTo(cmd);
-    cmd.AddValue("bufferBytes", "Shared buffer of the switch, bytes", bufferBytes);
-    cmd.AddValue("pcap", "Write a pcap trace of the receiver's port with this prefix", pcap);
-    cmd.AddValue("senderCc",
-                 "Comma-separated congestion controls (each as --cc) given to senders 1, 2, "
-                 "... in turn, the list repeated; empty: every sender runs --cc",
-                 senderCc);
+    AddFlag(cmd, "bufferBytes", "Shared buffer of the switch, bytes", bufferBytes);
+    AddFlag(cmd, "pcap", "Write a pcap trace of the receiver's port with this prefix", pcap);
+    AddFlag(cmd,
+            "senderCc",
+            "Comma-separated congestion controls (each as --cc) given to senders 1, 2, "
+            "... in turn, the list repeated; empty: every sender runs --cc",
+            senderCc);
     ParseExampleCommandLine(cmd, argc, argv, "roce-incast");
 
     return RunExampleMain("roce-incast", [&](std::unique_ptr<SimulationRun>& run) {

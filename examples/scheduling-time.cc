@@ -359,13 +359,17 @@ main(int argc, char* argv[])
     uint32_t seeds = 5;
     std::string dbPath;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("minRacks", "Smallest cluster, in racks (doubled up to maxRacks)", minRacks);
-    cmd.AddValue("maxRacks", "Largest cluster, in racks", maxRacks);
-    cmd.AddValue("timeLimit", "Wall-clock limit of each MILP solve, seconds", timeLimit);
-    cmd.AddValue("horizon", "Slots in the plan", horizon);
-    cmd.AddValue("seed", "Seed of the first job set", seed);
-    cmd.AddValue("seeds", "Job sets per size (seeds seed, seed+1, ...)", seeds);
-    cmd.AddValue("db", "SQLite file to append the results to (empty: none)", dbPath);
+    AddFlag(cmd, "minRacks", "Smallest cluster, in racks (doubled up to maxRacks)", minRacks);
+    AddFlag(cmd, "maxRacks", "Largest cluster, in racks", maxRacks);
+    AddFlag(cmd, "timeLimit", "Wall-clock limit of each MILP solve, seconds", timeLimit);
+    AddFlag(cmd, "horizon", "Slots in the plan", horizon);
+    AddFlag(cmd, "seed", "Seed of the first job set", seed);
+    AddFlag(cmd, "seeds", "Job sets per size (seeds seed, seed+1, ...)", seeds);
+    AddFlag(cmd,
+            "db",
+            "SQLite file to append the results to (empty: none)",
+            dbPath,
+            EmptyFlag::MeansNone);
     ParseExampleCommandLine(cmd, argc, argv, "scheduling-time");
     return RunExampleMain("scheduling-time", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(minRacks >= 2, "minRacks", std::to_string(minRacks), "must be >= 2");

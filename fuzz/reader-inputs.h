@@ -14,10 +14,13 @@
 #include "ns3/hpcc-topology-reader.h"
 #include "ns3/job-trace-reader.h"
 #include "ns3/lingjun-topology-reader.h"
+#include "ns3/results-database.h"
 #include "ns3/scenario-reader.h"
+#include "ns3/strict-flags.h"
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
@@ -37,7 +40,9 @@ ReaderNames()
                                                    "hpcc-topology",
                                                    "hpcc-flows",
                                                    "hpcc-config",
-                                                   "lingjun-topology"};
+                                                   "lingjun-topology",
+                                                   "flags",
+                                                   "results-db"};
     return names;
 }
 
@@ -46,6 +51,41 @@ inline std::string
 InputPath()
 {
     return "/tmp/cs-fuzz-input-" + std::to_string(getpid()) + ".txt";
+}
+
+/**
+ * Read each line of \p text as a command-line argument "--LINE" of a
+ * command line with a flag of every type, as the examples read theirs.
+ * \throw std::invalid_argument naming the argument ("--...")
+ */
+inline void
+ReadFlags(const std::string& text)
+{
+    uint32_t count = 0;
+    uint64_t bytes = 0;
+    int64_t signedCount = 0;
+    double scale = 0;
+    bool pfc = false;
+    std::string cc;
+    std::string db;
+    CommandLine cmd;
+    AddFlag(cmd, "count", "", count);
+    AddFlag(cmd, "bytes", "", bytes);
+    AddFlag(cmd, "k", "", signedCount);
+    AddFlag(cmd, "scale", "", scale);
+    AddFlag(cmd, "pfc", "", pfc);
+    AddFlag(cmd, "cc", "", cc);
+    AddFlag(cmd, "db", "", db, EmptyFlag::MeansNone);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+    {
+        std::string name;
+        std::string value;
+        if (!CheckFlagArgument(cmd, "--" + line, name, value))
+        {
+            throw std::invalid_argument("--" + line + ": unknown flag");
+        }
+    }
 }
 
 /**
@@ -70,6 +110,12 @@ ReadInput(const std::string& reader, const std::string& text, std::string& sourc
         ReadJobTraceText(text, source, JobSpec{});
         return true;
     }
+    if (reader == "flags")
+    {
+        source = "--";
+        ReadFlags(text);
+        return true;
+    }
     source = InputPath();
     {
         std::ofstream out(source, std::ios::binary | std::ios::trunc);
@@ -90,6 +136,18 @@ ReadInput(const std::string& reader, const std::string& text, std::string& sourc
     else if (reader == "lingjun-topology")
     {
         ReadLingjunTopology(source, LingjunParams{});
+    }
+    else if (reader == "results-db")
+    {
+        // The opener must take a results file (or an empty one) and refuse
+        // anything else with an error, whatever the bytes.
+        Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+        const std::string path = source;
+        source = "ResultsDatabase";
+        db->Open(path);
+        db->Close();
+        std::remove((path + "-wal").c_str());
+        std::remove((path + "-shm").c_str());
     }
     else
     {

@@ -18,21 +18,22 @@ namespace ns3
 void
 FabricFlags::AddTo(CommandLine& cmd)
 {
-    cmd.AddValue("linkRate", "Rate of every link (ns-3 rate string)", linkRate);
-    cmd.AddValue("linkDelay", "Propagation delay of every link (ns-3 time string)", linkDelay);
-    cmd.AddValue("mtu",
-                 "RoCE path MTU: RDMA payload bytes per full data packet (256, 512, 1024, 2048 or "
-                 "4096; the frame adds 58-74 bytes of headers)",
-                 mtu);
-    cmd.AddValue("cc",
-                 "Congestion control (" +
-                     ShortNameRegistry::ListNames(RdmaCongestionOps::GetTypeId()) +
-                     ", or a TypeId name; attributes in brackets: dcqcn[profile=hpcc])",
-                 cc);
-    cmd.AddValue("pfc", "Enable PFC in the switches", pfc);
-    cmd.AddValue("seed", "Random seed (traffic, ECMP hash, PSNs, ECN)", seed);
-    cmd.AddValue("db", "SQLite file to append the run to (empty: none)", db);
-    cmd.AddValue("stopTime", "Simulated time limit", stopTime);
+    AddFlag(cmd, "linkRate", "Rate of every link (ns-3 rate string)", linkRate);
+    AddFlag(cmd, "linkDelay", "Propagation delay of every link (ns-3 time string)", linkDelay);
+    AddFlag(cmd,
+            "mtu",
+            "RoCE path MTU: RDMA payload bytes per full data packet (256, 512, 1024, 2048 or "
+            "4096; the frame adds 58-74 bytes of headers)",
+            mtu);
+    AddFlag(cmd,
+            "cc",
+            "Congestion control (" + ShortNameRegistry::ListNames(RdmaCongestionOps::GetTypeId()) +
+                ", or a TypeId name; attributes in brackets: dcqcn[profile=hpcc])",
+            cc);
+    AddFlag(cmd, "pfc", "Enable PFC in the switches", pfc);
+    AddFlag(cmd, "seed", "Random seed (traffic, ECMP hash, PSNs, ECN)", seed);
+    AddFlag(cmd, "db", "SQLite file to append the run to (empty: none)", db, EmptyFlag::MeansNone);
+    AddFlag(cmd, "stopTime", "Simulated time limit", stopTime);
 }
 
 void

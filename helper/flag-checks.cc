@@ -7,22 +7,22 @@
 #include "collective-scheduler-helper.h"
 
 #include "ns3/collective-scheduler.h"
+#include "ns3/config.h"
+#include "ns3/global-value.h"
 #include "ns3/roce-header.h"
 #include "ns3/short-name-registry.h"
+#include "ns3/string.h"
+#include "ns3/unit-strings.h"
 
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <regex>
 #include <sstream>
 
 namespace ns3
 {
-
-FlagError::FlagError(const std::string& flag, const std::string& value, const std::string& why)
-    : std::invalid_argument("--" + flag + "=" + value + ": " + why)
-{
-}
 
 DataRate
 ParseRateFlag(const std::string& flag, const std::string& value)
@@ -43,10 +43,27 @@ ParseTimeFlag(const std::string& flag, const std::string& value)
     // ns-3's Time parser aborts on garbage, so check the form first.
     static const std::regex form(
         R"(^\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d)?\s*$)");
-    if (!std::regex_match(value, form))
+    std::smatch m;
+    if (!std::regex_match(value, m, form))
     {
         throw FlagError(flag, value, "expected a non-negative time such as 1us");
     }
+    // Checked before ns-3 converts it: a later time would wrap negative.
+    static const std::map<std::string, double> seconds{{"", 1},
+                                                       {"s", 1},
+                                                       {"ms", 1e-3},
+                                                       {"us", 1e-6},
+                                                       {"ns", 1e-9},
+                                                       {"ps", 1e-12},
+                                                       {"fs", 1e-15},
+                                                       {"min", 60},
+                                                       {"h", 3600},
+                                                       {"d", 86400}};
+    const double number = std::strtod(value.c_str(), nullptr);
+    RequireFlag(number * seconds.at(m[2].str()) <= kMaxSimulatedTimeNs * 1e-9,
+                flag,
+                value,
+                kTimeRangeError);
     return Time(value);
 }
 
@@ -105,6 +122,7 @@ MutableCommandLineAttributes()
     static std::set<std::string> paths;
     return paths;
 }
+
 } // namespace
 
 const std::set<std::string>&
@@ -118,27 +136,44 @@ ParseExampleCommandLine(CommandLine& cmd, int argc, char* argv[], const std::str
 {
     for (int i = 1; i < argc; ++i)
     {
-        const std::string arg = argv[i];
-        const std::string::size_type eq = arg.find('=');
-        if (arg.rfind("--ns3::", 0) != 0 || eq == std::string::npos)
-        {
-            continue; // ns-3 reads the rest (a flag alone is a boolean)
-        }
-        const std::string path = arg.substr(2, eq - 2);
-        const std::string value = arg.substr(eq + 1);
         try
         {
-            // Set and restored at once: only the check is wanted here.
-            ScopedConfigDefaults probe;
-            probe.Set(path, value, "--" + path);
+            std::string name;
+            std::string value;
+            if (CheckFlagArgument(cmd, argv[i], name, value))
+            {
+                continue;
+            }
+            if (name.find("::") != std::string::npos)
+            {
+                // An attribute: set and restored at once, only the check is wanted here.
+                ScopedConfigDefaults probe;
+                probe.Set(name, value, "--" + name);
+                if (name.rfind("ns3::", 0) == 0 &&
+                    std::string(argv[i]).find('=') != std::string::npos)
+                {
+                    MutableCommandLineAttributes().insert(name);
+                }
+                continue;
+            }
+            StringValue global;
+            if (GlobalValue::GetValueByNameFailSafe(name, global))
+            {
+                RequireFlag(Config::SetGlobalFailSafe(name, StringValue(value)),
+                            name,
+                            value,
+                            "is not a valid value of ns-3's global value " + name);
+                continue;
+            }
+            throw std::invalid_argument(std::string(argv[i]) + ": unknown flag (see --help)");
         }
         catch (const std::invalid_argument& e)
         {
             std::cerr << example << ": error: " << e.what() << std::endl;
             std::exit(2);
         }
-        MutableCommandLineAttributes().insert(path);
     }
+    // Only ns-3's own options (help) and attributes are left for it to act on.
     cmd.Parse(argc, argv);
 }
 

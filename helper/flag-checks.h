@@ -7,6 +7,7 @@
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/strict-flags.h"
 
 #include <cstdint>
 #include <set>
@@ -16,17 +17,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup collective-scheduling
- * \brief A command-line flag with an impossible value; what() names the
- * flag, its value and why.
- */
-class FlagError : public std::invalid_argument
-{
-  public:
-    FlagError(const std::string& flag, const std::string& value, const std::string& why);
-};
 
 /// Parse an ns-3 rate string ("100Gbps") given to --\p flag; throws FlagError.
 DataRate ParseRateFlag(const std::string& flag, const std::string& value);
@@ -76,7 +66,11 @@ ApplyFlag(const std::string& flag, const std::string& value, F f)
 
 /**
  * \ingroup collective-scheduling
- * Parse the example's command line. Attribute flags
+ * Parse the example's command line. Every argument must be a flag added
+ * with AddFlag, an attribute or global value of ns-3, or one of ns-3's own
+ * (--help, --PrintAttributes=...): anything else, a value a flag does not
+ * read as a whole, or an empty value, prints "<example>: error: --flag=value:
+ * why" and exits with status 2 (bad input), where ns-3 would exit with 1. Attribute flags
  * (--ns3::Type::Attribute=value) are first checked as Config::SetDefault
  * would take them: a value the attribute rejects, or a type or attribute
  * that does not exist, prints "<example>: error: --ns3::Type::Attribute:

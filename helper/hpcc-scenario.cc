@@ -290,6 +290,12 @@ HpccScenario::GetStopTime() const
     return NanoSeconds(m_mapping.config.stopTimeNs.value_or(kDefaultStopNs));
 }
 
+bool
+HpccScenario::RunsUntilDone() const
+{
+    return m_mapping.config.stopTimeBeyondRange;
+}
+
 uint32_t
 HpccScenario::GetSimulatorIfIndex(uint32_t fabricNode, uint32_t port) const
 {

@@ -132,6 +132,10 @@ class HpccScenario
     /// SIMULATOR_STOP_TIME, or 3.01 s (the simulators' default).
     Time GetStopTime() const;
 
+    /// SIMULATOR_STOP_TIME is beyond the simulator's range, which the
+    /// simulators' configs use for "no limit": run until nothing is left.
+    bool RunsUntilDone() const;
+
     /// NVSwitches left out of the fabric.
     uint32_t GetNLeftOutNodes() const
     {

@@ -8,6 +8,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/input-limits.h"
 #include "ns3/job-trace-reader.h"
 #include "ns3/model-catalog.h"
 #include "ns3/rng-seed-manager.h"
@@ -235,6 +236,20 @@ ScenarioHelper::CollectJobs() const
         {
             jobs.push_back(j);
         }
+    }
+    double jobBytes = 0;
+    for (const JobSpec& j : jobs)
+    {
+        jobBytes += InputLimits::JobBytes(j);
+    }
+    try
+    {
+        InputLimits::CheckJobs(jobBytes);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error((m_spec.jobTrace.empty() ? m_spec.source : m_spec.jobTrace) +
+                                 ": " + std::to_string(jobs.size()) + " jobs " + e.what());
     }
     for (std::size_t i = 0; i < jobs.size(); ++i)
     {

@@ -28,7 +28,9 @@ TEST(TimeStrings, UnitsScaleExactly)
     EXPECT_EQ(ParseTimeNs("1.5h"), 5400000000000);
     EXPECT_EQ(ParseTimeNs("1d"), 86400000000000);
     EXPECT_EQ(ParseTimeNs(" 0s "), 0);
-    EXPECT_EQ(ParseTimeNs("9223372036854775807ns"), 9223372036854775807);
+    // The latest time the simulator represents (2^63 ps); one more nanosecond would wrap.
+    EXPECT_EQ(ParseTimeNs("9223372036854775ns"), 9223372036854775);
+    EXPECT_THROW(ParseTimeNs("9223372036854776ns"), std::invalid_argument);
     EXPECT_EQ(ParseTimeNs("000012.5000us"), 12500);
 }
 

@@ -239,4 +239,31 @@ TEST(RoceHeaderTest, MessageWireBytesCountsEveryFrameAndItsOverhead)
     }
 }
 
+TEST(RoceHeaderTest, MessageWireBytesIsClosedFormForAnySize)
+{
+    // The same values as a frame-by-frame count, for every path MTU and the
+    // sizes around packet boundaries.
+    for (uint32_t payload : {256u, 1000u, 4096u})
+    {
+        for (uint64_t bytes = 0; bytes <= 3 * payload + 2; ++bytes)
+        {
+            uint64_t expected = 0;
+            for (uint64_t i = 0; i == 0 || i * payload < bytes; ++i)
+            {
+                expected += test::WireOf(test::DataFrameBytes(bytes, payload, i));
+            }
+            ASSERT_EQ(RoceWire::MessageWireBytes(bytes, payload), expected)
+                << bytes << " " << payload;
+        }
+    }
+    // 10^15 bytes (a message of --scale=1e12): 2.4e11 packets, which a loop
+    // per packet would take minutes to count inside one event.
+    const uint64_t huge = 1000000000000000ull;
+    const uint64_t packets = (huge + 4095) / 4096;
+    const uint64_t full =
+        RoceWire::MessageWireBytes(4096 * 3, 4096) - RoceWire::MessageWireBytes(4096 * 2, 4096);
+    EXPECT_EQ(RoceWire::MessageWireBytes(huge, 4096),
+              RoceWire::MessageWireBytes(huge - (packets - 3) * 4096, 4096) + (packets - 3) * full);
+}
+
 } // namespace

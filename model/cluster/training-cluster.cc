@@ -107,6 +107,16 @@ TrainingCluster::AddJob(const JobSpec& spec)
             throw std::invalid_argument("job id " + std::to_string(spec.id) + " used twice");
         }
     }
+    // Here, not when the job arrives, so that the error can name the input.
+    for (uint32_t h : spec.placement == "explicit" ? spec.hosts : std::vector<uint32_t>{})
+    {
+        if (h >= m_slots->GetNHosts())
+        {
+            throw std::invalid_argument("job " + std::to_string(spec.id) + ": hosts: host " +
+                                        std::to_string(h) + " does not exist (the cluster has " +
+                                        std::to_string(m_slots->GetNHosts()) + " hosts)");
+        }
+    }
     auto entry = std::make_unique<JobEntry>();
     entry->spec = spec;
     entry->computeTime = ModelCatalog::ComputeTime(spec);

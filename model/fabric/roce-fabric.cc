@@ -488,9 +488,11 @@ RoceFabric::OnSendFailed(const RdmaMessageInfo& info, RdmaSendError error)
            << ": " << ToString(error);
     if (error == RdmaSendError::RETRY_EXCEEDED)
     {
-        reason << " (" << nic->GetRetryCount() + 1 << " timeouts of " << std::setprecision(10)
+        reason << " (" << nic->GetTimeoutLimit() + 1 << " timeouts of " << std::setprecision(10)
                << nic->GetRetransmitTimeout().GetSeconds() * 1e3
-               << " ms in a row without progress, RetryCount " << nic->GetRetryCount() << ")";
+               << " ms in a row without progress, "
+               << (nic->HasRetryLimit() ? "RetryCount " : "StallTimeouts ")
+               << nic->GetTimeoutLimit() << ")";
     }
     NS_ABORT_MSG_UNLESS(p.onFailed,
                         "job " << info.jobId << ": " << reason.str()

@@ -5,6 +5,7 @@
 
 #include "csv-fields.h"
 #include "hpcc-topology-reader.h"
+#include "input-file.h"
 #include "unit-strings.h"
 
 #include <fstream>
@@ -18,6 +19,7 @@ namespace ns3
 HpccConfigFile
 ReadHpccConfig(const std::string& path)
 {
+    RequireNotDirectory(path);
     std::ifstream in(path);
     if (!in)
     {
@@ -30,7 +32,10 @@ ReadHpccConfig(const std::string& path)
     uint32_t line = 0;
     while (std::getline(in, text))
     {
-        ++line;
+        if (++line == 1)
+        {
+            StripByteOrderMark(text);
+        }
         std::vector<std::string> fields = SplitHpccFields(text);
         if (fields.empty() || fields[0][0] == '#')
         {
@@ -195,6 +200,27 @@ class EntryMapper
         }
     }
 
+    /// As Time, but a time beyond the simulator's range is none (no value), not an error.
+    std::optional<int64_t> TimeOrBeyondRange(const char* unit) const
+    {
+        const std::string& v = Single();
+        if (v.find_first_not_of("0123456789.eE+-") == std::string::npos)
+        {
+            try
+            {
+                ParseTimeNs(v + unit);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                if (std::string(e.what()) == kTimeRangeError)
+                {
+                    return std::nullopt;
+                }
+            }
+        }
+        return Time(unit);
+    }
+
     /// A `n rate1 value1 ... raten valuen` map; \p value parses one value.
     template <typename T>
     std::map<uint64_t, T> RateMap(const std::function<T(const std::string&)>& value) const
@@ -321,7 +347,11 @@ Modelled()
              c.linkDown = d;
          }},
         {"SIMULATOR_STOP_TIME",
-         [](const EntryMapper& m, HpccConfig& c) { c.stopTimeNs = m.Time("s"); }},
+         [](const EntryMapper& m, HpccConfig& c) {
+             // SimAI's SimAI.conf sets 40000000000000.00 s to mean "no limit".
+             c.stopTimeNs = m.TimeOrBeyondRange("s");
+             c.stopTimeBeyondRange = !c.stopTimeNs.has_value();
+         }},
         {"TOPOLOGY_FILE", [](const EntryMapper& m, HpccConfig& c) { c.topologyFile = m.Single(); }},
         {"FLOW_FILE", [](const EntryMapper& m, HpccConfig& c) { c.flowFile = m.Single(); }},
         {"FCT_OUTPUT_FILE",

@@ -145,8 +145,10 @@ struct HpccConfig
         uint32_t b{0};     ///< node id in the topology file
     };
 
-    std::optional<LinkDown> linkDown;         ///< LINK_DOWN
-    std::optional<int64_t> stopTimeNs;        ///< SIMULATOR_STOP_TIME (s in the file)
+    std::optional<LinkDown> linkDown;  ///< LINK_DOWN
+    std::optional<int64_t> stopTimeNs; ///< SIMULATOR_STOP_TIME (s in the file)
+    /// SIMULATOR_STOP_TIME is beyond the simulator's range: the run goes on until it is done
+    bool stopTimeBeyondRange{false};
     std::optional<std::string> topologyFile;  ///< TOPOLOGY_FILE
     std::optional<std::string> flowFile;      ///< FLOW_FILE
     std::optional<std::string> fctOutputFile; ///< FCT_OUTPUT_FILE

@@ -5,6 +5,7 @@
 
 #include "csv-fields.h"
 #include "hpcc-topology-reader.h"
+#include "input-file.h"
 
 #include <algorithm>
 #include <fstream>
@@ -40,6 +41,7 @@ FieldUint(const std::string& path,
 std::vector<HpccFlow>
 ReadHpccFlows(const std::string& path, uint32_t nNodes)
 {
+    RequireNotDirectory(path);
     std::ifstream in(path);
     if (!in)
     {
@@ -53,7 +55,10 @@ ReadHpccFlows(const std::string& path, uint32_t nNodes)
     uint32_t line = 0;
     while (std::getline(in, text))
     {
-        ++line;
+        if (++line == 1)
+        {
+            StripByteOrderMark(text);
+        }
         const std::vector<std::string> fields = SplitHpccFields(text);
         if (fields.empty())
         {

@@ -4,6 +4,7 @@
 #include "hpcc-topology-reader.h"
 
 #include "csv-fields.h"
+#include "input-file.h"
 #include "unit-strings.h"
 
 #include <algorithm>
@@ -172,6 +173,7 @@ class TopologyParser
     /// The file's non-blank lines, split into fields; sets m_lastLine.
     std::vector<Line> ReadLines()
     {
+        RequireNotDirectory(m_path);
         std::ifstream in(m_path);
         if (!in)
         {
@@ -182,7 +184,10 @@ class TopologyParser
         uint32_t number = 0;
         while (std::getline(in, text))
         {
-            ++number;
+            if (++number == 1)
+            {
+                StripByteOrderMark(text);
+            }
             std::vector<std::string> fields = SplitHpccFields(text);
             if (fields.empty())
             {

@@ -4,6 +4,7 @@
 #include "lingjun-topology-reader.h"
 
 #include "ns3/csv-fields.h"
+#include "ns3/input-file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -99,6 +100,7 @@ struct NaturalOrder
 std::vector<Row>
 ReadRows(const std::string& path)
 {
+    RequireNotDirectory(path);
     std::ifstream in(path);
     if (!in)
     {
@@ -110,10 +112,7 @@ ReadRows(const std::string& path)
     {
         ThrowInputError(path, 1, "header", "missing, expected '" + expected + "'");
     }
-    if (header.compare(0, 3, "\xEF\xBB\xBF") == 0)
-    {
-        header.erase(0, 3); // UTF-8 byte-order mark
-    }
+    StripByteOrderMark(header);
     std::vector<std::string> names = SplitCsvLine(TrimSpace(header));
     bool headerOk = names.size() == kNColumns;
     for (size_t c = 0; headerOk && c < kNColumns; ++c)

@@ -150,6 +150,9 @@ ScaleExact(const Decimal& d, uint64_t multiplier, int unitExp10, uint64_t max, c
 
 } // namespace
 
+const char* const kTimeRangeError =
+    "beyond the simulator's range of 2^63 ps (about 106 days; time would wrap)";
+
 int64_t
 ParseTimeNs(const std::string& text)
 {
@@ -182,11 +185,28 @@ ParseTimeNs(const std::string& text)
     {
         if (unit == u.name)
         {
-            return static_cast<int64_t>(ScaleExact(d,
-                                                   u.multiplier,
-                                                   u.exp10,
-                                                   std::numeric_limits<int64_t>::max(),
-                                                   "nanoseconds"));
+            uint64_t ns = 0;
+            try
+            {
+                ns = ScaleExact(d,
+                                u.multiplier,
+                                u.exp10,
+                                std::numeric_limits<int64_t>::max(),
+                                "nanoseconds");
+            }
+            catch (const std::invalid_argument& e)
+            {
+                if (std::string(e.what()) != "too large")
+                {
+                    throw;
+                }
+                ns = std::numeric_limits<uint64_t>::max();
+            }
+            if (ns > static_cast<uint64_t>(kMaxSimulatedTimeNs))
+            {
+                throw std::invalid_argument(kTimeRangeError);
+            }
+            return static_cast<int64_t>(ns);
         }
     }
     throw std::invalid_argument("unknown unit \"" + unit +

@@ -11,9 +11,21 @@ namespace ns3
 {
 
 /**
+ * The latest time the simulator can represent, in nanoseconds: ns-3 keeps
+ * a time as a signed 64-bit count of its resolution unit, picoseconds by
+ * default, so 2^63 ps (about 106.75 days). A later time would wrap
+ * negative.
+ */
+constexpr int64_t kMaxSimulatedTimeNs = INT64_MAX / 1000;
+
+/// What ParseTimeNs says of a time beyond kMaxSimulatedTimeNs.
+extern const char* const kTimeRangeError;
+
+/**
  * Parse a time string: a non-negative decimal number (optional fraction and
  * exponent) and one of ns-3's units s, ms, us, ns, ps, fs, min, h, d, as in
- * "1us", "2.5ms", "1e-3s". The value must be a whole number of nanoseconds.
+ * "1us", "2.5ms", "1e-3s". The value must be a whole number of nanoseconds,
+ * no later than kMaxSimulatedTimeNs.
  *
  * \param text the time string
  * \return the time in nanoseconds

@@ -173,6 +173,7 @@ ResultsDatabase::Open(const std::string& path)
     {
         const int64_t ms = std::clamp<int64_t>(m_busyTimeout.GetMilliSeconds(), 0, INT_MAX);
         sqlite3_busy_timeout(m_db, static_cast<int>(ms));
+        RequireResultsFile(*this);
         if (m_useWal)
         {
             SetWalMode();

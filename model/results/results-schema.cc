@@ -351,6 +351,48 @@ MigrateFromVersion1(ResultsDatabase& db)
 
 } // namespace
 
+void
+RequireResultsFile(ResultsDatabase& db)
+{
+    // Only reads: a file that is not ours must be left exactly as it was.
+    ResultsDatabase::Statement tables =
+        db.Prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
+    bool any = false;
+    bool versioned = false;
+    bool runs = false;
+    while (tables.Step())
+    {
+        any = true;
+        versioned = versioned || tables.GetText(0) == "schema_version";
+        runs = runs || tables.GetText(0) == "runs";
+    }
+    if (!any || versioned)
+    {
+        return;
+    }
+    std::set<std::string> columns;
+    for (const auto& [name, type] : TableColumns(db, "runs"))
+    {
+        columns.insert(name);
+    }
+    std::string missing;
+    for (const char* c : {"run_id", "example", "scheduler", "seed", "params_json", "status"})
+    {
+        if (columns.count(c) == 0)
+        {
+            missing += (missing.empty() ? "" : ", ") + std::string(c);
+        }
+    }
+    if (missing.empty())
+    {
+        return; // version 1, which had no schema_version table
+    }
+    throw std::runtime_error(Where(db) + "not a results database of this module (" +
+                             (runs ? "its runs table has no column " + missing
+                                   : std::string("it has tables, but no runs table")) +
+                             "); left unchanged");
+}
+
 int64_t
 ResultsSchemaVersion()
 {

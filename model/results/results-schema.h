@@ -18,6 +18,15 @@ class ResultsDatabase;
 int64_t ResultsSchemaVersion();
 
 /**
+ * Refuse a file another program made, before anything writes to it (not
+ * even the switch to WAL): one with tables but no schema_version table and
+ * no runs table of this module's (run_id, example, scheduler, seed,
+ * params_json and status columns). A new, empty file passes.
+ * \throw std::runtime_error "ResultsDatabase 'path': ..." naming what is foreign
+ */
+void RequireResultsFile(ResultsDatabase& db);
+
+/**
  * Create every table of the current schema in the open file \p db, or
  * migrate a file of an earlier version to it, in one transaction under the
  * write lock (a failure leaves the file as it was).

@@ -95,7 +95,7 @@ RdmaNic::OnTimeout(uint32_t qpn)
         return;
     }
     ++m_timeouts;
-    if (HasRetryLimit() && qp->retries >= m_retryCount)
+    if ((HasRetryLimit() || m_stallTimeouts > 0) && qp->retries >= GetTimeoutLimit())
     {
         NS_LOG_INFO("QP " << qpn << " timed out at packet " << qp->sndUna << " after "
                           << qp->retries << " retries: error state");

@@ -80,6 +80,17 @@ RdmaNic::GetTypeId()
                           UintegerValue(7),
                           MakeUintegerAccessor(&RdmaNic::m_retryCount),
                           MakeUintegerChecker<uint32_t>(0, 7))
+            .AddAttribute("StallTimeouts",
+                          "Under the fixed RetransmitTimeout, which has no retry limit: "
+                          "timeouts in a row without progress after which a queue pair "
+                          "gives up as at the retry limit (SendFailed), so that a run whose "
+                          "peer never comes back (a host down for good) ends instead of "
+                          "retransmitting forever. An ACK that advances or a NAK resets the "
+                          "count, so no run that makes progress is affected; 1000 timeouts "
+                          "are 4 s without progress at the HPCC simulators' 4 ms. 0: no limit.",
+                          UintegerValue(1000),
+                          MakeUintegerAccessor(&RdmaNic::m_stallTimeouts),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("CnpInterval",
                           "Minimum time between two CNPs for one queue pair (notification "
                           "point rate limit; ConnectX's MIN_TIME_BETWEEN_CNPS, 4 us).",

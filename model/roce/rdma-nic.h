@@ -173,6 +173,15 @@ class RdmaNic : public Object, public RocePortOwner
         return m_retryCount;
     }
 
+    /**
+     * Timeouts in a row without progress a queue pair retries before it
+     * fails: RetryCount, or StallTimeouts under the fixed timeout (0: no limit).
+     */
+    uint32_t GetTimeoutLimit() const
+    {
+        return HasRetryLimit() ? m_retryCount : m_stallTimeouts;
+    }
+
     // RocePortOwner
     void HandleReceive(RoceNetDevice* port, Ptr<Packet> p, const RoceForwardingInfo& info) override;
     bool PullData(RoceNetDevice* port,
@@ -248,6 +257,7 @@ class RdmaNic : public Object, public RocePortOwner
     Time m_rto; ///< fixed timeout; zero selects the local ACK timeout
     uint32_t m_ackTimeoutExponent{20};
     uint32_t m_retryCount{7};
+    uint32_t m_stallTimeouts{1000}; ///< the fixed timeout's limit; 0: none
     Time m_cnpInterval;
     TypeId m_ccTypeId;
     ObjectFactory m_ccFactory; ///< type and attribute values; used while its type is m_ccTypeId

@@ -77,20 +77,26 @@ WireBytes(uint32_t packetBytes)
     return (packetBytes < kMinFrame ? kMinFrame : packetBytes) + kFrameOverhead;
 }
 
-/// Wire bytes of a whole RDMA WRITE of \p bytes split into \p payloadPerPacket packets.
+/**
+ * Wire bytes of a whole RDMA WRITE of \p bytes split into \p payloadPerPacket
+ * packets. In closed form (the first packet carries the RETH, every full
+ * packet costs the same, the last one the rest): the cost of a message of
+ * any size is bounded, where a loop per packet would keep a huge message's
+ * event from ending.
+ */
 inline uint64_t
 MessageWireBytes(uint64_t bytes, uint32_t payloadPerPacket)
 {
     const uint32_t headers = kEthernet + kIpv4 + kUdp + kBth + kIcrc;
-    uint64_t packets = bytes == 0 ? 1 : (bytes + payloadPerPacket - 1) / payloadPerPacket;
-    uint64_t total = 0;
-    for (uint64_t i = 0; i < packets; ++i)
+    const uint64_t packets = bytes == 0 ? 1 : (bytes + payloadPerPacket - 1) / payloadPerPacket;
+    const uint64_t lastPayload = bytes - (packets - 1) * payloadPerPacket;
+    if (packets == 1)
     {
-        uint64_t payload = std::min<uint64_t>(payloadPerPacket, bytes - i * payloadPerPacket);
-        uint32_t reth = i == 0 ? kReth : 0; // the first packet carries the RETH
-        total += WireBytes(static_cast<uint32_t>(headers + reth + payload));
+        return WireBytes(static_cast<uint32_t>(headers + kReth + lastPayload));
     }
-    return total;
+    return WireBytes(headers + kReth + payloadPerPacket) +
+           (packets - 2) * WireBytes(headers + payloadPerPacket) +
+           WireBytes(static_cast<uint32_t>(headers + lastPayload));
 }
 } // namespace RoceWire
 

@@ -6,6 +6,7 @@
 #include "scenario-reader.h"
 
 #include "ns3/csv-fields.h"
+#include "ns3/input-file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -151,6 +152,7 @@ Columns()
 std::vector<JobSpec>
 ReadJobTrace(const std::string& path, const JobSpec& defaults, uint32_t firstId)
 {
+    RequireNotDirectory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
@@ -179,7 +181,10 @@ ReadJobTraceText(const std::string& text,
     uint32_t lineNo = 0;
     while (std::getline(in, raw))
     {
-        ++lineNo;
+        if (++lineNo == 1)
+        {
+            StripByteOrderMark(raw);
+        }
         const std::string line = TrimSpace(raw);
         if (line.empty() || line[0] == '#')
         {

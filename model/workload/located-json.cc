@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -128,7 +129,7 @@ class LineTrackingSax
 
     bool start_object(std::size_t /* elements */)
     {
-        return Add(Json::object(), TokenLine(false), true);
+        return Open(Json::object());
     }
 
     bool key(string_t& key)
@@ -156,7 +157,7 @@ class LineTrackingSax
 
     bool start_array(std::size_t /* elements */)
     {
-        return Add(Json::array(), TokenLine(false), true);
+        return Open(Json::array());
     }
 
     bool end_array()
@@ -208,6 +209,24 @@ class LineTrackingSax
     LineNode m_rootLines;
 
   private:
+    /**
+     * Start a container, unless that nests deeper than kMaxDepth: each level
+     * keeps its path, so a bounded depth keeps the memory linear in the
+     * text (and the document's recursive destruction off a deep stack).
+     */
+    bool Open(Json container)
+    {
+        const uint32_t line = TokenLine(false);
+        if (m_stack.size() >= LocatedJson::kMaxDepth)
+        {
+            return Error(line,
+                         m_awaitingValue ? m_memberPath : m_paths.back(),
+                         "nested deeper than " + std::to_string(LocatedJson::kMaxDepth) +
+                             " levels (the limit of the module's JSON reader)");
+        }
+        return Add(std::move(container), line, true);
+    }
+
     /// Line of the token just read; \p number: one character was read past it.
     uint32_t TokenLine(bool number)
     {
@@ -397,6 +416,23 @@ uint64_t
 LocatedJson::Unsigned(const Node& n, uint64_t min, uint64_t max) const
 {
     const Json& j = *n.json;
+    if (j.is_number_float())
+    {
+        // 1e6 is read exactly, as a flag's value is; 1.5 or 1e30 is not an integer here.
+        const double d = j.get<double>();
+        if (!(d >= 0 && d < 0x1p53 && d == std::floor(d)))
+        {
+            Fail(n, "expected an integer, got " + Describe(j));
+        }
+        const uint64_t v = static_cast<uint64_t>(d);
+        if (v < min || v > max)
+        {
+            Fail(n,
+                 "must be an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+                     ", got " + j.dump());
+        }
+        return v;
+    }
     if (!j.is_number_integer())
     {
         Fail(n, "expected an integer, got " + Describe(j));

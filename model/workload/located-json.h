@@ -30,6 +30,9 @@ namespace ns3
 class LocatedJson
 {
   public:
+    /// Containers nested deeper than this are an error (no input needs more).
+    static constexpr uint32_t kMaxDepth = 256;
+
     /// The document type; objects keep their keys in file order.
     using Value = nlohmann::ordered_json;
 

@@ -3,10 +3,13 @@
  */
 #include "model-catalog.h"
 
+#include "collective-transport.h"
 #include "collective.h"
 #include "placement-policy.h"
 
+#include "ns3/object-factory.h"
 #include "ns3/short-name-registry.h"
+#include "ns3/unit-strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -187,6 +190,13 @@ ModelCatalog::ComputeTimeNs(const JobSpec& spec)
         }
         ns = flops / (peak * spec.mfu) * 1e9 * spec.scale;
     }
+    if (!(ns <= static_cast<double>(kMaxSimulatedTimeNs)))
+    {
+        Fail(spec,
+             spec.computeTimeNs > 0 ? "computeTime" : "scale",
+             "makes an iteration's compute time of " + FormatReal(ns * 1e-9) + " s, " +
+                 kTimeRangeError);
+    }
     return std::max<int64_t>(1, std::llround(ns));
 }
 
@@ -207,6 +217,14 @@ ModelCatalog::GradientBytes(const JobSpec& spec)
     CheckName(spec, "model", [&] { Get(spec.model); });
     CheckName(spec, "dtype", [&] { bytes = GradientBytes(Get(spec.model), spec.dtype); });
     double scaled = static_cast<double>(bytes) * spec.scale;
+    // Far below 2^64, so that sums of a job's bytes cannot wrap either.
+    if (!(scaled <= 1e18))
+    {
+        Fail(spec,
+             "scale",
+             FormatReal(spec.scale) + " makes " + FormatReal(scaled) +
+                 " gradient bytes, more than 10^18");
+    }
     return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(scaled)));
 }
 
@@ -254,6 +272,19 @@ ModelCatalog::Validate(const JobSpec& spec)
     CheckName(spec, "model", [&] { model = &Get(spec.model); });
     CheckName(spec, "dtype", [&] { BytesPerElement(spec.dtype); });
     CheckName(spec, "gpu", [&] { PeakFlops(spec.gpu, spec.dtype); });
+    // Every message of a collective carries a share of one bucket's bytes
+    // on one channel to one rank: a scale that leaves fewer bytes than
+    // shares would send empty messages.
+    const double shares = static_cast<double>(spec.buckets) * spec.channels * spec.workers;
+    if (spec.workers > 1 && static_cast<double>(GradientBytes(spec)) < shares)
+    {
+        Fail(spec,
+             "scale",
+             FormatReal(spec.scale) + " leaves " + std::to_string(GradientBytes(spec)) +
+                 " gradient bytes, fewer than the " + FormatReal(shares) +
+                 " messages of a step (buckets x channels x workers): each needs at least "
+                 "one byte");
+    }
     if (spec.computeTimeNs == 0)
     {
         atLeastOne("batchPerGpu", spec.batchPerGpu);
@@ -262,6 +293,19 @@ ModelCatalog::Validate(const JobSpec& spec)
             atLeastOne("sequenceLength", spec.sequenceLength);
         }
     }
+    // The job cannot end before its arrival plus its iterations' compute:
+    // past the simulator's range, its clock would wrap.
+    const double earliestEndNs =
+        static_cast<double>(spec.arrivalNs) +
+        static_cast<double>(spec.iterations) * static_cast<double>(ComputeTimeNs(spec));
+    if (earliestEndNs > static_cast<double>(kMaxSimulatedTimeNs))
+    {
+        Fail(spec,
+             spec.arrivalNs > kMaxSimulatedTimeNs / 2 ? "arrival" : "iterations",
+             "the job would end after " + FormatReal(earliestEndNs * 1e-9) + " s (arrival " +
+                 FormatReal(spec.arrivalNs * 1e-9) + " s plus " + std::to_string(spec.iterations) +
+                 " iterations of compute), " + kTimeRangeError);
+    }
     TypeId collective;
     if (!ShortNameRegistry::LookupFailSafe(Collective::GetTypeId(), spec.collective, &collective))
     {
@@ -269,6 +313,28 @@ ModelCatalog::Validate(const JobSpec& spec)
              "collective",
              "unknown collective '" + spec.collective +
                  "' (known: " + ShortNameRegistry::ListNames(Collective::GetTypeId()) + ")");
+    }
+    // A collective that cannot run on this many ranks (halving-doubling on 3)
+    // is refused here, where the job's input is known, not when it starts.
+    {
+        class NoTransport : public CollectiveTransport
+        {
+            void Send(const CollectiveMessage& /* m */,
+                      std::function<void()> /* onDelivered */) override
+            {
+            }
+        } probe;
+
+        ObjectFactory factory(collective.GetName());
+        Ptr<Collective> c = factory.Create<Collective>();
+        try
+        {
+            c->Configure(spec.workers, 1, &probe);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Fail(spec, "collective", e.what());
+        }
     }
     const std::vector<std::string> placements = PlacementPolicy::GetNames();
     if (!Contains(placements, spec.placement))

@@ -3,11 +3,14 @@
  */
 #include "scenario-reader.h"
 
+#include "input-limits.h"
 #include "located-json.h"
 
+#include "ns3/input-file.h"
 #include "ns3/roce-header.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -197,6 +200,20 @@ ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
             Object(w, o.Get("star"), {"hosts", "rate", "delay"}).Require("hosts", why);
         }
         o.Require("star", why);
+    }
+    // Before anything is built: the block of the kind in use holds the counts.
+    try
+    {
+        InputLimits::CheckFabric(InputLimits::FabricElements(t));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        static const std::map<std::string, std::string> blocks{{"fat-tree", "fatTree"},
+                                                               {"leaf-spine", "leafSpine"},
+                                                               {"rail-optimized", "railOptimized"},
+                                                               {"star", "star"}};
+        const std::string block = blocks.at(t.kind);
+        w.Fail(o.Has(block) ? o.Get(block) : n, e.what());
     }
 }
 
@@ -427,6 +444,12 @@ CheckWeightTotal(const LocatedJson& w, const Node& n, double total)
     {
         w.Fail(n, "the weights must not all be zero");
     }
+    // Weights are drawn in proportion to their sum: an infinite sum would
+    // leave every draw to the last entry.
+    if (!std::isfinite(total))
+    {
+        w.Fail(n, "the weights add up to more than the largest number (" + FormatReal(total) + ")");
+    }
 }
 
 void
@@ -516,6 +539,7 @@ ReadSynthetic(const LocatedJson& w, const Node& n, ScenarioSpec::Synthetic& s)
 ScenarioSpec
 ReadScenarioFile(const std::string& path)
 {
+    RequireNotDirectory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
@@ -619,7 +643,30 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
     top.With("jobs", [&](const Node& v) { ReadJobs(w, v, spec.jobDefaults, spec.jobs); });
     top.With("jobTrace", [&](const Node& v) { spec.jobTrace = resolve(w.String(v)); });
     spec.synthetic.seed = spec.seed;
-    top.With("synthetic", [&](const Node& v) { ReadSynthetic(w, v, spec.synthetic); });
+    top.With("synthetic", [&](const Node& v) {
+        ReadSynthetic(w, v, spec.synthetic);
+        // Checked before the generator makes the jobs: their largest size, many times.
+        JobSpec largest = spec.jobDefaults;
+        for (const auto& [size, weight] : spec.synthetic.workerSizes)
+        {
+            largest.workers = std::max(largest.workers, size);
+        }
+        try
+        {
+            InputLimits::CheckJobs(spec.synthetic.jobs * InputLimits::JobBytes(largest));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Node at = v;
+            for (const auto& [key, member] : w.Members(v))
+            {
+                at = key == "jobs" ? member : at;
+            }
+            w.Fail(at,
+                   std::to_string(spec.synthetic.jobs) + " jobs of up to " +
+                       std::to_string(largest.workers) + " workers " + e.what());
+        }
+    });
     top.With("scheduler", [&](const Node& v) { spec.scheduler = w.String(v); });
     top.With("backend", [&](const Node& v) {
         spec.backend = w.String(v);

@@ -45,6 +45,10 @@ Cumulative(const std::vector<std::pair<Key, double>>& entries, const std::string
     {
         Fail(field, "the weights must not all be zero");
     }
+    if (!std::isfinite(sum))
+    {
+        Fail(field, "the weights add up to more than the largest number");
+    }
     return cumulative;
 }
 

@@ -1,0 +1,13 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * libFuzzer target: the strict command-line flag parser (see reader-inputs.h).
+ */
+#include "reader-inputs.h"
+
+extern "C" int
+LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    ns3::fuzz::FuzzOne("flags", data, size);
+    return 0;
+}

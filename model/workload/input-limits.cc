@@ -1,0 +1,141 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "input-limits.h"
+
+#include "ns3/object.h"
+#include "ns3/uinteger.h"
+#include "ns3/unit-strings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// The attributes that hold the limits; the functions read their defaults.
+class InputLimitsAttributes : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    uint64_t m_maxFabricElements; ///< MaxFabricElements
+    uint64_t m_maxJobMemory;      ///< MaxJobMemory, bytes
+};
+
+// Peak resident memory of packet-level runs over the counts, rounded up
+// (doc/design-notes.md, "Input limits are estimates checked before allocation").
+constexpr double kQueuePairBytes = 4096; ///< a channel of one worker (2.9 KiB measured)
+constexpr double kBucketBytes = 64;      ///< a gradient bucket of one worker (50 B measured)
+constexpr double kJobBytes = 4096;       ///< a job's own state
+
+Ptr<InputLimitsAttributes>
+Current()
+{
+    return CreateObject<InputLimitsAttributes>();
+}
+
+TypeId
+InputLimitsAttributes::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::InputLimits")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<InputLimitsAttributes>()
+            .AddAttribute("MaxFabricElements",
+                          "Hosts, switches and links a topology given by its parameters may "
+                          "have (a k=64 fat-tree has 267,264)",
+                          UintegerValue(1000000),
+                          MakeUintegerAccessor(&InputLimitsAttributes::m_maxFabricElements),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("MaxJobMemory",
+                          "Bytes the jobs of a run may take, estimated from workers x "
+                          "(channels + buckets) before they are built",
+                          UintegerValue(2ull << 30),
+                          MakeUintegerAccessor(&InputLimitsAttributes::m_maxJobMemory),
+                          MakeUintegerChecker<uint64_t>(1));
+    return tid;
+}
+
+NS_OBJECT_ENSURE_REGISTERED(InputLimitsAttributes);
+
+} // namespace
+
+double
+InputLimits::FabricElements(const ScenarioSpec::Topology& t)
+{
+    if (t.kind == "fat-tree")
+    {
+        const double k = t.fatTree.k;
+        const double perEdge = t.fatTree.hostsPerEdge > 0 ? t.fatTree.hostsPerEdge : k / 2;
+        const double edges = k * k / 2;
+        const double hosts = edges * perEdge;
+        const double switches = edges + k * k / 2 + k * k / 4;
+        return hosts + switches + hosts + edges * k / 2 + edges * k / 2;
+    }
+    if (t.kind == "leaf-spine")
+    {
+        const LeafSpineParams& p = t.leafSpine;
+        const double hosts = static_cast<double>(p.leaves) * p.hostsPerLeaf;
+        return 2 * hosts + p.leaves + p.spines +
+               static_cast<double>(p.leaves) * p.spines * p.linksPerLeafSpine;
+    }
+    if (t.kind == "rail-optimized")
+    {
+        const RailOptimizedParams& p = t.railOptimized;
+        const double hosts = static_cast<double>(p.servers) * p.gpusPerServer;
+        const double groups = p.serversPerGroup > 0
+                                  ? std::ceil(static_cast<double>(p.servers) / p.serversPerGroup)
+                                  : 1;
+        const double leaves = groups * p.gpusPerServer;
+        // NVLink joins every pair of GPUs in a server.
+        const double nvlinks = hosts * p.gpusPerServer;
+        return 2 * hosts + leaves + p.spines + leaves * p.spines * p.linksPerRailSpine + nvlinks;
+    }
+    if (t.kind == "star")
+    {
+        return 2.0 * t.star.hosts + 1;
+    }
+    return 0;
+}
+
+double
+InputLimits::JobBytes(const JobSpec& spec)
+{
+    return kJobBytes + static_cast<double>(spec.workers) *
+                           (static_cast<double>(spec.channels) * kQueuePairBytes +
+                            static_cast<double>(spec.buckets) * kBucketBytes);
+}
+
+void
+InputLimits::CheckFabric(double elements)
+{
+    const uint64_t limit = Current()->m_maxFabricElements;
+    if (elements > static_cast<double>(limit))
+    {
+        throw std::invalid_argument("makes a fabric of about " + FormatReal(elements) +
+                                    " hosts, switches and links, over the limit of " +
+                                    std::to_string(limit) +
+                                    " (ns3::InputLimits::MaxFabricElements)");
+    }
+}
+
+void
+InputLimits::CheckJobs(double bytes)
+{
+    const uint64_t limit = Current()->m_maxJobMemory;
+    if (bytes > static_cast<double>(limit))
+    {
+        throw std::invalid_argument(
+            "needs about " + FormatReal(std::ceil(bytes / 1e6)) +
+            " MB for its jobs (workers x channels and buckets), over the limit of " +
+            std::to_string(limit / 1000000) + " MB (ns3::InputLimits::MaxJobMemory)");
+    }
+}
+
+} // namespace ns3

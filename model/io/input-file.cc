@@ -4,6 +4,8 @@
 #include "input-file.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -27,6 +29,24 @@ StripByteOrderMark(std::string& text)
     {
         text.erase(0, 3);
     }
+}
+
+std::string
+ReadInputFile(const std::string& path)
+{
+    RequireNotDirectory(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw std::runtime_error(path + ": cannot open");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+    {
+        throw std::runtime_error(path + ": cannot read");
+    }
+    return text.str();
 }
 
 } // namespace ns3

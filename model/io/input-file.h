@@ -24,6 +24,13 @@ void RequireNotDirectory(const std::string& path);
  */
 void StripByteOrderMark(std::string& text);
 
+/**
+ * The whole of input file \p path, as it is (bytes, no line-end change).
+ * \throw std::runtime_error naming \p path if it is a directory, cannot
+ *        be opened or cannot be read
+ */
+std::string ReadInputFile(const std::string& path);
+
 } // namespace ns3
 
 #endif /* INPUT_FILE_H */

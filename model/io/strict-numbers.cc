@@ -3,6 +3,8 @@
  */
 #include "strict-numbers.h"
 
+#include "unit-strings.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -34,23 +36,7 @@ ParseWholeMagnitude(const std::string& s, uint64_t limit, bool& negative)
     }
     std::string digits;
     int64_t exp10 = 0;
-    bool any = false;
-    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
-    {
-        digits += s[pos++];
-        any = true;
-    }
-    if (pos < s.size() && s[pos] == '.')
-    {
-        ++pos;
-        while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
-        {
-            digits += s[pos++];
-            --exp10;
-            any = true;
-        }
-    }
-    if (!any)
+    if (!ScanDecimalDigits(s, pos, digits, exp10))
     {
         throw std::invalid_argument(s.empty() ? "expected an integer, got nothing"
                                               : "expected an integer");

@@ -16,6 +16,28 @@
 namespace ns3
 {
 
+bool
+ScanDecimalDigits(const std::string& s, size_t& pos, std::string& digits, int64_t& exp10)
+{
+    bool any = false;
+    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
+    {
+        digits += s[pos++];
+        any = true;
+    }
+    if (pos < s.size() && s[pos] == '.')
+    {
+        ++pos;
+        while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
+        {
+            digits += s[pos++];
+            --exp10;
+            any = true;
+        }
+    }
+    return any;
+}
+
 namespace
 {
 
@@ -43,24 +65,8 @@ ParseDecimal(const std::string& s, size_t& pos)
         throw std::invalid_argument("must not be negative");
     }
     std::string digits;
-    int exp10 = 0;
-    bool any = false;
-    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
-    {
-        digits += s[pos++];
-        any = true;
-    }
-    if (pos < s.size() && s[pos] == '.')
-    {
-        ++pos;
-        while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
-        {
-            digits += s[pos++];
-            --exp10;
-            any = true;
-        }
-    }
-    if (!any)
+    int64_t exp10 = 0;
+    if (!ScanDecimalDigits(s, pos, digits, exp10))
     {
         throw std::invalid_argument("expected a number");
     }
@@ -108,7 +114,7 @@ ParseDecimal(const std::string& s, size_t& pos)
     {
         d.mantissa = d.mantissa * 10 + static_cast<unsigned>(c - '0');
     }
-    d.exp10 = exp10;
+    d.exp10 = static_cast<int>(exp10);
     return d;
 }
 

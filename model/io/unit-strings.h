@@ -11,6 +11,17 @@ namespace ns3
 {
 
 /**
+ * \ingroup collective-scheduling
+ * Read the digits of a decimal number at \p s[\p pos], with an optional
+ * fraction ("12.50"; no sign, no exponent): append them to \p digits, lower
+ * \p exp10 by one per fraction digit and move \p pos past them. The one
+ * scanner of the number readers (ParseRateBps, ParseTimeNs, the strict
+ * integer reader).
+ * \return whether any digit was read
+ */
+bool ScanDecimalDigits(const std::string& s, size_t& pos, std::string& digits, int64_t& exp10);
+
+/**
  * The latest time the simulator can represent, in nanoseconds: ns-3 keeps
  * a time as a signed 64-bit count of its resolution unit, picoseconds by
  * default, so 2^63 ps (about 106.75 days). A later time would wrap

@@ -152,15 +152,7 @@ Columns()
 std::vector<JobSpec>
 ReadJobTrace(const std::string& path, const JobSpec& defaults, uint32_t firstId)
 {
-    RequireNotDirectory(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw std::runtime_error(path + ": cannot open");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ReadJobTraceText(text.str(), path, defaults, firstId);
+    return ReadJobTraceText(ReadInputFile(path), path, defaults, firstId);
 }
 
 std::vector<JobSpec>

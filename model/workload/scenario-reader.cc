@@ -539,19 +539,7 @@ ReadSynthetic(const LocatedJson& w, const Node& n, ScenarioSpec::Synthetic& s)
 ScenarioSpec
 ReadScenarioFile(const std::string& path)
 {
-    RequireNotDirectory(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw std::runtime_error(path + ": cannot open");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-    {
-        throw std::runtime_error(path + ": cannot read");
-    }
-    return ReadScenarioText(text.str(), path);
+    return ReadScenarioText(ReadInputFile(path), path);
 }
 
 ScenarioSpec

@@ -6,6 +6,7 @@
 // read nothing outside the repository. Data they need is carried under
 // data/ with its licence and source (data/*/README.md).
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -56,7 +57,8 @@ bool
 InsideRepository(const fs::path& p)
 {
     const fs::path canonical = fs::weakly_canonical(p);
-    const auto [end, _] = std::mismatch(kRoot.begin(), kRoot.end(), canonical.begin());
+    const auto [end, _] =
+        std::mismatch(kRoot.begin(), kRoot.end(), canonical.begin(), canonical.end());
     return end == kRoot.end();
 }
 

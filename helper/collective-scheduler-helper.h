@@ -52,8 +52,10 @@ class CollectiveSchedulerHelper
      * \p cluster (call before the simulation starts). Policies that ask for
      * it (CollectiveScheduler::StartsJobsGated) get each job with its gates
      * closed, before its first packet. The classes the policy may move jobs
-     * to (CollectiveScheduler::GetPriorityClasses) become lossless in every
-     * switch of the cluster's fabric (RoceFabric::AddLosslessClasses).
+     * to (CollectiveScheduler::GetPriorityClasses) become lossless in the
+     * cluster's network (ClusterNetwork::AddLosslessClasses: every switch of
+     * a RoceFabric). The network is the scheduler's control
+     * (SchedulerControl), at either level.
      */
     Ptr<CollectiveScheduler> Install(Ptr<TrainingCluster> cluster) const;
 

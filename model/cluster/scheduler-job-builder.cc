@@ -45,7 +45,12 @@ class TrafficEstimate
           m_topo(network.GetTopology()),
           m_job(job),
           m_payload(network.GetPayloadPerPacket()),
-          m_ackInterval(network.GetAckInterval())
+          m_ackInterval(network.GetAckInterval()),
+          m_packetBits(8.0 *
+                       RoceWire::WireBytes(m_payload + RoceWire::kEthernet + RoceWire::kIpv4 +
+                                           RoceWire::kUdp + RoceWire::kBth + RoceWire::kIcrc)),
+          m_ackWire(RoceWire::WireBytes(RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp +
+                                        RoceWire::kBth + RoceWire::kAeth + RoceWire::kIcrc))
     {
     }
 
@@ -111,26 +116,20 @@ class TrafficEstimate
         f.bytes += m.bytes;
         const uint64_t wire = RoceWire::MessageWireBytes(m.bytes, m_payload);
         double latency = 0;
-        const double packetBits =
-            8.0 * RoceWire::WireBytes(m_payload + RoceWire::kEthernet + RoceWire::kIpv4 +
-                                      RoceWire::kUdp + RoceWire::kBth + RoceWire::kIcrc);
         for (uint32_t link : f.path)
         {
             m_stepLinkBytes[m.step][link] += wire;
             const FabricLink& l = m_topo.GetLink(link / 2);
-            latency += l.delayNs * 1e-9 + packetBits / static_cast<double>(l.rateBps);
+            latency += l.delayNs * 1e-9 + m_packetBits / static_cast<double>(l.rateBps);
         }
         m_stepLatency[m.step] = std::max(m_stepLatency[m.step], latency);
         // ACKs come back on the reverse path (same UDP source port), where
         // they share links with data going the other way.
-        const uint64_t ackWire =
-            RoceWire::WireBytes(RoceWire::kEthernet + RoceWire::kIpv4 + RoceWire::kUdp +
-                                RoceWire::kBth + RoceWire::kAeth + RoceWire::kIcrc);
         const uint64_t packets = std::max<uint64_t>(1, (m.bytes + m_payload - 1) / m_payload);
         const uint64_t acks = (packets + m_ackInterval - 1) / m_ackInterval;
         for (uint32_t link : m_network.GetDirectedPath(dst, src, port))
         {
-            m_stepLinkBytes[m.step][link] += acks * ackWire;
+            m_stepLinkBytes[m.step][link] += acks * m_ackWire;
         }
     }
 
@@ -139,6 +138,8 @@ class TrafficEstimate
     SchedulerJob& m_job;
     uint32_t m_payload;
     uint64_t m_ackInterval;
+    double m_packetBits; ///< bits of a full data frame on the wire
+    uint64_t m_ackWire;  ///< wire bytes of an ACK
     /// Connection (src host, dst host, port) -> index in job.flows.
     std::map<std::tuple<uint32_t, uint32_t, uint16_t>, std::size_t> m_flowIndex;
     /// Of the collective being added: step -> link -> wire bytes.

@@ -84,13 +84,6 @@ NetworkCollectiveTransport::Post(const CollectiveMessage& m,
         return;
     }
     ++m_networkMessages;
-    if (onFailed)
-    {
-        onFailed = [this, f = std::move(onFailed)](const std::string& reason) {
-            ++m_failedMessages;
-            f(reason);
-        };
-    }
     m_network->Post(src,
                     dst,
                     MessageInfo(m, m_jobId, m_priority, m_iteration, m_collective),

@@ -84,12 +84,6 @@ class NetworkCollectiveTransport : public CollectiveTransport
         return m_nvlinkMessages;
     }
 
-    /// Network messages that failed.
-    uint64_t GetFailedMessages() const
-    {
-        return m_failedMessages;
-    }
-
   private:
     Ptr<ClusterNetwork> m_network;
     std::vector<uint32_t> m_rankHosts;
@@ -101,7 +95,6 @@ class NetworkCollectiveTransport : public CollectiveTransport
     uint32_t m_collective{0};
     uint64_t m_networkMessages{0};
     uint64_t m_nvlinkMessages{0};
-    uint64_t m_failedMessages{0};
 };
 
 } // namespace ns3

@@ -55,6 +55,7 @@ RunFlowLevel(const FabricTopology& topology,
     network->SetAttribute("PayloadPerPacket", UintegerValue(flags.mtu));
     network->SetAttribute("EcmpSeed", UintegerValue(flags.seed));
     network->Build(topology);
+    run.Built();
     const uint32_t n = network->GetNHosts();
     const std::vector<uint32_t> dst = Derangement(n);
     for (uint32_t i = 0; i < n; ++i)
@@ -189,6 +190,7 @@ main(int argc, char* argv[])
             return;
         }
         Ptr<RoceFabric> fabric = helper.Install(topology);
+        run->Built();
         RoceFlowMonitor monitor(fabric);
         run->StreamFlows(monitor);
         Ptr<FabricFaults> injector = CreateObject<FabricFaults>();

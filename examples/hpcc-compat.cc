@@ -99,12 +99,6 @@ main(int argc, char* argv[])
             stop = scenario.GetStopTime();
         }
 
-        RngSeedManager::SetSeed(seed);
-        RoceFabricHelper helper;
-        scenario.Configure(helper);
-        helper.SetEcmpSeed(seed);
-        Ptr<RoceFabric> fabric = scenario.Install(helper);
-
         nlohmann::json unmodelled = nlohmann::json::array();
         for (const HpccUnmodelledKey& k : scenario.GetUnmodelledKeys())
         {
@@ -120,6 +114,14 @@ main(int argc, char* argv[])
                                        {"payloadBytes", scenario.GetPayloadBytes()},
                                        {"unmodelledKeys", unmodelled}};
         run = std::make_unique<SimulationRun>("hpcc-compat", "none", seed, params.dump(), db);
+
+        RngSeedManager::SetSeed(seed);
+        RoceFabricHelper helper;
+        scenario.Configure(helper);
+        helper.SetEcmpSeed(seed);
+        Ptr<RoceFabric> fabric = scenario.Install(helper);
+
+        run->Built();
 
         RoceFlowMonitor monitor(fabric);
         run->StreamFlows(monitor);

@@ -67,6 +67,16 @@ main(int argc, char* argv[])
             const uint32_t host = topo.AddHost("host-" + std::to_string(h), -1, 0);
             topo.AddLink(host, sw, rate.GetBitRate(), delay.GetNanoSeconds());
         }
+        nlohmann::json params = fabricFlags.ToJson();
+        params["senders"] = senders;
+        params["bytes"] = bytes;
+        params["bufferBytes"] = bufferBytes;
+        params["senderCc"] = senderCc;
+        run = std::make_unique<SimulationRun>("roce-incast",
+                                              "none",
+                                              fabricFlags.seed,
+                                              params.dump(),
+                                              fabricFlags.db);
         Ptr<RoceFabric> fabric;
         try
         {
@@ -81,6 +91,7 @@ main(int argc, char* argv[])
             }
             throw FlagError("bufferBytes", std::to_string(bufferBytes), e.what());
         }
+        run->Built();
 
         const std::vector<std::string> ccs =
             senderCc.empty() ? std::vector<std::string>{} : SplitCsvLine(senderCc);
@@ -104,16 +115,6 @@ main(int argc, char* argv[])
             fabric->GetNic(s)->SetCongestionControlFactory(factories[(s - 1) % factories.size()]);
         }
 
-        nlohmann::json params = fabricFlags.ToJson();
-        params["senders"] = senders;
-        params["bytes"] = bytes;
-        params["bufferBytes"] = bufferBytes;
-        params["senderCc"] = senderCc;
-        run = std::make_unique<SimulationRun>("roce-incast",
-                                              "none",
-                                              fabricFlags.seed,
-                                              params.dump(),
-                                              fabricFlags.db);
         RoceFlowMonitor monitor(fabric);
         run->StreamFlows(monitor);
         if (!pcap.empty())

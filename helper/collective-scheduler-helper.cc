@@ -141,6 +141,7 @@ CollectiveSchedulerHelper::Install(Ptr<CollectiveScheduler> scheduler,
                 TrainingCluster::JobEntry trial;
                 trial.spec = e.spec;
                 trial.placement = p;
+                trial.graph = e.graph;
                 trial.computeTime = e.computeTime;
                 trial.gradientBytes = e.gradientBytes;
                 candidates.push_back(MakeSchedulerJob(trial, *net));

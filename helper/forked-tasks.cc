@@ -3,9 +3,8 @@
  */
 #include "forked-tasks.h"
 
-#include "run-interruption.h"
-
 #include "ns3/log.h"
+#include "ns3/run-interruption.h"
 
 #include <cerrno>
 #include <chrono>

@@ -16,6 +16,7 @@
 #include "ns3/node-list.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
+#include "ns3/run-interruption.h"
 #include "ns3/short-name-registry.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -249,6 +250,7 @@ RequireLinkBetweenAllRanks(const FabricTopology& topology,
     std::vector<std::vector<bool>> linked(ranks, std::vector<bool>(ranks, false));
     for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
     {
+        ThrowIfInterrupted(); // a large fabric takes seconds to wire
         const FabricLink& link = topology.GetLink(l);
         linked[owner[link.a]][owner[link.b]] = linked[owner[link.b]][owner[link.a]] = true;
     }

@@ -6,11 +6,11 @@
 // back as JSON, failures and interruptions reported as from one process.
 #include "collective-scheduler-helper.h"
 #include "forked-tasks.h"
-#include "run-interruption.h"
 #include "scenario-runner.h"
 
 #include "ns3/distributed-simulation.h"
 #include "ns3/results-database.h"
+#include "ns3/run-interruption.h"
 
 #include <functional>
 #include <map>

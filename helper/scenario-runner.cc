@@ -4,13 +4,13 @@
 #include "scenario-runner.h"
 
 #include "collective-scheduler-helper.h"
-#include "run-interruption.h"
 #include "run-network.h"
 #include "scenario-helper.h"
 #include "scheduler-results.h"
 #include "training-results.h"
 
 #include "ns3/distributed-simulation.h"
+#include "ns3/run-interruption.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -196,7 +196,7 @@ FailureMessage(const TrainingCluster& cluster)
     std::ostringstream os;
     os << "job " << first->spec.id << " failed at " << std::fixed << std::setprecision(3)
        << f.when.GetSeconds() * 1e3 << " ms in iteration " << f.iteration << ", collective "
-       << f.bucket << ", rank " << f.message.srcRank << " to rank " << f.message.dstRank
+       << f.commOp << ", rank " << f.message.srcRank << " to rank " << f.message.dstRank
        << " (channel " << f.message.channel << ", step " << f.message.step << "): " << f.reason;
     if (cluster.GetFailedJobs() > 1)
     {
@@ -469,7 +469,7 @@ ScenarioRunner::SetCongestionControl(const CollectiveScheduler& policy,
 }
 
 std::string
-ScenarioRunner::RunParameters(const FabricTopology& topology,
+ScenarioRunner::RunParameters(const FabricTopology* topology,
                               const std::vector<JobSpec>& jobs,
                               const std::string& cc,
                               const CollectiveScheduler& policy,
@@ -479,7 +479,6 @@ ScenarioRunner::RunParameters(const FabricTopology& topology,
         {"topology", m_spec.topology.kind},
         {"backend", m_spec.backend},
         {"gpusPerHost", m_spec.topology.gpusPerHost},
-        {"hosts", topology.GetNHosts()},
         {"jobs", jobs.size()},
         {"cc", cc},
         {"mtu", m_spec.fabric.mtu},
@@ -506,6 +505,10 @@ ScenarioRunner::RunParameters(const FabricTopology& topology,
                              {"scale", j.scale}});
     }
     params["job_params"] = jobParams;
+    if (topology != nullptr)
+    {
+        params["hosts"] = topology->GetNHosts();
+    }
     if (!runTag.empty())
     {
         params["run"] = runTag;
@@ -546,19 +549,22 @@ ScenarioRunner::Simulate(const std::string& typeName,
     outcome.scheduler = policy->GetName();
     RoceFabricHelper fabricHelper = m_scenario.MakeFabricHelper();
     const std::string cc = SetCongestionControl(*policy, fabricHelper); // what the NICs run
-    const FabricTopology topology = m_scenario.BuildTopology();
-    // The one place the level is chosen: the packet-level fabric, or the flow
-    // level's fluid flows on the same topology and routes.
-    std::unique_ptr<RunNetwork> network =
-        MakeRunNetwork(m_spec, m_scenario, topology, fabricHelper, cc);
+    // The run is made first, so that whatever stops the build (a bad
+    // topology, a signal) is recorded against it.
     SimulationRun run(RunName(),
                       policy->GetName(),
                       m_spec.seed,
-                      RunParameters(topology, jobs, cc, *policy, runTag),
+                      RunParameters(nullptr, jobs, cc, *policy, runTag),
                       m_spec.output.db,
                       TakeReservedRunId());
     try
     {
+        const FabricTopology topology = m_scenario.BuildTopology();
+        // The one place the level is chosen: the packet-level fabric, or the
+        // flow level's fluid flows on the same topology and routes.
+        std::unique_ptr<RunNetwork> network =
+            MakeRunNetwork(m_spec, m_scenario, topology, fabricHelper, cc);
+        run.Built(RunParameters(&topology, jobs, cc, *policy, runTag));
         const std::string name = policy->GetName() + (runTag.empty() ? "" : " (" + runTag + ")");
         const RunSetting setting{m_spec, m_scenario, m_progressInterval, m_progressStream};
         RunCluster(setting, schedulerHelper, policy, *network, run, jobs, cc, name, outcome, out);

@@ -181,8 +181,9 @@ class ScenarioRunner
     std::string SetCongestionControl(const CollectiveScheduler& policy,
                                      RoceFabricHelper& fabricHelper) const;
 
-    /// The run's parameters as the runs table records them (JSON).
-    std::string RunParameters(const FabricTopology& topology,
+    /// The run's parameters as the runs table records them (JSON); the host
+    /// count once \p topology is built (null before).
+    std::string RunParameters(const FabricTopology* topology,
                               const std::vector<JobSpec>& jobs,
                               const std::string& cc,
                               const CollectiveScheduler& policy,

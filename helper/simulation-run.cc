@@ -22,13 +22,9 @@ SimulationRun::SimulationRun(const std::string& example,
                              const std::string& paramsJson,
                              const std::string& dbPath,
                              int64_t reservedRunId)
-    : m_example(example),
-      m_hopsAtStart(RoceChannel::GetTotalPacketHops()),
-      m_dataHopsAtStart(RoceChannel::GetTotalDataHops()),
-      m_linkBytesAtStart(RoceChannel::GetTotalLinkBytes()),
-      m_eventsAtStart(Simulator::GetEventCount()),
-      m_wallStart(std::chrono::steady_clock::now())
+    : m_example(example)
 {
+    StartClocks();
     InstallInterruptHandlers();
     if (InterruptSignal() != 0)
     {
@@ -53,6 +49,31 @@ SimulationRun::SimulationRun(const std::string& example,
 }
 
 SimulationRun::~SimulationRun() = default;
+
+void
+SimulationRun::Built(const std::string& paramsJson)
+{
+    if (InterruptSignal() != 0)
+    {
+        Fail(RunInterruptedError(InterruptSignal()).what());
+        throw RunInterruptedError(InterruptSignal());
+    }
+    if (m_db && !paramsJson.empty())
+    {
+        m_db->SetRunParameters(m_runId, paramsJson);
+    }
+    StartClocks();
+}
+
+void
+SimulationRun::StartClocks()
+{
+    m_hopsAtStart = RoceChannel::GetTotalPacketHops();
+    m_dataHopsAtStart = RoceChannel::GetTotalDataHops();
+    m_linkBytesAtStart = RoceChannel::GetTotalLinkBytes();
+    m_eventsAtStart = Simulator::GetEventCount();
+    m_wallStart = std::chrono::steady_clock::now();
+}
 
 void
 SimulationRun::StreamFlows(RoceFlowMonitor& monitor, bool flowRows)

@@ -6,10 +6,10 @@
 
 #include "flow-network-records.h"
 #include "roce-flow-monitor.h"
-#include "run-interruption.h"
 #include "run-records.h"
 
 #include "ns3/results-database.h"
+#include "ns3/run-interruption.h"
 
 #include <chrono>
 #include <functional>
@@ -49,6 +49,17 @@ class SimulationRun
                   int64_t reservedRunId = -1);
 
     ~SimulationRun();
+
+    /**
+     * The fabric is built: stop here if a SIGINT or SIGTERM came while
+     * building (the run is marked 'interrupted' and RunInterruptedError
+     * thrown), record \p paramsJson as the run's parameters unless it is
+     * empty, and start the speed figures (events, packet-hops, wall time)
+     * from now, so that they measure the simulation alone. A run is made
+     * before its fabric is built, so that whatever stops the build, a bad
+     * input or a signal, is recorded against it.
+     */
+    void Built(const std::string& paramsJson = "");
     SimulationRun(const SimulationRun&) = delete;
     SimulationRun& operator=(const SimulationRun&) = delete;
 
@@ -122,6 +133,9 @@ class SimulationRun
     static uint64_t PeakRssKb();
 
   private:
+    /// Speed figures count from now.
+    void StartClocks();
+
     /// The run's rows (the caller's, flows unless \p flowRows is false, links), in its transaction.
     void WriteRows(const RunRecords& monitor,
                    bool flowRows,

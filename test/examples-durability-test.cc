@@ -14,6 +14,7 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -160,6 +161,37 @@ TEST_F(ExamplesDurabilityTest, SigtermWritesWhatTheRunHasAndMarksItInterrupted)
     EXPECT_GE(QueryInt(db, "SELECT count(*) FROM iterations"), seen);
     EXPECT_GT(QueryInt(db, "SELECT count(*) FROM flows"), 0);
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs WHERE end_ns IS NOT NULL"), 0);
+}
+
+TEST_F(ExamplesDurabilityTest, SigtermWhileTheFabricIsBuiltStopsTheBuildAndMarksTheRun)
+{
+    // A k=64 fat-tree (65,536 hosts) takes about 100 s of CPU to build here,
+    // nearly all of it its routes; its run is in the database from before
+    // the build starts.
+    const fs::path db = Path("building.db");
+    const pid_t pid = Spawn("multi-tenant-fat-tree",
+                            {"--db=" + db.string(), "--k=64", "--scale=0.001", "--iterations=1"});
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    ASSERT_EQ(WaitForRows(pid, db, "SELECT count(*) FROM runs WHERE status = 'running'", 1, status),
+              1)
+        << "the run was not recorded before its build: " << ChildError();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_EQ(kill(pid, SIGTERM), 0);
+    struct rusage usage;
+    ASSERT_EQ(wait4(pid, &status, 0, &usage), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << ChildError();
+    EXPECT_NE(ChildError().find("interrupted by SIGTERM"), std::string::npos) << ChildError();
+    EXPECT_EQ(*Query(db, "SELECT status FROM runs")[0][0], "interrupted");
+    EXPECT_EQ(*Query(db, "SELECT error FROM runs")[0][0], "interrupted by SIGTERM");
+    // Stopped inside the build, not after it: nothing of a built fabric
+    // (its host count, links, jobs) is recorded, and the process used a
+    // small part of the build's CPU time.
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE params_json LIKE '%\"hosts\"%'"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM links"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM jobs"), 0);
+    EXPECT_LT(usage.ru_utime.tv_sec, 30) << "the build ran on after the signal";
 }
 
 TEST_F(ExamplesDurabilityTest, SigtermStopsAComparisonsRunsSideBySideAndLeavesNoneRunning)

@@ -175,7 +175,7 @@ TEST_F(JobFailureTest, LateFailureStopsTheCollectiveRunningNow)
     ASSERT_TRUE(job->IsFailed());
     EXPECT_FALSE(job->IsDone());
     EXPECT_EQ(job->GetFailure().iteration, 0u);
-    EXPECT_EQ(job->GetFailure().bucket, 0u);
+    EXPECT_EQ(job->GetFailure().commOp, 0u);
     EXPECT_EQ(job->GetFailure().message.srcRank, t.posted[3].m.srcRank);
     EXPECT_EQ(job->GetFailure().message.step, 1u);
     EXPECT_EQ(job->GetFailure().reason, "retry count exceeded");
@@ -275,7 +275,7 @@ TEST_F(JobFailureTest, JobRecordsTheFailureAndIssuesNoMoreWork)
     EXPECT_EQ(cluster->GetFailedJobs(), 1u);
     EXPECT_EQ(cluster->GetFinishedJobs(), 0u);
     EXPECT_EQ(f.iteration, job->GetIterations().size()) << "the iteration it was in";
-    EXPECT_LT(f.bucket, 2u);
+    EXPECT_LT(f.commOp, 2u);
     EXPECT_NE(f.reason.find("retry count exceeded (2 timeouts of 0.262144 ms"), std::string::npos)
         << f.reason;
     EXPECT_NE(f.reason.find("flow "), std::string::npos) << f.reason;

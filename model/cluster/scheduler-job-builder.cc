@@ -54,15 +54,19 @@ class TrafficEstimate
     {
     }
 
-    /// Run the job's collective over \p bytes once, add its messages and its time alone
-    /// to \p seconds, step by step.
-    void AddCollective(uint64_t bytes, double& seconds)
+    /// Run collective \p op once, add its messages and its time alone to
+    /// \p seconds, step by step.
+    void AddCollective(const GraphOp& op, double& seconds)
     {
-        const JobSpec& spec = m_job.spec;
-        Ptr<Collective> c = CreateCollective(spec.collective, spec.channels);
+        Ptr<Collective> c = CreateCollective(op.algorithm, op.channels);
         RecordingTransport rec;
-        c->Configure(spec.workers, bytes, &rec);
+        c->Configure(static_cast<uint32_t>(op.ranks.size()), op.bytes, &rec);
         c->Start([]() {});
+        for (CollectiveMessage& m : rec.messages)
+        {
+            m.srcRank = op.ranks[m.srcRank]; // the job's ranks
+            m.dstRank = op.ranks[m.dstRank];
+        }
         m_stepLinkBytes.clear();
         m_stepLatency.clear();
         for (const CollectiveMessage& m : rec.messages)
@@ -163,13 +167,17 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const ClusterNetwork& n
     // TrainingJob::Start: until then its own start time is not set.
     job.startTime =
         entry.job && entry.job->HasStarted() ? entry.job->GetStartTime() : Simulator::Now();
+    // The communication schedulers plan: the data-parallel gradients (a
+    // data-parallel job's buckets) and the experts' all-to-alls.
     TrafficEstimate traffic(network, job);
-    const uint32_t buckets = std::max<uint32_t>(1, entry.spec.buckets);
     double commSeconds = 0;
-    for (uint32_t b = 0; b < buckets; ++b)
+    for (const GraphOp& op : entry.graph.GetOps())
     {
-        traffic.AddCollective(Collective::SplitEvenly(entry.gradientBytes, buckets, b),
-                              commSeconds);
+        if (op.kind == GraphOp::Kind::Collective &&
+            (op.group == CommGroup::Data || op.group == CommGroup::Expert))
+        {
+            traffic.AddCollective(op, commSeconds);
+        }
     }
     job.commTime = Seconds(commSeconds);
     return job;

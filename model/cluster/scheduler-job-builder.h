@@ -16,9 +16,11 @@ namespace ns3
  * \ingroup collective-scheduling
  * What a scheduler knows of a placed job, derived from the job and the network:
  *
- * - Traffic: the job's collectives are run once on a recording transport
- *   (no simulation), bucket by bucket with the same byte split as
- *   TrainingJob, and every message between ranks on different hosts is
+ * - Traffic: the collectives of the job's graph that schedulers plan (its
+ *   data-parallel gradients, a data-parallel job's buckets, and its
+ *   experts' all-to-alls) are run once on a recording transport (no
+ *   simulation), op by op over their members, and every message between
+ *   ranks on different hosts is
  *   added to its connection (source rank, destination rank, channel), whose
  *   UDP source port is NetworkCollectiveTransport::ConnectionPort and whose
  *   path is the network's ECMP choice for that port, as directed links

@@ -119,8 +119,9 @@ TrainingCluster::AddJob(const JobSpec& spec)
     }
     auto entry = std::make_unique<JobEntry>();
     entry->spec = spec;
-    entry->computeTime = ModelCatalog::ComputeTime(spec);
-    entry->gradientBytes = ModelCatalog::GradientBytes(spec);
+    entry->graph = ModelCatalog::Graph(spec);
+    entry->computeTime = entry->graph.GetComputeTimePerRank();
+    entry->gradientBytes = entry->graph.GetBytes(CommGroup::Data);
     m_jobs.push_back(std::move(entry));
     const std::size_t index = m_jobs.size() - 1;
     Simulator::Schedule(NanoSeconds(spec.arrivalNs) - Simulator::Now(),
@@ -193,7 +194,7 @@ TrainingCluster::StartJob(std::size_t index)
                                                                m_nvlinkRate,
                                                                m_nvlinkLatency);
     e.job = CreateObject<TrainingJob>();
-    e.job->Setup(e.spec, e.computeTime, e.gradientBytes, e.transport.get());
+    e.job->Setup(e.spec, e.graph, e.transport.get());
     e.job->TraceConnectWithoutContext(
         "JobDone",
         MakeBoundCallback(&TrainingCluster::JobDoneThunk, this, index));

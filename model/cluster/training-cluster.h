@@ -38,8 +38,9 @@ class TrainingCluster : public Object
         JobSpec spec;
         Ptr<TrainingJob> job; ///< null until the job starts
         Placement placement;
-        Time computeTime;
-        uint64_t gradientBytes{0};
+        JobGraph graph;            ///< one iteration (ModelCatalog::Graph)
+        Time computeTime;          ///< per iteration, on the busiest rank
+        uint64_t gradientBytes{0}; ///< per rank, reduced among data-parallel replicas
         /// a NetworkCollectiveTransport over the cluster's network
         std::unique_ptr<CollectiveTransport> transport;
     };

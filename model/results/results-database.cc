@@ -511,6 +511,21 @@ ResultsDatabase::BeginReservedRun(int64_t runId,
     m_openRuns.insert(runId);
 }
 
+void
+ResultsDatabase::SetRunParameters(int64_t runId, const std::string& paramsJson)
+{
+    NS_LOG_FUNCTION(this << runId);
+    RequireOpen();
+    Statement update =
+        Prepare("UPDATE runs SET params_json = ?1 WHERE run_id = ?2 AND status = 'running'");
+    update.BindText(1, paramsJson).BindInt64(2, runId).Step();
+    if (sqlite3_changes(m_db) != 1 || m_openRuns.count(runId) == 0)
+    {
+        throw std::runtime_error(Where(m_path) + "SetRunParameters: run " + std::to_string(runId) +
+                                 " is not a run begun here and still 'running'");
+    }
+}
+
 size_t
 ResultsDatabase::FailRunsStillRunning(const std::vector<int64_t>& runIds,
                                       const std::string& message)

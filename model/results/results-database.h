@@ -236,6 +236,15 @@ class ResultsDatabase : public Object
                           const std::string& paramsJson);
 
     /**
+     * Replace the parameters of run \p runId, begun here and still
+     * 'running': a run is begun before its fabric is built, so that a
+     * failure or a signal while building is recorded against it, and
+     * completes its parameters once the fabric exists.
+     * \throw std::runtime_error if \p runId is no such run
+     */
+    void SetRunParameters(int64_t runId, const std::string& paramsJson);
+
+    /**
      * Mark each run of \p runIds that is still 'running', in whichever
      * process it was begun, 'failed' with \p message: for reserved runs
      * that were never made, or whose process died.

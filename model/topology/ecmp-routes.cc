@@ -3,6 +3,8 @@
  */
 #include "ecmp-routes.h"
 
+#include "ns3/run-interruption.h"
+
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
@@ -135,6 +137,8 @@ EcmpRoutes::EcmpRoutes(const FabricTopology& topo, const std::vector<bool>& link
     std::vector<uint16_t> ports;
     for (uint32_t h = 0; h < m_nHosts; ++h)
     {
+        // A large fabric's routes take minutes: a signal stops them here.
+        ThrowIfInterrupted();
         const uint32_t dest = m_hostNodes[h];
         distances(graph, dest, intactDist);
         if (degraded)

@@ -3,6 +3,8 @@
  */
 #include "input-limits.h"
 
+#include "transformer-catalog.h"
+
 #include "ns3/object.h"
 #include "ns3/uinteger.h"
 #include "ns3/unit-strings.h"
@@ -32,6 +34,7 @@ class InputLimitsAttributes : public Object
 constexpr double kQueuePairBytes = 4096; ///< a channel of one worker (2.9 KiB measured)
 constexpr double kBucketBytes = 64;      ///< a gradient bucket of one worker (50 B measured)
 constexpr double kJobBytes = 4096;       ///< a job's own state
+constexpr double kGraphOpBytes = 1024;   ///< an op of an LLM job's graph, its collective included
 
 Ptr<InputLimitsAttributes>
 Current()
@@ -107,9 +110,21 @@ InputLimits::FabricElements(const ScenarioSpec::Topology& t)
 double
 InputLimits::JobBytes(const JobSpec& spec)
 {
-    return kJobBytes + static_cast<double>(spec.workers) *
-                           (static_cast<double>(spec.channels) * kQueuePairBytes +
-                            static_cast<double>(spec.buckets) * kBucketBytes);
+    double bytes = kJobBytes + static_cast<double>(spec.workers) *
+                                   (static_cast<double>(spec.channels) * kQueuePairBytes +
+                                    static_cast<double>(spec.buckets) * kBucketBytes);
+    if (TransformerCatalog::Has(spec.model))
+    {
+        // Its graph: per replica, layer and micro-batch, four compute ops and
+        // the tensor-parallel and expert collectives between them.
+        const ParallelLayout& l = spec.parallelism;
+        const TransformerConfig& m = TransformerCatalog::Get(spec.model);
+        const double perLayer = 4.0 + (l.tp > 1 ? (l.sequenceParallel ? 8.0 : 4.0) : 0.0) +
+                                (m.IsMoe() && l.ep > 1 ? 4.0 * l.tp / l.ep : 0.0) +
+                                (l.zero == 3 ? 3.0 * l.tp / l.dp : 0.0);
+        bytes += static_cast<double>(l.dp) * m.layers * l.microBatches * perLayer * kGraphOpBytes;
+    }
+    return bytes;
 }
 
 void

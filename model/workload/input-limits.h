@@ -31,7 +31,8 @@ double FabricElements(const ScenarioSpec::Topology& topology);
 
 /**
  * Memory the job \p spec takes in a run, estimated: every worker's queue
- * pairs (one per channel) and per-bucket state, and the job's own.
+ * pairs (one per channel) and per-bucket state, the job's own, and an LLM
+ * job's graph (its ops, estimated from the layout before it is built).
  */
 double JobBytes(const JobSpec& spec);
 

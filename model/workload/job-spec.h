@@ -4,6 +4,8 @@
 #ifndef JOB_SPEC_H
 #define JOB_SPEC_H
 
+#include "parallel-layout.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +43,9 @@ struct JobSpec
     uint32_t sequenceLength{1024}; ///< tokens per sequence
     int64_t computeTimeNs{0};      ///< > 0: given directly
     double scale{1.0};             ///< multiplies gradient bytes and compute time
+    /// An LLM job (model a TransformerCatalog name): how its workers split
+    /// the model and the batch; workers is tp x pp x dp.
+    ParallelLayout parallelism;
 };
 
 } // namespace ns3

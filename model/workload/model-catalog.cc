@@ -5,7 +5,9 @@
 
 #include "collective-transport.h"
 #include "collective.h"
+#include "megatron-graph.h"
 #include "placement-policy.h"
+#include "transformer-catalog.h"
 
 #include "ns3/object-factory.h"
 #include "ns3/short-name-registry.h"
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -98,7 +101,39 @@ ModelCatalog::Get(const std::string& name)
             return m;
         }
     }
-    throw std::invalid_argument("unknown model '" + name + "' (known: " + Join(Names()) + ")");
+    throw std::invalid_argument(
+        "unknown model '" + name + "' (known: " + Join(Names()) +
+        "; transformers with a parallel layout: " + Join(TransformerCatalog::Names()) + ")");
+}
+
+bool
+ModelCatalog::IsLlm(const JobSpec& spec)
+{
+    return TransformerCatalog::Has(spec.model);
+}
+
+JobGraph
+ModelCatalog::Graph(const JobSpec& spec)
+{
+    if (!IsLlm(spec))
+    {
+        return JobGraph::DataParallel(spec.workers,
+                                      ComputeTime(spec),
+                                      GradientBytes(spec),
+                                      spec.buckets,
+                                      spec.collective,
+                                      spec.channels);
+    }
+    MegatronGraph::Settings s;
+    s.model = TransformerCatalog::Get(spec.model);
+    s.layout = spec.parallelism;
+    s.sequenceLength = spec.sequenceLength;
+    CheckName(spec, "gpu", [&] { s.flopsPerSecond = PeakFlops(spec.gpu, spec.dtype) * spec.mfu; });
+    CheckName(spec, "dtype", [&] { s.elementBytes = BytesPerElement(spec.dtype); });
+    s.scale = spec.scale;
+    s.channels = spec.channels;
+    s.dataCollective = spec.collective;
+    return MegatronGraph::Build(s);
 }
 
 std::vector<std::string>
@@ -268,36 +303,63 @@ ModelCatalog::Validate(const JobSpec& spec)
              "must be >= 0 (got " + std::to_string(spec.computeTimeNs) + ")");
     }
 
-    const ModelProfile* model = nullptr;
-    CheckName(spec, "model", [&] { model = &Get(spec.model); });
     CheckName(spec, "dtype", [&] { BytesPerElement(spec.dtype); });
     CheckName(spec, "gpu", [&] { PeakFlops(spec.gpu, spec.dtype); });
-    // Every message of a collective carries a share of one bucket's bytes
-    // on one channel to one rank: a scale that leaves fewer bytes than
-    // shares would send empty messages.
-    const double shares = static_cast<double>(spec.buckets) * spec.channels * spec.workers;
-    if (spec.workers > 1 && static_cast<double>(GradientBytes(spec)) < shares)
+    const bool llm = IsLlm(spec);
+    int64_t computeNs = 0;
+    if (llm)
     {
-        Fail(spec,
-             "scale",
-             FormatReal(spec.scale) + " leaves " + std::to_string(GradientBytes(spec)) +
-                 " gradient bytes, fewer than the " + FormatReal(shares) +
-                 " messages of a step (buckets x channels x workers): each needs at least "
-                 "one byte");
-    }
-    if (spec.computeTimeNs == 0)
-    {
-        atLeastOne("batchPerGpu", spec.batchPerGpu);
-        if (model->flopsPerSample == 0)
+        if (spec.computeTimeNs > 0)
         {
-            atLeastOne("sequenceLength", spec.sequenceLength);
+            Fail(spec,
+                 "computeTime",
+                 "an LLM job's compute comes from its model, layout and GPU; leave it out");
         }
+        try
+        {
+            spec.parallelism.Validate(TransformerCatalog::Get(spec.model),
+                                      spec.workers,
+                                      std::numeric_limits<uint32_t>::max());
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument("job " + std::to_string(spec.id) + ": parallelism." +
+                                        e.what());
+        }
+        computeNs = Graph(spec).GetComputeTimePerRank().GetNanoSeconds();
+    }
+    else
+    {
+        const ModelProfile* model = nullptr;
+        CheckName(spec, "model", [&] { model = &Get(spec.model); });
+        // Every message of a collective carries a share of one bucket's bytes
+        // on one channel to one rank: a scale that leaves fewer bytes than
+        // shares would send empty messages.
+        const double shares = static_cast<double>(spec.buckets) * spec.channels * spec.workers;
+        if (spec.workers > 1 && static_cast<double>(GradientBytes(spec)) < shares)
+        {
+            Fail(spec,
+                 "scale",
+                 FormatReal(spec.scale) + " leaves " + std::to_string(GradientBytes(spec)) +
+                     " gradient bytes, fewer than the " + FormatReal(shares) +
+                     " messages of a step (buckets x channels x workers): each needs at least "
+                     "one byte");
+        }
+        if (spec.computeTimeNs == 0)
+        {
+            atLeastOne("batchPerGpu", spec.batchPerGpu);
+            if (model->flopsPerSample == 0)
+            {
+                atLeastOne("sequenceLength", spec.sequenceLength);
+            }
+        }
+        computeNs = ComputeTimeNs(spec);
     }
     // The job cannot end before its arrival plus its iterations' compute:
     // past the simulator's range, its clock would wrap.
     const double earliestEndNs =
         static_cast<double>(spec.arrivalNs) +
-        static_cast<double>(spec.iterations) * static_cast<double>(ComputeTimeNs(spec));
+        static_cast<double>(spec.iterations) * static_cast<double>(computeNs);
     if (earliestEndNs > static_cast<double>(kMaxSimulatedTimeNs))
     {
         Fail(spec,
@@ -329,7 +391,8 @@ ModelCatalog::Validate(const JobSpec& spec)
         Ptr<Collective> c = factory.Create<Collective>();
         try
         {
-            c->Configure(spec.workers, 1, &probe);
+            // An LLM job's data-parallel gradients are reduced among its dp replicas.
+            c->Configure(llm ? spec.parallelism.dp : spec.workers, 1, &probe);
         }
         catch (const std::invalid_argument& e)
         {

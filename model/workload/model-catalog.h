@@ -4,6 +4,7 @@
 #ifndef MODEL_CATALOG_H
 #define MODEL_CATALOG_H
 
+#include "job-graph.h"
 #include "job-spec.h"
 
 #include "ns3/nstime.h"
@@ -106,6 +107,21 @@ class ModelCatalog
      * \throw std::invalid_argument for an unknown model or dtype, or scale <= 0
      */
     static uint64_t GradientBytes(const JobSpec& spec);
+
+    /**
+     * Whether \p spec trains an LLM: its model is a TransformerCatalog name,
+     * run as its parallelism lays it out (MegatronGraph).
+     */
+    static bool IsLlm(const JobSpec& spec);
+
+    /**
+     * One iteration of the job: for an LLM, MegatronGraph of its model,
+     * layout, sequence length, GPU x MFU, dtype, scale, channels and
+     * collective (the data-parallel reduction); otherwise
+     * JobGraph::DataParallel of its compute time, gradient and buckets.
+     * \throw std::invalid_argument as Validate
+     */
+    static JobGraph Graph(const JobSpec& spec);
 
     /**
      * Check every field of a job spec. Besides the obvious ranges:

@@ -311,7 +311,8 @@ const std::vector<std::string> kJobDefaultKeys{"model",
                                                "batchPerGpu",
                                                "sequenceLength",
                                                "computeTime",
-                                               "scale"};
+                                               "scale",
+                                               "parallelism"};
 
 /// Keys of a job: id first, then jobDefaults' with hosts after placement.
 std::vector<std::string>
@@ -327,6 +328,36 @@ JobKeys()
         }
     }
     return keys;
+}
+
+/// An LLM job's parallel layout (ParallelLayout).
+void
+ReadParallelism(const LocatedJson& w, const Node& n, ParallelLayout& l)
+{
+    Object o(w,
+             n,
+             {"tp",
+              "pp",
+              "dp",
+              "ep",
+              "vpp",
+              "microBatches",
+              "microBatchSize",
+              "sequenceParallel",
+              "zero",
+              "bucketBytes"});
+    o.With("tp", [&](const Node& v) { l.tp = w.Uint32(v, 1); });
+    o.With("pp", [&](const Node& v) { l.pp = w.Uint32(v, 1); });
+    o.With("dp", [&](const Node& v) { l.dp = w.Uint32(v, 1); });
+    o.With("ep", [&](const Node& v) { l.ep = w.Uint32(v, 1); });
+    o.With("vpp", [&](const Node& v) { l.vpp = w.Uint32(v, 1); });
+    o.With("microBatches", [&](const Node& v) { l.microBatches = w.Uint32(v, 1); });
+    o.With("microBatchSize", [&](const Node& v) { l.microBatchSize = w.Uint32(v, 1); });
+    o.With("sequenceParallel", [&](const Node& v) { l.sequenceParallel = w.Bool(v); });
+    o.With("zero", [&](const Node& v) { l.zero = static_cast<uint32_t>(w.Unsigned(v, 0, 3)); });
+    o.With("bucketBytes", [&](const Node& v) {
+        l.bucketBytes = w.Unsigned(v, 1, std::numeric_limits<uint64_t>::max());
+    });
 }
 
 /// Fields common to jobs and jobDefaults (all but id and hosts).
@@ -356,6 +387,14 @@ ReadJobFields(const LocatedJson& w, const Object& o, JobSpec& job)
     o.With("sequenceLength", [&](const Node& v) { job.sequenceLength = w.Uint32(v, 1); });
     o.With("computeTime", [&](const Node& v) { job.computeTimeNs = w.TimeNs(v); });
     o.With("scale", [&](const Node& v) { job.scale = w.Positive(v); });
+    o.With("parallelism", [&](const Node& v) {
+        ReadParallelism(w, v, job.parallelism);
+        // Unless given, an LLM job's workers are its layout's GPUs.
+        if (!o.Has("workers"))
+        {
+            job.workers = job.parallelism.Ranks();
+        }
+    });
 }
 
 JobSpec

@@ -24,16 +24,17 @@ TrainingJob::GetTypeId()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<TrainingJob>()
             .AddTraceSource("CollectiveReady",
-                            "A bucket's gradients are ready to be reduced (args: job, "
-                            "iteration, bucket).",
+                            "A communication op's dependencies are done (a bucket's "
+                            "gradients are ready to be reduced) (args: job, iteration, "
+                            "communication op).",
                             MakeTraceSourceAccessor(&TrainingJob::m_readyTrace),
                             "ns3::TrainingJob::CollectiveCallback")
             .AddTraceSource("CollectiveStarted",
-                            "A bucket's collective was started.",
+                            "A communication op was started.",
                             MakeTraceSourceAccessor(&TrainingJob::m_startedTrace),
                             "ns3::TrainingJob::CollectiveCallback")
             .AddTraceSource("CollectiveDone",
-                            "A bucket's collective finished on every rank.",
+                            "A communication op finished on every rank.",
                             MakeTraceSourceAccessor(&TrainingJob::m_doneTrace),
                             "ns3::TrainingJob::CollectiveCallback")
             .AddTraceSource("IterationDone",
@@ -57,11 +58,12 @@ TrainingJob::TrainingJob() = default;
 void
 TrainingJob::DoDispose()
 {
-    for (EventId& e : m_readyEvents)
+    for (EventId& e : m_computeEvents)
     {
         e.Cancel();
     }
     m_collectives.clear();
+    m_opTransports.clear();
     m_transport = nullptr;
     Object::DoDispose();
 }
@@ -72,22 +74,57 @@ TrainingJob::Setup(const JobSpec& spec,
                    uint64_t gradientBytes,
                    CollectiveTransport* transport)
 {
-    NS_ABORT_MSG_IF(spec.buckets == 0 || spec.iterations == 0 || spec.workers == 0,
-                    "job " << spec.id << ": buckets, iterations and workers must be >= 1");
+    NS_ABORT_MSG_IF(spec.buckets == 0 || spec.workers == 0,
+                    "job " << spec.id << ": buckets and workers must be >= 1");
+    Setup(spec,
+          JobGraph::DataParallel(spec.workers,
+                                 computeTime,
+                                 gradientBytes,
+                                 spec.buckets,
+                                 spec.collective,
+                                 spec.channels),
+          transport);
+}
+
+void
+TrainingJob::Setup(const JobSpec& spec, JobGraph graph, CollectiveTransport* transport)
+{
+    NS_ABORT_MSG_IF(spec.iterations == 0, "job " << spec.id << ": iterations must be >= 1");
     m_spec = spec;
-    m_computeTime = computeTime;
-    m_gradientBytes = gradientBytes;
+    m_graph = std::move(graph);
     m_transport = transport;
-    const uint32_t b = spec.buckets;
-    m_bucketBytes.assign(b, gradientBytes / b);
-    for (uint64_t i = 0; i < gradientBytes % b; ++i)
+    m_computeTime = m_graph.GetComputeTimePerRank();
+    m_gradientBytes = m_graph.GetBytes(CommGroup::Data);
+    const std::vector<GraphOp>& ops = m_graph.GetOps();
+    const uint32_t n = static_cast<uint32_t>(ops.size());
+    m_dependents.assign(n, {});
+    m_streamOps.assign(m_graph.GetStreamCount(), {});
+    m_collectives.assign(n, nullptr);
+    m_opTransports.clear();
+    m_opTransports.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
     {
-        ++m_bucketBytes[i];
-    }
-    m_collectives.clear();
-    for (uint32_t i = 0; i < b; ++i)
-    {
-        m_collectives.push_back(CreateCollective(spec.collective, spec.channels));
+        const GraphOp& op = ops[i];
+        for (uint32_t d : op.deps)
+        {
+            m_dependents[d].push_back(i);
+        }
+        m_streamOps[op.stream].push_back(i);
+        if (op.kind == GraphOp::Kind::Compute)
+        {
+            continue;
+        }
+        bool wholeJob = op.ranks.size() == m_graph.GetRankCount();
+        for (uint32_t r = 0; wholeJob && r < op.ranks.size(); ++r)
+        {
+            wholeJob = op.ranks[r] == r;
+        }
+        m_opTransports[i] = std::make_unique<OpTransport>(transport, &ops[i], wholeJob);
+        if (op.kind != GraphOp::Kind::Collective)
+        {
+            continue;
+        }
+        m_collectives[i] = CreateCollective(op.algorithm, op.channels);
     }
 }
 
@@ -103,94 +140,139 @@ TrainingJob::Start()
 void
 TrainingJob::StartIteration()
 {
-    const Time now = Simulator::Now();
     m_current = IterationRecord{};
     m_current.iteration = m_iteration;
-    m_current.computeStart = now;
-    m_nextBucket = 0;
-    m_streamBusy = false;
-    m_bucketReady.assign(m_spec.buckets, false);
-    m_readyEvents.clear();
-    const uint32_t b = m_spec.buckets;
-    for (uint32_t i = 0; i < b; ++i)
+    m_current.computeStart = Simulator::Now();
+    const std::vector<GraphOp>& ops = m_graph.GetOps();
+    m_pendingDeps.resize(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i)
     {
-        // Backward runs last-layer first; bucket i holds the i-th slice of it.
-        Time ready =
-            b == 1 ? m_computeTime : m_computeTime / 3 + (m_computeTime * 2 / 3) * (i + 1) / b;
-        if (i + 1 == b)
+        m_pendingDeps[i] = static_cast<uint32_t>(ops[i].deps.size());
+    }
+    m_ready.assign(ops.size(), false);
+    m_streamNext.assign(m_streamOps.size(), 0);
+    m_streamBusy.assign(m_streamOps.size(), false);
+    m_computeEvents.assign(ops.size(), EventId());
+    m_opsDone = 0;
+    m_commSeen = false;
+    m_commStarted = false;
+    for (uint32_t i = 0; i < ops.size(); ++i)
+    {
+        if (m_pendingDeps[i] == 0)
         {
-            ready = m_computeTime; // compute ends with the last bucket
+            OpReady(i);
         }
-        m_readyEvents.push_back(Simulator::Schedule(ready, &TrainingJob::BucketReady, this, i));
     }
 }
 
 void
-TrainingJob::BucketReady(uint32_t bucket)
+TrainingJob::OpReady(uint32_t op)
 {
-    m_bucketReady[bucket] = true;
-    if (bucket == 0)
+    m_ready[op] = true;
+    const GraphOp& o = m_graph.GetOp(op);
+    if (o.kind != GraphOp::Kind::Compute)
     {
-        m_current.commReady = Simulator::Now();
+        if (!m_commSeen)
+        {
+            m_commSeen = true;
+            m_current.commReady = Simulator::Now();
+        }
+        m_readyTrace(m_spec.id, m_iteration, o.commIndex);
     }
-    m_readyTrace(m_spec.id, m_iteration, bucket);
-    if (!m_streamBusy && bucket == m_nextBucket)
+    AdvanceStream(o.stream);
+}
+
+void
+TrainingJob::AdvanceStream(uint32_t stream)
+{
+    const std::vector<uint32_t>& order = m_streamOps[stream];
+    if (!m_streamBusy[stream] && m_streamNext[stream] < order.size() &&
+        m_ready[order[m_streamNext[stream]]])
     {
-        StartBucket(bucket);
+        m_streamBusy[stream] = true;
+        StartOp(order[m_streamNext[stream]]);
     }
 }
 
 void
-TrainingJob::StartBucket(uint32_t bucket)
+TrainingJob::StartOp(uint32_t op)
 {
-    m_streamBusy = true;
-    if (bucket == 0)
+    const GraphOp& o = m_graph.GetOp(op);
+    if (o.kind == GraphOp::Kind::Compute)
     {
+        m_computeEvents[op] = Simulator::Schedule(o.duration, &TrainingJob::OpDone, this, op);
+        return;
+    }
+    if (!m_commStarted)
+    {
+        m_commStarted = true;
         m_current.commStart = Simulator::Now();
     }
-    m_startedTrace(m_spec.id, m_iteration, bucket);
-    Ptr<Collective> c = m_collectives[bucket];
-    m_transport->BeginCollective(m_iteration, bucket);
-    c->Configure(m_spec.workers, m_bucketBytes[bucket], m_transport);
-    // A message may fail after its collective finished (its sender gave up
-    // waiting for the last ACK), so the failure names its own iteration.
-    c->Start([this, bucket]() { BucketDone(bucket); },
-             [this, iteration = m_iteration, bucket](const CollectiveMessage& m,
-                                                     const std::string& reason) {
-                 BucketFailed(iteration, bucket, m, reason);
+    m_startedTrace(m_spec.id, m_iteration, o.commIndex);
+    OpTransport* transport = m_opTransports[op].get();
+    transport->BeginCollective(m_iteration, o.commIndex);
+    // A message may fail after its op finished (its sender gave up waiting
+    // for the last ACK), so the failure names its own iteration.
+    const uint32_t iteration = m_iteration;
+    if (o.kind == GraphOp::Kind::Transfer)
+    {
+        CollectiveMessage m; // from the op's rank 0 to its rank 1
+        m.srcRank = 0;
+        m.dstRank = 1;
+        m.bytes = o.bytes;
+        transport->Post(
+            m,
+            [this, op, iteration]() {
+                if (!m_failed && iteration == m_iteration)
+                {
+                    OpDone(op);
+                }
+            },
+            [this, op, iteration, m](const std::string& reason) {
+                CommFailed(iteration, op, m, reason);
+            });
+        return;
+    }
+    Ptr<Collective> c = m_collectives[op];
+    c->Configure(static_cast<uint32_t>(o.ranks.size()), o.bytes, transport);
+    c->Start([this, op]() { OpDone(op); },
+             [this, op, iteration](const CollectiveMessage& m, const std::string& reason) {
+                 CommFailed(iteration, op, m, reason);
              });
 }
 
 void
-TrainingJob::BucketFailed(uint32_t iteration,
-                          uint32_t bucket,
-                          const CollectiveMessage& m,
-                          const std::string& reason)
+TrainingJob::CommFailed(uint32_t iteration,
+                        uint32_t op,
+                        const CollectiveMessage& m,
+                        const std::string& reason)
 {
+    const uint32_t commOp = m_graph.GetOp(op).commIndex;
     if (m_failed)
     {
         NS_LOG_INFO("job " << m_spec.id << ", already failed: iteration " << iteration
-                           << ", bucket " << bucket << " failed too: " << reason);
+                           << ", communication op " << commOp << " failed too: " << reason);
         return;
     }
-    NS_LOG_INFO("job " << m_spec.id << " failed in iteration " << iteration << ", bucket " << bucket
-                       << ": " << reason);
+    NS_LOG_INFO("job " << m_spec.id << " failed in iteration " << iteration << ", communication op "
+                       << commOp << ": " << reason);
     m_failed = true;
-    m_streamBusy = false;
     m_failure.iteration = iteration;
-    m_failure.bucket = bucket;
-    m_failure.message = m;
+    m_failure.commOp = commOp;
+    m_failure.message = m; // in the job's ranks
+    m_failure.message.srcRank = m_graph.GetOp(op).ranks.at(m.srcRank);
+    m_failure.message.dstRank = m_graph.GetOp(op).ranks.at(m.dstRank);
     m_failure.reason = reason;
     m_failure.when = Simulator::Now();
-    // No more work: the buckets still computing never start a collective,
-    // and one running (a later one, if this failure came late) stops.
-    for (EventId& e : m_readyEvents)
+    // No more work: compute still running never starts what follows it, and
+    // the collectives running (a later one, if this failure came late) stop.
+    for (EventId& e : m_computeEvents)
     {
         e.Cancel();
     }
     for (const Ptr<Collective>& c : m_collectives)
     {
-        if (c->IsRunning())
+        if (c && c->IsRunning())
         {
             c->Abort();
         }
@@ -199,20 +281,29 @@ TrainingJob::BucketFailed(uint32_t iteration,
 }
 
 void
-TrainingJob::BucketDone(uint32_t bucket)
+TrainingJob::OpDone(uint32_t op)
 {
-    m_streamBusy = false;
-    m_doneTrace(m_spec.id, m_iteration, bucket);
-    m_nextBucket = bucket + 1;
-    if (m_nextBucket < m_spec.buckets)
+    const GraphOp& o = m_graph.GetOp(op);
+    m_streamBusy[o.stream] = false;
+    ++m_streamNext[o.stream];
+    ++m_opsDone;
+    if (o.kind != GraphOp::Kind::Compute)
     {
-        if (m_bucketReady[m_nextBucket])
+        m_doneTrace(m_spec.id, m_iteration, o.commIndex);
+        m_current.commEnd = Simulator::Now();
+    }
+    for (uint32_t d : m_dependents[op])
+    {
+        if (--m_pendingDeps[d] == 0)
         {
-            StartBucket(m_nextBucket);
+            OpReady(d);
         }
+    }
+    AdvanceStream(o.stream);
+    if (m_opsDone < m_graph.GetOps().size())
+    {
         return;
     }
-    m_current.commEnd = Simulator::Now();
     m_records.push_back(m_current);
     m_iterationTrace(m_spec.id, m_current);
     if (++m_iteration < m_spec.iterations)
@@ -223,6 +314,48 @@ TrainingJob::BucketDone(uint32_t bucket)
     m_done = true;
     m_endTime = Simulator::Now();
     m_jobDoneTrace(m_spec.id);
+}
+
+TrainingJob::OpTransport::OpTransport(CollectiveTransport* job, const GraphOp* op, bool wholeJob)
+    : m_job(job),
+      m_op(op),
+      m_wholeJob(wholeJob)
+{
+}
+
+CollectiveMessage
+TrainingJob::OpTransport::ToJobRanks(const CollectiveMessage& m) const
+{
+    if (m_wholeJob)
+    {
+        return m;
+    }
+    CollectiveMessage j = m;
+    j.srcRank = m_op->ranks[m.srcRank];
+    j.dstRank = m_op->ranks[m.dstRank];
+    return j;
+}
+
+void
+TrainingJob::OpTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
+{
+    m_job->BeginCollective(m_iteration, m_op->commIndex);
+    m_job->Send(ToJobRanks(m), std::move(onDelivered));
+}
+
+void
+TrainingJob::OpTransport::Post(const CollectiveMessage& m,
+                               std::function<void()> onDelivered,
+                               FailedCallback onFailed)
+{
+    m_job->BeginCollective(m_iteration, m_op->commIndex);
+    m_job->Post(ToJobRanks(m), std::move(onDelivered), std::move(onFailed));
+}
+
+void
+TrainingJob::OpTransport::BeginCollective(uint32_t iteration, uint32_t /* index */)
+{
+    m_iteration = iteration;
 }
 
 } // namespace ns3

@@ -6,6 +6,7 @@
 
 #include "collective-transport.h"
 #include "collective.h"
+#include "job-graph.h"
 #include "job-spec.h"
 
 #include "ns3/event-id.h"
@@ -13,6 +14,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,21 +23,19 @@ namespace ns3
 
 /**
  * \ingroup collective-scheduling
- * \brief One data-parallel training job: iterations of compute then
- * gradient collectives, on ranks already placed on hosts.
- *
- * An iteration computes for C (forward C/3, backward 2C/3). Gradients are
- * split into B buckets; bucket b is ready when its share of the backward
- * pass is done, at start + C/3 + (b+1)/B x 2C/3, and its collective starts
- * when it is ready and the previous bucket's collective is done (one
- * communication stream, as PyTorch DDP over NCCL). With B = 1 the single
- * collective starts when compute ends. The next iteration starts when the
- * last collective is done.
- *
- * If the transport gives up on a message of a collective (its queue pair
- * moved to the error state, as NCCL then aborts the communicator), the job
- * fails: it records where and why (GetFailure), fires JobFailed, and issues
- * no more work.
+ * \brief One training job: iterations of a JobGraph (compute, collectives
+ * on groups of ranks and point-to-point transfers, with their dependencies
+ * and streams), on ranks already placed on hosts.
+ * An op is ready when the ops it depends on are done, and starts when it is
+ * ready and every earlier op of its stream is done. An iteration ends when
+ * every op is done; the next starts then. A data-parallel job
+ * (JobGraph::DataParallel) computes for C (forward C/3, backward 2C/3 in B
+ * slices); bucket b's collective is ready when its slice is done and runs
+ * on one communication stream, as PyTorch DDP over NCCL.
+ * If the transport gives up on a message of a communication op (its queue
+ * pair moved to the error state, as NCCL then aborts the communicator), the
+ * job fails: it records where and why (GetFailure), fires JobFailed, and
+ * issues no more work.
  */
 class TrainingJob : public Object
 {
@@ -44,17 +44,17 @@ class TrainingJob : public Object
     struct IterationRecord
     {
         uint32_t iteration{0};
-        Time computeStart;
-        Time commReady; ///< first bucket ready (compute done when B = 1)
-        Time commStart; ///< first collective started
-        Time commEnd;   ///< last collective done
+        Time computeStart; ///< the iteration started
+        Time commReady;    ///< first communication op ready
+        Time commStart;    ///< first communication op started
+        Time commEnd;      ///< last communication op done
     };
 
     /// Where and why the job failed.
     struct Failure
     {
-        uint32_t iteration{0};     ///< the iteration of the collective that failed
-        uint32_t bucket{0};        ///< the collective (gradient bucket) that failed
+        uint32_t iteration{0};     ///< the iteration of the op that failed
+        uint32_t commOp{0};        ///< the communication op (GraphOp::commIndex; a DP bucket)
         CollectiveMessage message; ///< the message the transport gave up on
         std::string reason;        ///< the transport's reason
         Time when;                 ///< when the transport gave up
@@ -64,10 +64,17 @@ class TrainingJob : public Object
     TrainingJob();
 
     /**
-     * \param spec the job
+     * \param spec the job (its id and iterations)
+     * \param graph one iteration; its ranks are the job's workers
+     * \param transport carries the communication ops' messages between ranks
+     */
+    void Setup(const JobSpec& spec, JobGraph graph, CollectiveTransport* transport);
+
+    /**
+     * A data-parallel job (JobGraph::DataParallel of the spec's workers,
+     * buckets, collective and channels).
      * \param computeTime compute time of one iteration
      * \param gradientBytes bytes all-reduced per iteration
-     * \param transport carries the collectives' messages between ranks
      */
     void Setup(const JobSpec& spec,
                Time computeTime,
@@ -87,14 +94,21 @@ class TrainingJob : public Object
         return m_spec;
     }
 
+    /// Compute time of one iteration on the busiest rank.
     Time GetComputeTime() const
     {
         return m_computeTime;
     }
 
+    /// Bytes per rank of the data-parallel collectives of one iteration.
     uint64_t GetGradientBytes() const
     {
         return m_gradientBytes;
+    }
+
+    const JobGraph& GetGraph() const
+    {
+        return m_graph;
     }
 
     const std::vector<IterationRecord>& GetIterations() const
@@ -136,8 +150,8 @@ class TrainingJob : public Object
         return m_failure;
     }
 
-    /// Trace signature: job id, iteration, bucket.
-    typedef void (*CollectiveCallback)(uint32_t job, uint32_t iteration, uint32_t bucket);
+    /// Trace signature: job id, iteration, communication op (GraphOp::commIndex).
+    typedef void (*CollectiveCallback)(uint32_t job, uint32_t iteration, uint32_t commOp);
     /// Trace signature: job id, record.
     typedef void (*IterationCallback)(uint32_t job, const IterationRecord& record);
     /// Trace signature: job id.
@@ -150,26 +164,62 @@ class TrainingJob : public Object
 
   private:
     void StartIteration();
-    void BucketReady(uint32_t bucket);
-    void StartBucket(uint32_t bucket);
-    void BucketDone(uint32_t bucket);
-    /// A message of bucket \p bucket's collective in iteration \p iteration failed.
-    void BucketFailed(uint32_t iteration,
-                      uint32_t bucket,
-                      const CollectiveMessage& m,
-                      const std::string& reason);
+    /// Op \p op's dependencies are done.
+    void OpReady(uint32_t op);
+    /// Start the ops of \p stream that may start now.
+    void AdvanceStream(uint32_t stream);
+    void StartOp(uint32_t op);
+    void OpDone(uint32_t op);
+    /// A message of communication op \p op in iteration \p iteration failed.
+    void CommFailed(uint32_t iteration,
+                    uint32_t op,
+                    const CollectiveMessage& m,
+                    const std::string& reason);
+
+    /**
+     * What a communication op posts through: its ranks 0..N-1 are its
+     * members' job ranks, and each message is tagged with the op (ops of a
+     * graph run at once, so the tag goes with every message, not with the
+     * op's start).
+     */
+    class OpTransport : public CollectiveTransport
+    {
+      public:
+        OpTransport(CollectiveTransport* job, const GraphOp* op, bool wholeJob);
+        void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
+        void Post(const CollectiveMessage& m,
+                  std::function<void()> onDelivered,
+                  FailedCallback onFailed) override;
+        void BeginCollective(uint32_t iteration, uint32_t index) override;
+
+      private:
+        CollectiveMessage ToJobRanks(const CollectiveMessage& m) const;
+
+        CollectiveTransport* m_job;
+        const GraphOp* m_op;
+        bool m_wholeJob; ///< the op's ranks are the job's, in order
+        uint32_t m_iteration{0};
+    };
 
     JobSpec m_spec;
+    JobGraph m_graph;
     Time m_computeTime;
     uint64_t m_gradientBytes{0};
     CollectiveTransport* m_transport{nullptr};
-    std::vector<Ptr<Collective>> m_collectives; ///< one per bucket
-    std::vector<uint64_t> m_bucketBytes;
-    std::vector<bool> m_bucketReady;
-    std::vector<EventId> m_readyEvents; ///< this iteration's BucketReady events
+    std::vector<std::vector<uint32_t>> m_dependents; ///< by op: the ops that depend on it
+    std::vector<std::vector<uint32_t>> m_streamOps;  ///< by stream: its ops in graph order
+    std::vector<Ptr<Collective>> m_collectives;      ///< by op: its collective (collectives only)
+    std::vector<std::unique_ptr<OpTransport>> m_opTransports; ///< by op (communication ops)
+    // The current iteration's state.
+    std::vector<uint32_t> m_pendingDeps;  ///< by op: dependencies not yet done
+    std::vector<bool> m_ready;            ///< by op: its dependencies are done
+    std::vector<uint32_t> m_streamNext;   ///< by stream: position of its next op to start
+    std::vector<bool> m_streamBusy;       ///< by stream: an op of it is running
+    std::vector<EventId> m_computeEvents; ///< by op: the end of a running compute op
+    uint32_t m_opsDone{0};
+    bool m_commSeen{false};    ///< a communication op was ready this iteration
+    bool m_commStarted{false}; ///< a communication op started this iteration
     uint32_t m_iteration{0};
-    uint32_t m_nextBucket{0}; ///< next bucket to start
-    bool m_streamBusy{false}; ///< a collective is running
     IterationRecord m_current;
     std::vector<IterationRecord> m_records;
     Time m_startTime;

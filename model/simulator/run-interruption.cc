@@ -107,6 +107,16 @@ InterruptSignal()
     return g_signal.load();
 }
 
+void
+ThrowIfInterrupted()
+{
+    const int signal = g_signal.load(std::memory_order_relaxed);
+    if (signal != 0)
+    {
+        throw RunInterruptedError(signal);
+    }
+}
+
 std::string
 SignalName(int signal)
 {

@@ -37,6 +37,15 @@ void RestartInterruptHandlersAfterFork();
 /// \return the signal that asked this process to stop (SIGINT, SIGTERM), or 0
 int InterruptSignal();
 
+/**
+ * \ingroup collective-scheduling
+ * Throw RunInterruptedError if a SIGINT or SIGTERM asked this process to
+ * stop. Long loops outside the simulator's events (building a fabric's
+ * routes, its nodes) call it, so that a signal stops a run promptly while
+ * it is being built too; it costs one atomic load.
+ */
+void ThrowIfInterrupted();
+
 /// \return "SIGINT", "SIGTERM" or the number of \p signal
 std::string SignalName(int signal);
 

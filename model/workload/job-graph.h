@@ -1,0 +1,182 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef JOB_GRAPH_H
+#define JOB_GRAPH_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief The parallelism a communication op serves: what the scheduler and
+ * the results call its group.
+ */
+enum class CommGroup : uint8_t
+{
+    None,     ///< not a communication op, or no parallel dimension
+    Data,     ///< data parallelism (gradient all-reduce, ZeRO shards)
+    Tensor,   ///< tensor (and sequence) parallelism
+    Pipeline, ///< pipeline parallelism (activations and their gradients)
+    Expert,   ///< expert parallelism (all-to-all dispatch and combine)
+};
+
+/// "dp", "tp", "pp", "ep" or "none".
+std::string CommGroupName(CommGroup group);
+
+/**
+ * \ingroup collective-scheduling
+ * \brief One op of a job's iteration graph.
+ */
+struct GraphOp
+{
+    /// What the op does.
+    enum class Kind : uint8_t
+    {
+        Compute,    ///< the ranks compute for duration
+        Collective, ///< a collective (algorithm) over the ranks, in that order
+        Transfer,   ///< ranks[0] sends bytes to ranks[1] (a matched send and receive)
+    };
+
+    Kind kind{Kind::Compute};
+    /// Compute: the ranks that compute (each its share, at once). Collective:
+    /// the group's members, as its ranks 0..N-1. Transfer: {sender, receiver}.
+    std::vector<uint32_t> ranks;
+    Time duration;         ///< compute time
+    uint64_t bytes{0};     ///< collective: its per-rank buffer; transfer: the message
+    std::string algorithm; ///< collective: a Collective's short name
+    uint32_t channels{1};  ///< collective: parallel rings / queue pairs per peer
+    CommGroup group{CommGroup::None};
+    /// Ops (earlier in the graph) that must be done before this one is ready.
+    std::vector<uint32_t> deps;
+    /**
+     * Ops of one stream run one at a time, in graph order, as kernels of one
+     * CUDA stream do: an op starts when it is ready and every earlier op of
+     * its stream is done.
+     */
+    uint32_t stream{0};
+    uint32_t commIndex{0}; ///< communication ops: their order in the graph, from 0
+    std::string name;      ///< a label for traces and errors
+};
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A job's iteration as a dependency graph of compute, collectives on
+ * groups of ranks, and point-to-point transfers; TrainingJob runs it once
+ * per iteration. Ops may only depend on earlier ops, so graph order is a
+ * topological order and a graph cannot have a cycle.
+ *
+ * A rank is one GPU of the job (0..GetRankCount()-1); where it runs (host,
+ * server) is the placement's business, and whether a message crosses the
+ * network or NVLink is the transport's.
+ */
+class JobGraph
+{
+  public:
+    /// \param ranks the job's GPUs, >= 1
+    explicit JobGraph(uint32_t ranks = 1);
+
+    /**
+     * Add an op \p ranks compute for \p duration, on \p stream, after \p deps.
+     * \return its index
+     * \throw std::invalid_argument on a rank out of range or a dependency not
+     *        on an earlier op
+     */
+    uint32_t AddCompute(std::vector<uint32_t> ranks,
+                        Time duration,
+                        std::vector<uint32_t> deps,
+                        uint32_t stream,
+                        std::string name = "");
+
+    /**
+     * Add a collective \p algorithm over \p members (its ranks 0..N-1, in
+     * that order) of \p bytes per rank.
+     * \return its index
+     */
+    uint32_t AddCollective(const std::string& algorithm,
+                           std::vector<uint32_t> members,
+                           uint64_t bytes,
+                           uint32_t channels,
+                           CommGroup group,
+                           std::vector<uint32_t> deps,
+                           uint32_t stream,
+                           std::string name = "");
+
+    /**
+     * Add a transfer of \p bytes from rank \p src to rank \p dst.
+     * \return its index
+     */
+    uint32_t AddTransfer(uint32_t src,
+                         uint32_t dst,
+                         uint64_t bytes,
+                         CommGroup group,
+                         std::vector<uint32_t> deps,
+                         uint32_t stream,
+                         std::string name = "");
+
+    uint32_t GetRankCount() const
+    {
+        return m_ranks;
+    }
+
+    const std::vector<GraphOp>& GetOps() const
+    {
+        return m_ops;
+    }
+
+    const GraphOp& GetOp(uint32_t index) const
+    {
+        return m_ops.at(index);
+    }
+
+    /// Communication ops (collectives and transfers).
+    uint32_t GetCommOpCount() const
+    {
+        return m_commOps;
+    }
+
+    /// Streams used: one more than the largest stream id.
+    uint32_t GetStreamCount() const
+    {
+        return m_streams;
+    }
+
+    /// Bytes of the collectives (their per-rank buffers) and transfers of \p group.
+    uint64_t GetBytes(CommGroup group) const;
+
+    /// Compute time of one iteration on the busiest rank: the sum of its compute ops.
+    Time GetComputeTimePerRank() const;
+
+    /**
+     * Today's data-parallel job: every rank computes forward (C/3) then
+     * backward (2C/3) in \p buckets slices; bucket b's gradients are ready
+     * after slice b, at C/3 + (b+1)/B x 2C/3 (C exactly for the last), and
+     * its collective \p algorithm of bytes/B (the first bytes mod B buckets
+     * one byte more) over all ranks runs on one communication stream, as
+     * PyTorch DDP over NCCL. With one bucket, compute is one op of C.
+     */
+    static JobGraph DataParallel(uint32_t ranks,
+                                 Time computeTime,
+                                 uint64_t gradientBytes,
+                                 uint32_t buckets,
+                                 const std::string& algorithm,
+                                 uint32_t channels);
+
+  private:
+    uint32_t Add(GraphOp op);
+
+    uint32_t m_ranks;
+    std::vector<GraphOp> m_ops;
+    uint32_t m_commOps{0};
+    uint32_t m_streams{0};
+};
+
+} // namespace ns3
+
+#endif /* JOB_GRAPH_H */

@@ -1,0 +1,640 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "megatron-graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Builds the graph of one iteration, stage by stage in schedule order.
+class Builder
+{
+  public:
+    explicit Builder(const MegatronGraph::Settings& s);
+    JobGraph Build();
+
+  private:
+    using Ops = std::vector<uint32_t>;
+
+    /// One forward or backward pass of a micro-batch through a model chunk.
+    struct Unit
+    {
+        bool forward;
+        uint32_t microBatch;
+        uint32_t chunk;
+    };
+
+    /// Gradients waiting for their data-parallel bucket on one stage.
+    struct Bucket
+    {
+        double bytes{0};
+        std::vector<Ops> readyByReplica; ///< the ops after which they are ready
+    };
+
+    std::vector<Unit> Schedule(uint32_t stage) const;
+    bool CanEmit(uint32_t stage, const Unit& u) const;
+    void Emit(uint32_t stage, const Unit& u);
+    void LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur);
+    void LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>& cur);
+    /// The tensor-parallel collective \p algorithm of replica \p d after \p deps (none if tp == 1).
+    Ops TensorComm(const std::string& algorithm, uint32_t d, uint32_t p, const Ops& deps);
+    /// An all-to-all on each expert-parallel group, after every member's \p cur.
+    void ExpertAllToAll(uint32_t p, std::vector<Ops>& cur, const std::string& name);
+    /**
+     * ZeRO-3: all-gather \p layer's parameters on every data-parallel group,
+     * one layer ahead, and make \p cur wait for them.
+     */
+    void Prefetch(uint32_t p,
+                  uint32_t layer,
+                  std::vector<Ops>& previousStart,
+                  std::vector<Ops>& cur);
+    void AddGradients(uint32_t p, double dense, double expert, const std::vector<Ops>& ready);
+    void EmitBucket(uint32_t p, Bucket& b, bool expert);
+    void Flush(uint32_t p);
+
+    uint32_t Stream(const std::string& key);
+
+    uint32_t ComputeStream(uint32_t d, uint32_t p)
+    {
+        return Stream("compute/" + std::to_string(d) + "/" + std::to_string(p));
+    }
+
+    Time ComputeTime(double flops) const;
+    uint64_t Bytes(double bytes) const;
+
+    uint32_t VirtualStages() const
+    {
+        return m_l.pp * m_l.vpp;
+    }
+
+    const MegatronGraph::Settings& m_s;
+    const ParallelLayout& m_l;
+    const TransformerConfig& m_m;
+    JobGraph m_g;
+    std::map<std::string, uint32_t> m_streams;
+    /// Transfers into (virtual stage, micro-batch, replica).
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ops> m_forwardIn;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ops> m_backwardIn;
+    std::vector<Bucket> m_dense;                  ///< by stage
+    std::vector<Bucket> m_expert;                 ///< by stage
+    std::vector<std::vector<uint64_t>> m_buckets; ///< by stage: bytes of each reduced bucket
+    // Per-token costs.
+    double m_tokens;           ///< per micro-batch and replica
+    double m_attentionFlops;   ///< forward, per tensor rank, a micro-batch
+    double m_mlpFlops;         ///< forward, per tensor rank, a micro-batch
+    double m_activationBytes;  ///< b x s x h elements
+    double m_pipelineBytes;    ///< per tensor rank and micro-batch
+    double m_allToAllBytes;    ///< per rank, one all-to-all
+    double m_denseLayerBytes;  ///< gradients of a layer on one tensor rank, experts apart
+    double m_expertLayerBytes; ///< gradients of a layer's local experts on one tensor rank
+};
+
+Builder::Builder(const MegatronGraph::Settings& s)
+    : m_s(s),
+      m_l(s.layout),
+      m_m(s.model),
+      m_g(s.layout.Ranks()),
+      m_dense(s.layout.pp),
+      m_expert(s.layout.pp),
+      m_buckets(s.layout.pp)
+{
+    const double tp = m_l.tp;
+    const double e = m_s.elementBytes;
+    const double h = m_m.hidden;
+    const double seq = m_s.sequenceLength;
+    m_tokens = static_cast<double>(m_l.microBatchSize) * seq;
+    m_attentionFlops =
+        (2.0 * static_cast<double>(m_m.AttentionParameters()) + 4.0 * seq * h) * m_tokens / tp;
+    const double activeMlp =
+        m_m.IsMoe() ? static_cast<double>(m_m.topK) * m_m.MlpParameters() + h * m_m.experts
+                    : static_cast<double>(m_m.MlpParameters());
+    m_mlpFlops = 2.0 * activeMlp * m_tokens / tp;
+    m_activationBytes = m_tokens * h * e;
+    m_pipelineBytes = m_l.sequenceParallel ? m_activationBytes / tp : m_activationBytes;
+    const double tokensPerRank = m_l.sequenceParallel ? m_tokens / tp : m_tokens;
+    m_allToAllBytes = tokensPerRank * m_m.topK * h * e;
+    const double experts =
+        m_m.IsMoe() ? static_cast<double>(m_m.experts) * m_m.MlpParameters() : 0.0;
+    m_denseLayerBytes = (static_cast<double>(m_m.LayerParameters()) - experts) / tp * e;
+    m_expertLayerBytes = experts / m_l.ep / tp * e;
+}
+
+uint32_t
+Builder::Stream(const std::string& key)
+{
+    auto [it, inserted] = m_streams.emplace(key, static_cast<uint32_t>(m_streams.size()));
+    return it->second;
+}
+
+Time
+Builder::ComputeTime(double flops) const
+{
+    return PicoSeconds(std::llround(flops / m_s.flopsPerSecond * m_s.scale * 1e12));
+}
+
+uint64_t
+Builder::Bytes(double bytes) const
+{
+    return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(bytes * m_s.scale)));
+}
+
+std::vector<Builder::Unit>
+Builder::Schedule(uint32_t stage) const
+{
+    // Megatron-LM's 1F1B (schedules.py): warm-up forwards, then one forward
+    // and one backward in turn, then the remaining backwards. Interleaved,
+    // unit k runs chunk (k mod pp x vpp) / pp (backwards in reverse chunk
+    // order) of micro-batch (k / (pp x vpp)) x pp + k mod pp.
+    const uint32_t pp = m_l.pp;
+    const uint32_t vpp = m_l.vpp;
+    const uint32_t total = m_l.microBatches * vpp;
+    uint32_t warm;
+    if (vpp == 1)
+    {
+        warm = std::min(pp - stage - 1, total);
+    }
+    else
+    {
+        warm =
+            m_l.microBatches == pp ? total : std::min((pp - stage - 1) * 2 + (vpp - 1) * pp, total);
+    }
+    auto unit = [&](uint32_t k, bool forward) {
+        const uint32_t inGroup = k % (pp * vpp);
+        uint32_t chunk = inGroup / pp;
+        if (!forward)
+        {
+            chunk = vpp - 1 - chunk;
+        }
+        return Unit{forward, k / (pp * vpp) * pp + k % pp, chunk};
+    };
+    std::vector<Unit> units;
+    for (uint32_t k = 0; k < warm; ++k)
+    {
+        units.push_back(unit(k, true));
+    }
+    for (uint32_t i = 0; i + warm < total; ++i)
+    {
+        units.push_back(unit(warm + i, true));
+        units.push_back(unit(i, false));
+    }
+    for (uint32_t i = total - warm; i < total; ++i)
+    {
+        units.push_back(unit(i, false));
+    }
+    return units;
+}
+
+bool
+Builder::CanEmit(uint32_t stage, const Unit& u) const
+{
+    const uint32_t v = u.chunk * m_l.pp + stage;
+    if (u.forward)
+    {
+        return v == 0 || m_forwardIn.count({v, u.microBatch, 0}) != 0;
+    }
+    return v + 1 == VirtualStages() || m_backwardIn.count({v, u.microBatch, 0}) != 0;
+}
+
+Builder::Ops
+Builder::TensorComm(const std::string& algorithm, uint32_t d, uint32_t p, const Ops& deps)
+{
+    if (m_l.tp == 1)
+    {
+        return deps;
+    }
+    return {m_g.AddCollective(algorithm,
+                              m_l.TensorGroup(d, p),
+                              Bytes(m_activationBytes),
+                              m_s.channels,
+                              CommGroup::Tensor,
+                              deps,
+                              ComputeStream(d, p),
+                              "tp " + algorithm)};
+}
+
+void
+Builder::ExpertAllToAll(uint32_t p, std::vector<Ops>& cur, const std::string& name)
+{
+    if (!m_m.IsMoe() || m_l.ep == 1)
+    {
+        return;
+    }
+    for (uint32_t first = 0; first < m_l.dp; first += m_l.ep)
+    {
+        Ops deps;
+        for (uint32_t d = first; d < first + m_l.ep; ++d)
+        {
+            deps.insert(deps.end(), cur[d].begin(), cur[d].end());
+        }
+        Ops ops;
+        for (uint32_t t = 0; t < m_l.tp; ++t)
+        {
+            ops.push_back(m_g.AddCollective("all-to-all",
+                                            m_l.ExpertGroup(t, first, p),
+                                            Bytes(m_allToAllBytes),
+                                            m_s.channels,
+                                            CommGroup::Expert,
+                                            deps,
+                                            Stream("ep/" + std::to_string(t) + "/" +
+                                                   std::to_string(first) + "/" + std::to_string(p)),
+                                            "ep " + name));
+        }
+        for (uint32_t d = first; d < first + m_l.ep; ++d)
+        {
+            cur[d] = ops;
+        }
+    }
+}
+
+void
+Builder::Prefetch(uint32_t p,
+                  uint32_t layer,
+                  std::vector<Ops>& previousStart,
+                  std::vector<Ops>& cur)
+{
+    if (m_l.zero != 3)
+    {
+        return;
+    }
+    // Gathered once the layer before the previous one is done (previousStart:
+    // where the previous layer started), so that it overlaps the previous layer.
+    Ops deps;
+    for (const Ops& a : previousStart)
+    {
+        deps.insert(deps.end(), a.begin(), a.end());
+    }
+    previousStart = cur;
+    Ops gather;
+    for (uint32_t t = 0; t < m_l.tp; ++t)
+    {
+        gather.push_back(m_g.AddCollective("all-gather",
+                                           m_l.DataGroup(t, p),
+                                           Bytes(m_denseLayerBytes),
+                                           m_s.channels,
+                                           CommGroup::Data,
+                                           deps,
+                                           Stream("zero3-gather/" + std::to_string(t)),
+                                           "zero3 parameters layer " + std::to_string(layer)));
+    }
+    for (Ops& c : cur)
+    {
+        c.insert(c.end(), gather.begin(), gather.end());
+    }
+}
+
+void
+Builder::LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur)
+{
+    const bool sp = m_l.sequenceParallel;
+    const Time attention = ComputeTime(m_attentionFlops);
+    const Time mlp = ComputeTime(m_mlpFlops);
+    for (uint32_t d = 0; d < m_l.dp; ++d)
+    {
+        if (sp)
+        {
+            cur[d] = TensorComm("all-gather", d, p, cur[d]);
+        }
+        cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
+                                 attention,
+                                 cur[d],
+                                 ComputeStream(d, p),
+                                 "attention forward mb " + std::to_string(j))};
+        cur[d] = TensorComm(sp ? "reduce-scatter" : "ring-all-reduce", d, p, cur[d]);
+    }
+    ExpertAllToAll(p, cur, "dispatch");
+    for (uint32_t d = 0; d < m_l.dp; ++d)
+    {
+        if (sp)
+        {
+            cur[d] = TensorComm("all-gather", d, p, cur[d]);
+        }
+        cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
+                                 mlp,
+                                 cur[d],
+                                 ComputeStream(d, p),
+                                 "mlp forward mb " + std::to_string(j))};
+    }
+    ExpertAllToAll(p, cur, "combine");
+    for (uint32_t d = 0; d < m_l.dp; ++d)
+    {
+        cur[d] = TensorComm(sp ? "reduce-scatter" : "ring-all-reduce", d, p, cur[d]);
+    }
+}
+
+void
+Builder::LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>& cur)
+{
+    const bool sp = m_l.sequenceParallel;
+    const Time attention = ComputeTime(2 * m_attentionFlops);
+    const Time mlp = ComputeTime(2 * m_mlpFlops);
+    ExpertAllToAll(p, cur, "combine gradient");
+    for (uint32_t d = 0; d < m_l.dp; ++d)
+    {
+        if (sp)
+        {
+            cur[d] = TensorComm("all-gather", d, p, cur[d]);
+        }
+        cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
+                                 mlp,
+                                 cur[d],
+                                 ComputeStream(d, p),
+                                 "mlp backward mb " + std::to_string(j))};
+    }
+    ExpertAllToAll(p, cur, "dispatch gradient");
+    std::vector<Ops> ready(m_l.dp);
+    for (uint32_t d = 0; d < m_l.dp; ++d)
+    {
+        cur[d] = TensorComm(sp ? "reduce-scatter" : "ring-all-reduce", d, p, cur[d]);
+        if (sp)
+        {
+            cur[d] = TensorComm("all-gather", d, p, cur[d]);
+        }
+        cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
+                                 attention,
+                                 cur[d],
+                                 ComputeStream(d, p),
+                                 "attention backward mb " + std::to_string(j))};
+        ready[d] = cur[d];
+        cur[d] = TensorComm(sp ? "reduce-scatter" : "ring-all-reduce", d, p, cur[d]);
+    }
+    if (m_l.zero == 3)
+    {
+        Ops deps;
+        for (const Ops& r : ready)
+        {
+            deps.insert(deps.end(), r.begin(), r.end());
+        }
+        for (uint32_t t = 0; t < m_l.tp; ++t)
+        {
+            m_g.AddCollective("reduce-scatter",
+                              m_l.DataGroup(t, p),
+                              Bytes(m_denseLayerBytes),
+                              m_s.channels,
+                              CommGroup::Data,
+                              deps,
+                              Stream("zero3-reduce/" + std::to_string(t)),
+                              "zero3 gradients layer " + std::to_string(layer));
+        }
+    }
+    else if (j + 1 == m_l.microBatches)
+    {
+        AddGradients(p, m_denseLayerBytes, m_expertLayerBytes, ready);
+    }
+}
+
+void
+Builder::AddGradients(uint32_t p, double dense, double expert, const std::vector<Ops>& ready)
+{
+    for (auto [bucket, bytes, isExpert] :
+         {std::tuple<Bucket*, double, bool>{&m_dense[p], dense, false},
+          std::tuple<Bucket*, double, bool>{&m_expert[p], expert, true}})
+    {
+        if (bytes <= 0)
+        {
+            continue;
+        }
+        bucket->bytes += bytes;
+        bucket->readyByReplica = ready;
+        if (bucket->bytes >= static_cast<double>(m_l.bucketBytes))
+        {
+            EmitBucket(p, *bucket, isExpert);
+        }
+    }
+}
+
+void
+Builder::EmitBucket(uint32_t p, Bucket& b, bool expert)
+{
+    if (b.bytes <= 0)
+    {
+        return;
+    }
+    const std::string algorithm = m_l.zero == 0 ? m_s.dataCollective : "reduce-scatter";
+    const uint64_t bytes = Bytes(b.bytes);
+    if (!expert)
+    {
+        m_buckets[p].push_back(bytes);
+    }
+    for (uint32_t t = 0; t < m_l.tp; ++t)
+    {
+        // Experts: one group per expert-parallel position, of the replicas holding them.
+        const uint32_t groups = expert ? m_l.ep : 1;
+        for (uint32_t e = 0; e < groups; ++e)
+        {
+            const std::vector<uint32_t> members =
+                expert ? m_l.ExpertDataGroup(t, e, p) : m_l.DataGroup(t, p);
+            if (members.size() < 2)
+            {
+                continue;
+            }
+            Ops deps;
+            for (uint32_t k = 0; k < m_l.dp; ++k)
+            {
+                if (!expert || k % m_l.ep == e)
+                {
+                    deps.insert(deps.end(), b.readyByReplica[k].begin(), b.readyByReplica[k].end());
+                }
+            }
+            m_g.AddCollective(algorithm,
+                              members,
+                              bytes,
+                              m_s.channels,
+                              CommGroup::Data,
+                              deps,
+                              Stream((expert ? "edp/" : "dp/") + std::to_string(t) + "/" +
+                                     std::to_string(e) + "/" + std::to_string(p)),
+                              expert ? "expert gradients" : "gradients");
+        }
+    }
+    b.bytes = 0;
+}
+
+void
+Builder::Flush(uint32_t p)
+{
+    EmitBucket(p, m_dense[p], false);
+    EmitBucket(p, m_expert[p], true);
+    if (m_l.zero == 1 || m_l.zero == 2)
+    {
+        // After the optimizer step, every replica gathers the updated shards.
+        for (uint64_t bytes : m_buckets[p])
+        {
+            for (uint32_t t = 0; t < m_l.tp && m_l.dp > 1; ++t)
+            {
+                m_g.AddCollective("all-gather",
+                                  m_l.DataGroup(t, p),
+                                  bytes,
+                                  m_s.channels,
+                                  CommGroup::Data,
+                                  {},
+                                  Stream("dp/" + std::to_string(t) + "/0/" + std::to_string(p)),
+                                  "parameters");
+            }
+        }
+    }
+}
+
+void
+Builder::Emit(uint32_t p, const Unit& u)
+{
+    const uint32_t v = u.chunk * m_l.pp + p;
+    const uint32_t perChunk = m_m.layers / VirtualStages();
+    const uint32_t j = u.microBatch;
+    const bool last = v + 1 == VirtualStages();
+    const double logits = m_m.LogitsForwardFlopsPerToken() * m_tokens / m_l.tp;
+    std::vector<Ops> cur(m_l.dp);
+    for (uint32_t d = 0; d < m_l.dp; ++d)
+    {
+        auto& in = u.forward ? m_forwardIn : m_backwardIn;
+        auto it = in.find({v, j, d});
+        if (it != in.end())
+        {
+            cur[d] = it->second;
+        }
+    }
+    if (u.forward)
+    {
+        std::vector<Ops> previousStart; // ZeRO-3 gathers one layer ahead
+        for (uint32_t l = v * perChunk; l < (v + 1) * perChunk; ++l)
+        {
+            Prefetch(p, l, previousStart, cur);
+            LayerForward(p, j, cur);
+        }
+        if (last)
+        {
+            for (uint32_t d = 0; d < m_l.dp; ++d)
+            {
+                cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
+                                         ComputeTime(logits),
+                                         cur[d],
+                                         ComputeStream(d, p),
+                                         "logits forward mb " + std::to_string(j))};
+            }
+            return;
+        }
+    }
+    else
+    {
+        if (last)
+        {
+            for (uint32_t d = 0; d < m_l.dp; ++d)
+            {
+                cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
+                                         ComputeTime(2 * logits),
+                                         cur[d],
+                                         ComputeStream(d, p),
+                                         "logits backward mb " + std::to_string(j))};
+            }
+            if (!m_m.tiedEmbedding && j + 1 == m_l.microBatches && m_l.zero != 3)
+            {
+                const double output =
+                    static_cast<double>(m_m.vocab) * m_m.hidden / m_l.tp * m_s.elementBytes;
+                AddGradients(p, output, 0, cur);
+            }
+        }
+        std::vector<Ops> previousStart;
+        for (uint32_t l = (v + 1) * perChunk; l-- > v * perChunk;)
+        {
+            Prefetch(p, l, previousStart, cur);
+            LayerBackward(p, l, j, cur);
+        }
+        if (v == 0 && j + 1 == m_l.microBatches && m_l.zero != 3)
+        {
+            const double embedding =
+                static_cast<double>(m_m.vocab) * m_m.hidden / m_l.tp * m_s.elementBytes;
+            AddGradients(p, embedding, 0, cur);
+        }
+        if (v == 0)
+        {
+            return;
+        }
+    }
+    // Activations forward, or their gradients backward, to the neighbouring virtual stage.
+    const uint32_t to = u.forward ? v + 1 : v - 1;
+    const uint32_t toStage = to % m_l.pp;
+    auto& in = u.forward ? m_forwardIn : m_backwardIn;
+    for (uint32_t d = 0; d < m_l.dp; ++d)
+    {
+        Ops& target = in[{to, j, d}];
+        for (uint32_t t = 0; t < m_l.tp; ++t)
+        {
+            target.push_back(m_g.AddTransfer(
+                m_l.Rank(t, d, p),
+                m_l.Rank(t, d, toStage),
+                Bytes(m_pipelineBytes),
+                CommGroup::Pipeline,
+                cur[d],
+                Stream((u.forward ? "pp-forward/" : "pp-backward/") + std::to_string(t) + "/" +
+                       std::to_string(d) + "/" + std::to_string(p)),
+                (u.forward ? "activations mb " : "gradients mb ") + std::to_string(j)));
+        }
+    }
+}
+
+JobGraph
+Builder::Build()
+{
+    std::vector<std::vector<Unit>> schedule(m_l.pp);
+    std::vector<std::size_t> next(m_l.pp, 0);
+    std::size_t remaining = 0;
+    for (uint32_t p = 0; p < m_l.pp; ++p)
+    {
+        schedule[p] = Schedule(p);
+        remaining += schedule[p].size();
+    }
+    // Emit each stage's units in its own order, as soon as what they
+    // receive has been emitted: graph order is then an order they can run in.
+    while (remaining > 0)
+    {
+        bool progress = false;
+        for (uint32_t p = 0; p < m_l.pp; ++p)
+        {
+            while (next[p] < schedule[p].size() && CanEmit(p, schedule[p][next[p]]))
+            {
+                Emit(p, schedule[p][next[p]]);
+                ++next[p];
+                --remaining;
+                progress = true;
+                if (next[p] == schedule[p].size())
+                {
+                    Flush(p);
+                }
+            }
+        }
+        if (!progress)
+        {
+            throw std::logic_error("MegatronGraph: the pipeline schedule cannot proceed");
+        }
+    }
+    return std::move(m_g);
+}
+
+} // namespace
+
+JobGraph
+MegatronGraph::Build(const Settings& settings)
+{
+    settings.layout.Validate(settings.model, settings.layout.Ranks(), settings.layout.tp);
+    if (settings.layout.zero == 3 && settings.model.IsMoe())
+    {
+        throw std::invalid_argument("zero: stage 3 with a mixture of experts is not modelled");
+    }
+    if (!(settings.flopsPerSecond > 0) || !(settings.scale > 0) || settings.sequenceLength == 0 ||
+        settings.elementBytes == 0)
+    {
+        throw std::invalid_argument("MegatronGraph: flopsPerSecond, scale, sequenceLength and "
+                                    "elementBytes must be positive");
+    }
+    return Builder(settings).Build();
+}
+
+} // namespace ns3

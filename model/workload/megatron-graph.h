@@ -1,0 +1,79 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef MEGATRON_GRAPH_H
+#define MEGATRON_GRAPH_H
+
+#include "job-graph.h"
+#include "parallel-layout.h"
+#include "transformer-catalog.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collective-scheduling
+ * \brief One iteration of Megatron-LM-style training of a transformer, as a
+ * JobGraph.
+ *
+ * Per micro-batch and layer, on each tensor-parallel group (one compute op
+ * over its ranks, each computing 1/tp of the FLOPs):
+ * - forward: attention, then the MLP (the top-k experts for a mixture of
+ *   experts); with tp > 1 an all-reduce of the activations after each
+ *   (b x s x h elements), or with sequence parallelism an all-gather before
+ *   and a reduce-scatter after each; for a mixture of experts an all-to-all
+ *   on the expert-parallel group before the experts (dispatch) and after
+ *   them (combine), each rank sending its tokens x top-k x h elements;
+ * - backward: the same in reverse at twice the FLOPs, with the same
+ *   communication.
+ * The last stage computes the logits (2 x vocab x h FLOPs a token forward).
+ * Compute FLOPs are 2 x the parameters a token uses plus 4 x s x h for the
+ * attention scores, at the GPU's peak x MFU.
+ *
+ * Pipeline: stages exchange activations after forward and their gradients
+ * after backward (b x s x h elements per tensor rank, / tp with sequence
+ * parallelism), on a stream per rank and direction; each stage runs the
+ * 1F1B schedule (warm-up of pp - p - 1 forwards), or Megatron's interleaved
+ * schedule with vpp model chunks per stage.
+ *
+ * Data parallelism: in the last micro-batch's backward, each layer's
+ * gradients (its parameters / tp, the embedding on the first stage and the
+ * output layer on the last) fill buckets of bucketBytes; a full bucket is
+ * all-reduced (ZeRO 0) or reduce-scattered (ZeRO 1 and 2, then all-gathered
+ * as parameters after the step) among the data-parallel group on its own
+ * stream, overlapping the rest of the backward. Experts' gradients go to
+ * their expert-data-parallel groups the same way. ZeRO 3 instead all-gathers
+ * each layer's parameters before its forward and its backward (one layer
+ * ahead) and reduce-scatters its gradients after its backward, every
+ * micro-batch.
+ *
+ * Left out: activation recomputation, the tied-embedding all-reduce between
+ * the first and last stages, vocabulary-parallel loss communication, and
+ * the optimizer step's compute. Every byte count and compute time is
+ * multiplied by the job's scale (bytes at least 1).
+ */
+class MegatronGraph
+{
+  public:
+    /// What the graph is built from.
+    struct Settings
+    {
+        TransformerConfig model;
+        ParallelLayout layout;
+        uint32_t sequenceLength{2048};
+        double flopsPerSecond{0};                      ///< per GPU: peak x MFU
+        uint32_t elementBytes{2};                      ///< activations and gradients (bf16)
+        double scale{1.0};                             ///< multiplies bytes and compute times
+        uint32_t channels{1};                          ///< of every collective
+        std::string dataCollective{"ring-all-reduce"}; ///< the ZeRO-0 gradient reduction
+    };
+
+    /// \throw std::invalid_argument if the settings do not make a job
+    static JobGraph Build(const Settings& settings);
+};
+
+} // namespace ns3
+
+#endif /* MEGATRON_GRAPH_H */

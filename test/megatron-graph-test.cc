@@ -1,0 +1,308 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The Megatron-style LLM job graph: the catalog's parameter counts against
+ * the models' published sizes, the layout's checks, the bytes each
+ * parallel group puts on the wire in one iteration against their closed
+ * forms, and the pipeline's iteration time against (m + p - 1) x (f + b).
+ */
+#include "ns3/collective-transport.h"
+#include "ns3/megatron-graph.h"
+#include "ns3/simulator.h"
+#include "ns3/training-job.h"
+
+#include <gtest/gtest.h>
+#include <map>
+
+namespace ns3
+{
+namespace test
+{
+namespace
+{
+
+/// Delivers every message after a fixed delay; adds up bytes by the group of their op.
+class CountingTransport : public CollectiveTransport
+{
+  public:
+    CountingTransport(const JobGraph& graph, Time delay)
+        : m_delay(delay)
+    {
+        for (const GraphOp& op : graph.GetOps())
+        {
+            if (op.kind != GraphOp::Kind::Compute)
+            {
+                m_groupOf.push_back(op.group);
+            }
+        }
+    }
+
+    void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override
+    {
+        bytes[m_groupOf.at(m_op)] += m.bytes;
+        Simulator::Schedule(m_delay, std::move(onDelivered));
+    }
+
+    void BeginCollective(uint32_t /* iteration */, uint32_t index) override
+    {
+        m_op = index;
+    }
+
+    std::map<CommGroup, uint64_t> bytes;
+
+  private:
+    std::vector<CommGroup> m_groupOf; ///< by communication op
+    Time m_delay;
+    uint32_t m_op{0};
+};
+
+/// A small model whose sizes divide evenly, so that byte counts are exact.
+TransformerConfig
+SmallModel(uint32_t experts = 0)
+{
+    TransformerConfig m;
+    m.name = "small";
+    m.layers = 8;
+    m.hidden = 64;
+    m.ffn = 256;
+    m.heads = 8;
+    m.kvHeads = 8;
+    m.vocab = 128;
+    m.gatedMlp = true;
+    m.experts = experts;
+    m.topK = experts > 0 ? 2 : 0;
+    return m;
+}
+
+MegatronGraph::Settings
+Settings(const TransformerConfig& model, const ParallelLayout& layout)
+{
+    MegatronGraph::Settings s;
+    s.model = model;
+    s.layout = layout;
+    s.sequenceLength = 32;
+    s.flopsPerSecond = 1e12;
+    s.elementBytes = 2;
+    return s;
+}
+
+class MegatronGraphRunTest : public ::testing::Test
+{
+  protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+
+    /// Run one iteration of \p graph; \return the bytes by group and sets m_end.
+    std::map<CommGroup, uint64_t> Run(const JobGraph& graph, Time delay = NanoSeconds(1))
+    {
+        CountingTransport transport(graph, delay);
+        JobSpec spec;
+        spec.workers = graph.GetRankCount();
+        spec.iterations = 1;
+        Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+        job->Setup(spec, graph, &transport);
+        Simulator::ScheduleNow(&TrainingJob::Start, job);
+        Simulator::Run();
+        EXPECT_TRUE(job->IsDone()) << "the graph did not run to its end";
+        m_end = job->GetEndTime();
+        Simulator::Destroy();
+        return transport.bytes;
+    }
+
+    Time m_end;
+};
+
+TEST(TransformerCatalogTest, ParameterCountsMatchThePublishedSizes)
+{
+    const std::map<std::string, double> published{{"gpt3-6.7b", 6.7e9},
+                                                  {"gpt3-13b", 13e9},
+                                                  {"gpt3-175b", 175e9},
+                                                  {"llama-7b", 6.74e9},
+                                                  {"llama-13b", 13.0e9},
+                                                  {"llama2-70b", 69e9},
+                                                  {"mixtral-8x7b", 46.7e9}};
+    ASSERT_EQ(TransformerCatalog::Names().size(), published.size());
+    for (const auto& [name, size] : published)
+    {
+        const double p = static_cast<double>(TransformerCatalog::Get(name).Parameters());
+        EXPECT_NEAR(p / size, 1.0, 0.02) << name << ": " << p;
+    }
+    EXPECT_THROW(TransformerCatalog::Get("llama-8b"), std::invalid_argument);
+}
+
+/// The message of \p layout's Validate against \p model, or "" if it passes.
+std::string
+Problem(const ParallelLayout& layout, const TransformerConfig& model, uint32_t workers)
+{
+    try
+    {
+        layout.Validate(model, workers, 8);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(ParallelLayoutTest, BadLayoutsAreErrorsNamingTheField)
+{
+    const TransformerConfig dense = TransformerCatalog::Get("llama-7b");
+    const TransformerConfig moe = TransformerCatalog::Get("mixtral-8x7b");
+    ParallelLayout l;
+    l.tp = 8;
+    l.dp = 4;
+    EXPECT_EQ(Problem(l, dense, 32), "");
+    EXPECT_EQ(Problem(l, dense, 64).rfind("workers: tp x pp x dp = 8 x 1 x 4 = 32", 0), 0u)
+        << Problem(l, dense, 64);
+    l.tp = 16;
+    l.dp = 2;
+    EXPECT_EQ(Problem(l, dense, 32).rfind("tp: 16 is larger than a server", 0), 0u);
+    l.tp = 8;
+    l.pp = 4;
+    l.dp = 1;
+    l.microBatches = 2;
+    EXPECT_EQ(Problem(l, dense, 32).rfind("microBatches: 2 is fewer than the 4", 0), 0u);
+    l = ParallelLayout{};
+    l.dp = 6;
+    l.ep = 3;
+    EXPECT_EQ(Problem(l, moe, 6).rfind("ep: 3 does not divide mixtral-8x7b's 8 experts", 0), 0u);
+    l.ep = 2;
+    EXPECT_EQ(Problem(l, dense, 6).rfind("ep: 2 needs a mixture-of-experts model", 0), 0u);
+    EXPECT_EQ(Problem(l, moe, 6), "");
+    l = ParallelLayout{};
+    l.sequenceParallel = true;
+    EXPECT_EQ(Problem(l, dense, 1), "sequenceParallel: needs tp > 1");
+    l = ParallelLayout{};
+    l.pp = 2;
+    l.microBatches = 2;
+    l.zero = 3;
+    EXPECT_EQ(Problem(l, dense, 2).rfind("zero: stage 3", 0), 0u);
+    l.zero = 0;
+    l.vpp = 3;
+    EXPECT_EQ(Problem(l, dense, 2).rfind("vpp: ", 0), 0u) << Problem(l, dense, 2);
+}
+
+TEST_F(MegatronGraphRunTest, EachGroupPutsItsClosedFormOnTheWire)
+{
+    // Closed forms, A = b x s x h x 2 bytes of activations per micro-batch:
+    // TP: 4 all-reduces a layer and micro-batch (2 forward, 2 backward),
+    // each 2 (tp - 1) x A in all, on every (replica, stage) group;
+    // PP: A forward and A backward per boundary, micro-batch, replica and
+    // tensor rank; DP: 2 (dp - 1) x every tensor rank's gradients (the
+    // parameters / tp x 2 bytes), all-reduced per (tensor rank, stage).
+    const TransformerConfig m = SmallModel();
+    for (const auto& [tp, pp, dp] : {std::tuple{2u, 2u, 2u}, {1u, 4u, 2u}, {4u, 1u, 3u}})
+    {
+        ParallelLayout l;
+        l.tp = tp;
+        l.pp = pp;
+        l.dp = dp;
+        l.microBatches = 4;
+        l.microBatchSize = 2;
+        l.bucketBytes = 20000;
+        MegatronGraph::Settings s = Settings(m, l);
+        const std::map<CommGroup, uint64_t> bytes = Run(MegatronGraph::Build(s));
+        const uint64_t a = 2ULL * 32 * 64 * 2;
+        const uint64_t layersTimesMb = uint64_t{m.layers} * l.microBatches;
+        const uint64_t params = m.layers * m.LayerParameters() + m.EmbeddingParameters();
+        const std::string layout =
+            std::to_string(tp) + "x" + std::to_string(pp) + "x" + std::to_string(dp);
+        auto get = [&](CommGroup g) { return bytes.count(g) ? bytes.at(g) : 0; };
+        EXPECT_EQ(get(CommGroup::Tensor), dp * layersTimesMb * 4 * 2 * (tp - 1) * a) << layout;
+        EXPECT_EQ(get(CommGroup::Pipeline), 2ULL * l.microBatches * (pp - 1) * dp * tp * a)
+            << layout;
+        // Each tensor rank reduces params / tp x 2 bytes (the sizes divide evenly).
+        EXPECT_EQ(get(CommGroup::Data), 2ULL * (dp - 1) * params * 2) << layout;
+        EXPECT_EQ(get(CommGroup::Expert), 0u) << layout;
+    }
+}
+
+TEST_F(MegatronGraphRunTest, ShardedDataParallelismMovesWhatZeroSays)
+{
+    // ZeRO-1 reduce-scatters and all-gathers: as much as an all-reduce.
+    // ZeRO-3 all-gathers every layer twice and reduce-scatters it once per
+    // micro-batch: 3 (dp - 1) x layer bytes x layers x micro-batches (the
+    // embedding is not sharded there).
+    const TransformerConfig m = SmallModel();
+    ParallelLayout l;
+    l.dp = 4;
+    l.microBatches = 3;
+    l.zero = 1;
+    const uint64_t params = m.layers * m.LayerParameters() + m.EmbeddingParameters();
+    EXPECT_EQ(Run(MegatronGraph::Build(Settings(m, l))).at(CommGroup::Data),
+              2ULL * (l.dp - 1) * params * 2);
+    l.zero = 3;
+    EXPECT_EQ(Run(MegatronGraph::Build(Settings(m, l))).at(CommGroup::Data),
+              3ULL * (l.dp - 1) * m.LayerParameters() * 2 * m.layers * l.microBatches);
+}
+
+TEST_F(MegatronGraphRunTest, ExpertAllToAllsAndSequenceParallelism)
+{
+    // EP: 4 all-to-alls a layer and micro-batch (dispatch and combine, each
+    // way), each (ep - 1) x tokens x top-k x h x 2 bytes in all per tensor
+    // rank, tokens / tp with sequence parallelism; TP with sequence
+    // parallelism moves what TP without it does.
+    const TransformerConfig m = SmallModel(4);
+    ParallelLayout l;
+    l.tp = 2;
+    l.dp = 4;
+    l.ep = 2;
+    l.microBatches = 2;
+    l.sequenceParallel = true;
+    const std::map<CommGroup, uint64_t> bytes = Run(MegatronGraph::Build(Settings(m, l)));
+    const uint64_t tokens = 32 / 2;
+    const uint64_t groups = (l.dp / l.ep) * l.tp;
+    EXPECT_EQ(bytes.at(CommGroup::Expert),
+              groups * m.layers * l.microBatches * 4 * (l.ep - 1) * l.ep * tokens * 2 * 64 * 2 /
+                  l.ep);
+    const uint64_t a = 32ULL * 64 * 2;
+    EXPECT_EQ(bytes.at(CommGroup::Tensor), l.dp * m.layers * l.microBatches * 8 * (l.tp - 1) * a);
+}
+
+TEST_F(MegatronGraphRunTest, APipelineWithNegligibleCommunicationIteratesInMPlusPMinusOneSteps)
+{
+    // tp = dp = 1: a stage computes f = L/p x (attention + MLP) forward and
+    // 2f backward per micro-batch; 1F1B takes (m + p - 1)(f + b). The
+    // logits (vocabulary 8) and 1 ns transfers are under 1%.
+    TransformerConfig m = SmallModel();
+    m.vocab = 8;
+    for (const auto& [pp, mb] : {std::pair{4u, 8u}, {2u, 2u}, {8u, 16u}})
+    {
+        ParallelLayout l;
+        l.pp = pp;
+        l.microBatches = mb;
+        MegatronGraph::Settings s = Settings(m, l);
+        const JobGraph g = MegatronGraph::Build(s);
+        Run(g);
+        const double perLayer =
+            (2.0 * m.AttentionParameters() + 4.0 * 32 * 64 + 2.0 * m.MlpParameters()) * 32 / 1e12;
+        const double f = perLayer * m.layers / pp;
+        const double expected = (mb + pp - 1) * 3 * f;
+        EXPECT_NEAR(m_end.GetSeconds() / expected, 1.0, 0.01) << "pp " << pp << ", m " << mb;
+    }
+}
+
+TEST_F(MegatronGraphRunTest, InterleavingShrinksTheBubbleByTheChunks)
+{
+    // Interleaved 1F1B with v chunks: (m + (p - 1) / v)(f + b).
+    TransformerConfig m = SmallModel();
+    m.vocab = 8;
+    ParallelLayout l;
+    l.pp = 4;
+    l.vpp = 2;
+    l.microBatches = 8;
+    const JobGraph g = MegatronGraph::Build(Settings(m, l));
+    Run(g);
+    const double perLayer =
+        (2.0 * m.AttentionParameters() + 4.0 * 32 * 64 + 2.0 * m.MlpParameters()) * 32 / 1e12;
+    const double f = perLayer * m.layers / l.pp;
+    const double expected = (l.microBatches + (l.pp - 1.0) / l.vpp) * 3 * f;
+    EXPECT_NEAR(m_end.GetSeconds() / expected, 1.0, 0.01);
+}
+
+} // namespace
+} // namespace test
+} // namespace ns3

@@ -49,9 +49,9 @@ class DelayTransport : public CollectiveTransport
         Simulator::Schedule(m_delay, std::move(onDelivered));
     }
 
-    void BeginCollective(uint32_t /* iteration */, uint32_t index) override
+    void BeginCollective(const CollectiveTag& tag) override
     {
-        m_op = index;
+        m_op = tag.index;
     }
 
     struct Posted

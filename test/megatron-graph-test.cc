@@ -43,9 +43,9 @@ class CountingTransport : public CollectiveTransport
         Simulator::Schedule(m_delay, std::move(onDelivered));
     }
 
-    void BeginCollective(uint32_t /* iteration */, uint32_t index) override
+    void BeginCollective(const CollectiveTag& tag) override
     {
-        m_op = index;
+        m_op = tag.index;
     }
 
     std::map<CommGroup, uint64_t> bytes;

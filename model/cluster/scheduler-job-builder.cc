@@ -167,18 +167,18 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const ClusterNetwork& n
     // TrainingJob::Start: until then its own start time is not set.
     job.startTime =
         entry.job && entry.job->HasStarted() ? entry.job->GetStartTime() : Simulator::Now();
-    // The communication schedulers plan: the data-parallel gradients (a
-    // data-parallel job's buckets) and the experts' all-to-alls.
+    // The communication schedulers plan (GraphOp::planned): the
+    // data-parallel collectives, a data-parallel job's buckets.
     TrafficEstimate traffic(network, job);
     double commSeconds = 0;
     for (const GraphOp& op : entry.graph.GetOps())
     {
-        if (op.kind == GraphOp::Kind::Collective &&
-            (op.group == CommGroup::Data || op.group == CommGroup::Expert))
+        if (op.planned)
         {
             traffic.AddCollective(op, commSeconds);
         }
     }
+    job.spec.buckets = std::max<uint32_t>(1, entry.graph.GetPlannedOpCount());
     job.commTime = Seconds(commSeconds);
     return job;
 }

@@ -16,9 +16,9 @@ namespace ns3
  * \ingroup collective-scheduling
  * What a scheduler knows of a placed job, derived from the job and the network:
  *
- * - Traffic: the collectives of the job's graph that schedulers plan (its
- *   data-parallel gradients, a data-parallel job's buckets, and its
- *   experts' all-to-alls) are run once on a recording transport (no
+ * - Traffic: the collectives of the job's graph that schedulers plan
+ *   (GraphOp::planned: its data-parallel collectives, a data-parallel job's
+ *   buckets; spec.buckets is set to their number) are run once on a recording transport (no
  *   simulation), op by op over their members, and every message between
  *   ranks on different hosts is
  *   added to its connection (source rank, destination rank, channel), whose

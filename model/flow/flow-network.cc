@@ -451,7 +451,7 @@ FlowNetwork::StartHead(uint32_t connection)
     const uint32_t slot = m_connections[connection].queue.front();
     Active& a = m_active[slot];
     a.updated = Simulator::Now();
-    if (IsGateOpen(a.info.jobId))
+    if (!a.info.gated || IsGateOpen(a.info.jobId))
     {
         Attach(slot);
     }
@@ -737,7 +737,8 @@ FlowNetwork::SetGate(uint32_t job, bool open)
     for (const auto& [flowId, slot] : m_slotOfFlow)
     {
         Active& a = m_active[slot];
-        if (a.info.jobId != jobId || m_connections[a.connection].queue.front() != slot)
+        if (a.info.jobId != jobId || !a.info.gated ||
+            m_connections[a.connection].queue.front() != slot)
         {
             continue;
         }

@@ -24,20 +24,21 @@ NetworkCollectiveTransport::NetworkCollectiveTransport(Ptr<ClusterNetwork> netwo
 }
 
 void
-NetworkCollectiveTransport::BeginCollective(uint32_t iteration, uint32_t index)
+NetworkCollectiveTransport::BeginCollective(const CollectiveTag& tag)
 {
-    m_iteration = iteration;
-    m_collective = index;
+    m_tag = tag;
 }
 
 uint16_t
 NetworkCollectiveTransport::ConnectionPort(uint32_t jobId,
                                            uint32_t srcRank,
                                            uint32_t dstRank,
-                                           uint32_t channel)
+                                           uint32_t channel,
+                                           uint8_t communicator)
 {
     uint64_t h = (static_cast<uint64_t>(jobId) << 40) ^ (static_cast<uint64_t>(srcRank) << 20) ^
-                 dstRank ^ (static_cast<uint64_t>(channel) << 58);
+                 dstRank ^ (static_cast<uint64_t>(channel) << 58) ^
+                 (static_cast<uint64_t>(communicator) << 52);
     h ^= h >> 33;
     h *= 0xFF51AFD7ED558CCDull;
     h ^= h >> 33;
@@ -48,17 +49,17 @@ RdmaMessageInfo
 NetworkCollectiveTransport::MessageInfo(const CollectiveMessage& m,
                                         uint32_t jobId,
                                         uint8_t priority,
-                                        uint32_t iteration,
-                                        uint32_t collective)
+                                        const CollectiveTag& tag)
 {
     RdmaMessageInfo info;
     info.bytes = m.bytes;
     info.jobId = jobId;
     info.priority = priority;
-    info.iteration = iteration;
-    info.collective = collective;
+    info.iteration = tag.iteration;
+    info.collective = tag.index;
     info.step = m.step;
-    info.srcPort = ConnectionPort(jobId, m.srcRank, m.dstRank, m.channel);
+    info.gated = tag.gated;
+    info.srcPort = ConnectionPort(jobId, m.srcRank, m.dstRank, m.channel, tag.communicator);
     return info;
 }
 
@@ -86,7 +87,7 @@ NetworkCollectiveTransport::Post(const CollectiveMessage& m,
     ++m_networkMessages;
     m_network->Post(src,
                     dst,
-                    MessageInfo(m, m_jobId, m_priority, m_iteration, m_collective),
+                    MessageInfo(m, m_jobId, m_priority, m_tag),
                     std::move(onDelivered),
                     std::move(onFailed));
 }

@@ -52,25 +52,25 @@ class NetworkCollectiveTransport : public CollectiveTransport
     static uint16_t ConnectionPort(uint32_t jobId,
                                    uint32_t srcRank,
                                    uint32_t dstRank,
-                                   uint32_t channel);
+                                   uint32_t channel,
+                                   uint8_t communicator = 0);
 
     /**
      * The RDMA message that carries collective message \p m of job \p jobId
-     * in traffic class \p priority, collective \p collective of iteration
-     * \p iteration, on its connection's port (ConnectionPort).
+     * in traffic class \p priority, tagged \p tag, on its connection's port
+     * (ConnectionPort of the tag's communicator).
      */
     static RdmaMessageInfo MessageInfo(const CollectiveMessage& m,
                                        uint32_t jobId,
                                        uint8_t priority,
-                                       uint32_t iteration,
-                                       uint32_t collective);
+                                       const CollectiveTag& tag);
 
     /// Post with no failure callback: a failure of the message is a fatal error.
     void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
     void Post(const CollectiveMessage& m,
               std::function<void()> onDelivered,
               FailedCallback onFailed) override;
-    void BeginCollective(uint32_t iteration, uint32_t index) override;
+    void BeginCollective(const CollectiveTag& tag) override;
 
     /// Messages carried by the network.
     uint64_t GetNetworkMessages() const
@@ -91,8 +91,7 @@ class NetworkCollectiveTransport : public CollectiveTransport
     uint8_t m_priority;
     DataRate m_nvlinkRate;
     Time m_nvlinkLatency;
-    uint32_t m_iteration{0};
-    uint32_t m_collective{0};
+    CollectiveTag m_tag;
     uint64_t m_networkMessages{0};
     uint64_t m_nvlinkMessages{0};
 };

@@ -551,7 +551,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls, RoceFor
             {
                 continue; // all sent; waiting for ACKs
             }
-            if (qp->job && !qp->job->open)
+            if (qp->job && qp->info.gated && !qp->job->open)
             {
                 Park(qp);
                 continue;

@@ -35,6 +35,7 @@ struct RdmaMessageInfo
     uint64_t bytes{0};      ///< payload bytes
     uint8_t priority{3};    ///< traffic class 0-6 (DSCP and PFC priority)
     uint16_t srcPort{0};    ///< UDP source port (ECMP entropy); 0 = derived from the QPN
+    bool gated{true};       ///< held by its job's gate (false: communication not planned)
     Time start;             ///< when the message was posted
 };
 

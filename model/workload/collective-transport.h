@@ -26,6 +26,23 @@ struct CollectiveMessage
 
 /**
  * \ingroup collective-scheduling
+ * \brief What the messages a job posts from now on belong to
+ * (CollectiveTransport::BeginCollective).
+ */
+struct CollectiveTag
+{
+    uint32_t iteration{0}; ///< the job's iteration
+    uint32_t index{0};     ///< the communication op of the iteration (a gradient bucket)
+    /// The communicator: 0 for the job's data-parallel one; each other (tensor,
+    /// pipeline, expert) has connections of its own, as NCCL communicators do.
+    uint8_t communicator{0};
+    /// Held by the job's gate: the communication its scheduler plans. The
+    /// rest passes a closed gate, in the job's traffic class.
+    bool gated{true};
+};
+
+/**
+ * \ingroup collective-scheduling
  * \brief What a collective needs from a network model: move bytes between
  * two ranks and say when they arrived.
  *
@@ -65,10 +82,10 @@ class CollectiveTransport
     }
 
     /**
-     * The messages sent from now on belong to collective \p index of
-     * iteration \p iteration of the job (for tagging and accounting).
+     * The messages sent from now on belong to \p tag (for tagging,
+     * accounting, connections and gates).
      */
-    virtual void BeginCollective(uint32_t /* iteration */, uint32_t /* index */)
+    virtual void BeginCollective(const CollectiveTag& /* tag */)
     {
     }
 };

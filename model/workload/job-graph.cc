@@ -67,6 +67,8 @@ JobGraph::Add(GraphOp op)
     {
         op.commIndex = m_commOps++;
     }
+    op.planned = op.kind == GraphOp::Kind::Collective && op.group == CommGroup::Data;
+    m_plannedOps += op.planned ? 1 : 0;
     m_streams = std::max(m_streams, op.stream + 1);
     m_ops.push_back(std::move(op));
     return index;

@@ -62,7 +62,13 @@ struct GraphOp
      */
     uint32_t stream{0};
     uint32_t commIndex{0}; ///< communication ops: their order in the graph, from 0
-    std::string name;      ///< a label for traces and errors
+    /**
+     * What collective schedulers plan and gate: the data-parallel
+     * collectives (a data-parallel job's buckets). The rest passes a closed
+     * gate in the job's class.
+     */
+    bool planned{false};
+    std::string name; ///< a label for traces and errors
 };
 
 /**
@@ -141,6 +147,12 @@ class JobGraph
         return m_commOps;
     }
 
+    /// Planned ops (GraphOp::planned): the scheduler's collectives of an iteration.
+    uint32_t GetPlannedOpCount() const
+    {
+        return m_plannedOps;
+    }
+
     /// Streams used: one more than the largest stream id.
     uint32_t GetStreamCount() const
     {
@@ -174,6 +186,7 @@ class JobGraph
     uint32_t m_ranks;
     std::vector<GraphOp> m_ops;
     uint32_t m_commOps{0};
+    uint32_t m_plannedOps{0};
     uint32_t m_streams{0};
 };
 

@@ -24,17 +24,17 @@ TrainingJob::GetTypeId()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<TrainingJob>()
             .AddTraceSource("CollectiveReady",
-                            "A communication op's dependencies are done (a bucket's "
-                            "gradients are ready to be reduced) (args: job, iteration, "
-                            "communication op).",
+                            "A planned communication op's dependencies are done (a "
+                            "bucket's gradients are ready to be reduced) (args: job, "
+                            "iteration, planned op).",
                             MakeTraceSourceAccessor(&TrainingJob::m_readyTrace),
                             "ns3::TrainingJob::CollectiveCallback")
             .AddTraceSource("CollectiveStarted",
-                            "A communication op was started.",
+                            "A planned communication op was started.",
                             MakeTraceSourceAccessor(&TrainingJob::m_startedTrace),
                             "ns3::TrainingJob::CollectiveCallback")
             .AddTraceSource("CollectiveDone",
-                            "A communication op finished on every rank.",
+                            "A planned communication op finished on every rank.",
                             MakeTraceSourceAccessor(&TrainingJob::m_doneTrace),
                             "ns3::TrainingJob::CollectiveCallback")
             .AddTraceSource("IterationDone",
@@ -154,6 +154,9 @@ TrainingJob::StartIteration()
     m_streamBusy.assign(m_streamOps.size(), false);
     m_computeEvents.assign(ops.size(), EventId());
     m_opsDone = 0;
+    m_plannedReady = 0;
+    m_plannedStarted = 0;
+    m_plannedDone = 0;
     m_commSeen = false;
     m_commStarted = false;
     for (uint32_t i = 0; i < ops.size(); ++i)
@@ -177,7 +180,10 @@ TrainingJob::OpReady(uint32_t op)
             m_commSeen = true;
             m_current.commReady = Simulator::Now();
         }
-        m_readyTrace(m_spec.id, m_iteration, o.commIndex);
+        if (o.planned)
+        {
+            m_readyTrace(m_spec.id, m_iteration, m_plannedReady++);
+        }
     }
     AdvanceStream(o.stream);
 }
@@ -208,9 +214,14 @@ TrainingJob::StartOp(uint32_t op)
         m_commStarted = true;
         m_current.commStart = Simulator::Now();
     }
-    m_startedTrace(m_spec.id, m_iteration, o.commIndex);
+    if (o.planned)
+    {
+        m_startedTrace(m_spec.id, m_iteration, m_plannedStarted++);
+    }
     OpTransport* transport = m_opTransports[op].get();
-    transport->BeginCollective(m_iteration, o.commIndex);
+    CollectiveTag tag;
+    tag.iteration = m_iteration;
+    transport->BeginCollective(tag);
     // A message may fail after its op finished (its sender gave up waiting
     // for the last ACK), so the failure names its own iteration.
     const uint32_t iteration = m_iteration;
@@ -289,7 +300,10 @@ TrainingJob::OpDone(uint32_t op)
     ++m_opsDone;
     if (o.kind != GraphOp::Kind::Compute)
     {
-        m_doneTrace(m_spec.id, m_iteration, o.commIndex);
+        if (o.planned)
+        {
+            m_doneTrace(m_spec.id, m_iteration, m_plannedDone++);
+        }
         m_current.commEnd = Simulator::Now();
     }
     for (uint32_t d : m_dependents[op])
@@ -321,6 +335,10 @@ TrainingJob::OpTransport::OpTransport(CollectiveTransport* job, const GraphOp* o
       m_op(op),
       m_wholeJob(wholeJob)
 {
+    m_tag.index = op->commIndex;
+    // The data-parallel communicator keeps the job's original connections.
+    m_tag.communicator = op->group == CommGroup::Data ? 0 : static_cast<uint8_t>(op->group);
+    m_tag.gated = op->planned;
 }
 
 CollectiveMessage
@@ -339,7 +357,7 @@ TrainingJob::OpTransport::ToJobRanks(const CollectiveMessage& m) const
 void
 TrainingJob::OpTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
 {
-    m_job->BeginCollective(m_iteration, m_op->commIndex);
+    m_job->BeginCollective(m_tag);
     m_job->Send(ToJobRanks(m), std::move(onDelivered));
 }
 
@@ -348,14 +366,14 @@ TrainingJob::OpTransport::Post(const CollectiveMessage& m,
                                std::function<void()> onDelivered,
                                FailedCallback onFailed)
 {
-    m_job->BeginCollective(m_iteration, m_op->commIndex);
+    m_job->BeginCollective(m_tag);
     m_job->Post(ToJobRanks(m), std::move(onDelivered), std::move(onFailed));
 }
 
 void
-TrainingJob::OpTransport::BeginCollective(uint32_t iteration, uint32_t /* index */)
+TrainingJob::OpTransport::BeginCollective(const CollectiveTag& tag)
 {
-    m_iteration = iteration;
+    m_tag.iteration = tag.iteration;
 }
 
 } // namespace ns3

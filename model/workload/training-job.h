@@ -150,7 +150,13 @@ class TrainingJob : public Object
         return m_failure;
     }
 
-    /// Trace signature: job id, iteration, communication op (GraphOp::commIndex).
+    /**
+     * Trace signature: job id, iteration, and which of the iteration's
+     * planned ops (GraphOp::planned) this is in the order they became
+     * ready, started or finished: for a data-parallel job, its bucket. So
+     * the first ready is 0, and the last done is the planned op count
+     * minus one, whatever the graph's order.
+     */
     typedef void (*CollectiveCallback)(uint32_t job, uint32_t iteration, uint32_t commOp);
     /// Trace signature: job id, record.
     typedef void (*IterationCallback)(uint32_t job, const IterationRecord& record);
@@ -190,7 +196,7 @@ class TrainingJob : public Object
         void Post(const CollectiveMessage& m,
                   std::function<void()> onDelivered,
                   FailedCallback onFailed) override;
-        void BeginCollective(uint32_t iteration, uint32_t index) override;
+        void BeginCollective(const CollectiveTag& tag) override;
 
       private:
         CollectiveMessage ToJobRanks(const CollectiveMessage& m) const;
@@ -198,7 +204,7 @@ class TrainingJob : public Object
         CollectiveTransport* m_job;
         const GraphOp* m_op;
         bool m_wholeJob; ///< the op's ranks are the job's, in order
-        uint32_t m_iteration{0};
+        CollectiveTag m_tag;
     };
 
     JobSpec m_spec;
@@ -217,8 +223,11 @@ class TrainingJob : public Object
     std::vector<bool> m_streamBusy;       ///< by stream: an op of it is running
     std::vector<EventId> m_computeEvents; ///< by op: the end of a running compute op
     uint32_t m_opsDone{0};
-    bool m_commSeen{false};    ///< a communication op was ready this iteration
-    bool m_commStarted{false}; ///< a communication op started this iteration
+    uint32_t m_plannedReady{0};   ///< planned ops ready this iteration
+    uint32_t m_plannedStarted{0}; ///< planned ops started this iteration
+    uint32_t m_plannedDone{0};    ///< planned ops done this iteration
+    bool m_commSeen{false};       ///< a communication op was ready this iteration
+    bool m_commStarted{false};    ///< a communication op started this iteration
     uint32_t m_iteration{0};
     IterationRecord m_current;
     std::vector<IterationRecord> m_records;

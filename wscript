@@ -26,7 +26,7 @@ def build(bld):
         'model/roce/rdma-nic-recovery.cc',
         'model/fabric/roce-switch.cc',
         'model/network/cluster-network.cc',
-        'model/fabric/roce-fabric.cc'
+        'model/fabric/roce-fabric.cc',
         'helper/roce-fabric-helper.cc',
         'helper/roce-flow-monitor.cc',
         'helper/roce-loss-counter.cc',

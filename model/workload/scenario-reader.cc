@@ -81,6 +81,18 @@ ReadTopologyKey(const LocatedJson& w, const Node& v, const TopologyBuilder::Key&
     return value;
 }
 
+/// The names of \p keys, in their order.
+std::vector<std::string>
+KeyNames(const std::vector<TopologyBuilder::Key>& keys)
+{
+    std::vector<std::string> names;
+    for (const TopologyBuilder::Key& key : keys)
+    {
+        names.push_back(key.name);
+    }
+    return names;
+}
+
 /// The block of kind \p kind: one key per attribute of its builder.
 void
 ReadTopologyBlock(const LocatedJson& w,
@@ -89,12 +101,7 @@ ReadTopologyBlock(const LocatedJson& w,
                   ScenarioSpec::Topology& t)
 {
     const std::vector<TopologyBuilder::Key> keys = TopologyBuilder::GetKeys(kind);
-    std::vector<std::string> names;
-    for (const TopologyBuilder::Key& key : keys)
-    {
-        names.push_back(key.name);
-    }
-    const Object o(w, n, names);
+    const Object o(w, n, KeyNames(keys));
     const Ptr<TopologyBuilder> builder = TopologyBuilder::Create(kind);
     for (const TopologyBuilder::Key& key : keys)
     {
@@ -158,11 +165,6 @@ ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
         }
     }
     const std::vector<TopologyBuilder::Key> keys = TopologyBuilder::GetKeys(t.kind);
-    std::vector<std::string> names;
-    for (const TopologyBuilder::Key& key : keys)
-    {
-        names.push_back(key.name);
-    }
     for (const TopologyBuilder::Key& key : keys)
     {
         const std::string why = builder->WhyRequired(key.name);
@@ -172,7 +174,7 @@ ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
         }
         if (o.Has(block))
         {
-            Object(w, o.Get(block), names).Require(key.name, why);
+            Object(w, o.Get(block), KeyNames(keys)).Require(key.name, why);
         }
         o.Require(block, why);
     }

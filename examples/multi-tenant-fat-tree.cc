@@ -235,6 +235,8 @@ main(int argc, char* argv[])
                         "must be fat-tree or rail-optimized");
             spec.topology.kind = topology;
             spec.topology.gpusPerHost = gpusPerHost;
+            const TimeValue delay(
+                NanoSeconds(ParseTimeFlag("linkDelay", linkDelay).GetNanoSeconds()));
             if (topology == "rail-optimized")
             {
                 // Every fabric host is one GPU's NIC; NVLink joins the NICs of a server.
@@ -242,23 +244,23 @@ main(int argc, char* argv[])
                             "gpusPerHost",
                             std::to_string(gpusPerHost),
                             "must be 1 with --topology=rail-optimized (use --gpusPerServer)");
-                RailOptimizedParams& r = spec.topology.railOptimized;
-                r.servers = static_cast<uint32_t>(servers);
-                r.gpusPerServer = static_cast<uint32_t>(gpusPerServer);
-                r.spines = static_cast<uint32_t>(spines);
-                r.hostRateBps = rate;
-                r.railSpineRateBps = rate;
-                r.hostDelayNs = ParseTimeFlag("linkDelay", linkDelay).GetNanoSeconds();
-                r.railSpineDelayNs = r.hostDelayNs;
+                spec.topology.Set("servers", UintegerValue(servers))
+                    .Set("gpusPerServer", UintegerValue(gpusPerServer))
+                    .Set("spines", UintegerValue(spines))
+                    .Set("hostRate", DataRateValue(DataRate(rate)))
+                    .Set("railSpineRate", DataRateValue(DataRate(rate)))
+                    .Set("hostDelay", delay)
+                    .Set("railSpineDelay", delay);
             }
-            spec.topology.fatTree.k = k;
-            spec.topology.fatTree.hostRateBps = rate;
-            spec.topology.fatTree.edgeAggRateBps = rate;
-            spec.topology.fatTree.aggCoreRateBps = rate;
-            const int64_t delay = ParseTimeFlag("linkDelay", linkDelay).GetNanoSeconds();
-            spec.topology.fatTree.hostDelayNs = delay;
-            spec.topology.fatTree.edgeAggDelayNs = delay;
-            spec.topology.fatTree.aggCoreDelayNs = delay;
+            for (const char* key : {"hostRate", "edgeAggRate", "aggCoreRate"})
+            {
+                spec.topology.Set("fat-tree", key, DataRateValue(DataRate(rate)));
+            }
+            for (const char* key : {"hostDelay", "edgeAggDelay", "aggCoreDelay"})
+            {
+                spec.topology.Set("fat-tree", key, delay);
+            }
+            spec.topology.Set("fat-tree", "k", UintegerValue(k));
             spec.fabric.cc = cc;
             spec.fabric.mtu = mtu;
             JobSpec& d = spec.jobDefaults;

@@ -264,23 +264,31 @@ Figure1(const FigureFlags& f)
     ScenarioSpec fatTree = BaseSpec("figure1", f);
     fatTree.description = "GPT-2 and Pythia jobs, rack-local and cross-rack, on 8-GPU hosts of "
                           "a k=4 fat-tree";
-    fatTree.topology.fatTree.k = 4;
+    fatTree.topology.Set("k", UintegerValue(4));
 
     // Racks of two hosts as in the k=4 fat-tree, one uplink each: 2:1.
     ScenarioSpec leafSpine = BaseSpec("figure1-oversubscribed", f);
     leafSpine.description = "the same jobs on a leaf-spine with the same racks and 2:1 "
                             "oversubscribed uplinks";
     leafSpine.topology.kind = "leaf-spine";
-    leafSpine.topology.leafSpine.leaves = 8;
-    leafSpine.topology.leafSpine.spines = 1;
-    leafSpine.topology.leafSpine.hostsPerLeaf = 2;
+    leafSpine.topology.Set("leaves", UintegerValue(8))
+        .Set("spines", UintegerValue(1))
+        .Set("hostsPerLeaf", UintegerValue(2));
 
     ScenarioSpec rails = BaseSpec("figure1-rail-optimized", f);
     rails.description = "the same jobs on a rail-optimized fabric of 8-GPU servers with a NIC per "
                         "GPU, rail groups of two servers, full bisection";
     rails.topology.kind = "rail-optimized";
-    rails.topology.railOptimized = Figure1Rails();
-    rails.jobs = Figure1RailJobs(rails.topology.railOptimized, iterations, scale);
+    const RailOptimizedParams railParams = Figure1Rails();
+    rails.topology.Set("servers", UintegerValue(railParams.servers))
+        .Set("gpusPerServer", UintegerValue(railParams.gpusPerServer))
+        .Set("serversPerGroup", UintegerValue(railParams.serversPerGroup))
+        .Set("spines", UintegerValue(railParams.spines))
+        .Set("linksPerRailSpine", UintegerValue(railParams.linksPerRailSpine));
+    rails.jobs = Figure1RailJobs(
+        DynamicCast<RailOptimizedBuilder>(rails.topology.MakeBuilder())->GetParams(),
+        iterations,
+        scale);
 
     const std::vector<std::pair<std::string, ScenarioSpec*>> fabrics{{"fat-tree", &fatTree},
                                                                      {"oversubscribed", &leafSpine},
@@ -320,7 +328,7 @@ Figure3(const FigureFlags& f)
     ScenarioSpec spec = BaseSpec("figure3", f);
     spec.description = "synthetic GPT-2 / Pythia jobs, rack-local and cross-rack, arriving on a "
                        "k=8 fat-tree of 8-GPU hosts";
-    spec.topology.fatTree.k = 8;
+    spec.topology.Set("k", UintegerValue(8));
     spec.topology.gpusPerHost = 8;
     spec.jobDefaults = JobOf("gpt2-124m", 16, f.iterations > 0 ? f.iterations : 20, 1.0);
     spec.jobDefaults.gpusPerHost = 4;
@@ -352,9 +360,9 @@ Figure4(const FigureFlags& f)
     ScenarioSpec spec = BaseSpec("figure4", f);
     spec.description = "two jobs sharing a spine: fair sharing versus Harmonics";
     spec.topology.kind = "leaf-spine";
-    spec.topology.leafSpine.leaves = 2;
-    spec.topology.leafSpine.spines = 1;
-    spec.topology.leafSpine.hostsPerLeaf = 2;
+    spec.topology.Set("leaves", UintegerValue(2))
+        .Set("spines", UintegerValue(1))
+        .Set("hostsPerLeaf", UintegerValue(2));
     if (f.backend == "packet")
     {
         spec.attributes = {{"ns3::LinkSampler::Interval", "100us"}};

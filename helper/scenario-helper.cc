@@ -17,6 +17,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace ns3
@@ -49,42 +50,27 @@ ScenarioHelper::ApplyGlobals() const
 FabricTopology
 ScenarioHelper::BuildTopology() const
 {
-    const ScenarioSpec::Topology& t = m_spec.topology;
+    Ptr<TopologyBuilder> builder;
     try
     {
-        if (t.kind == "fat-tree")
-        {
-            return MakeFatTree(t.fatTree);
-        }
-        if (t.kind == "leaf-spine")
-        {
-            return MakeLeafSpine(t.leafSpine);
-        }
-        if (t.kind == "lingjun")
-        {
-            return ReadLingjunTopology(t.path, t.lingjun);
-        }
-        if (t.kind == "rail-optimized")
-        {
-            return MakeRailOptimized(t.railOptimized);
-        }
-        if (t.kind == "star")
-        {
-            FabricTopology topo;
-            const uint32_t sw = topo.AddSwitch("switch", 1, -1, 0);
-            for (uint32_t h = 0; h < t.star.hosts; ++h)
-            {
-                const uint32_t host = topo.AddHost("host-" + std::to_string(h), -1, 0);
-                topo.AddLink(host, sw, t.star.rateBps, t.star.delayNs);
-            }
-            return topo;
-        }
+        builder = m_spec.topology.MakeBuilder();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(m_spec.Where("topology.kind") + ": " + e.what());
+    }
+    try
+    {
+        // Checked again here: attribute defaults set for the run (an
+        // "attributes" entry for the builder) apply to its keys not given.
+        const std::optional<TopologySize> size = builder->Estimate();
+        InputLimits::CheckFabric(size ? size->Elements() : 0);
+        return builder->Build();
     }
     catch (const std::exception& e)
     {
         throw std::runtime_error(m_spec.Where("topology") + ": " + e.what());
     }
-    throw std::runtime_error(m_spec.Where("topology.kind") + ": unknown topology '" + t.kind + "'");
 }
 
 bool

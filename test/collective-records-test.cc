@@ -203,7 +203,7 @@ TEST_F(CollectiveRecordsTest, SymphonyRowsArePlannedOnTheSlotGridAndStartNoEarli
     for (uint32_t spines : {1, 2})
     {
         ScenarioSpec spec = Scenario("symphony-" + std::to_string(spines) + ".db");
-        spec.topology.leafSpine.spines = spines;
+        spec.topology.Set("spines", UintegerValue(spines));
         spec.scheduler = "symphony";
         // Plans take effect at once (a modelled solve takes longer than these
         // scaled-down iterations, which would then mostly run unplanned).

@@ -54,7 +54,7 @@ class EpochSchedulerRoutesTest : public test::ScenarioRunTest
     {
         ScenarioSpec spec = ScenarioRunTest::TwoLeaves(2);
         spec.name = "routes-test";
-        spec.topology.leafSpine.spines = 2;
+        spec.topology.Set("spines", UintegerValue(2));
         spec.jobs = {Job(0, {0, 2}, 4000000, MicroSeconds(100), 8),
                      Job(1, {1, 3}, 4000000, MicroSeconds(100), 8)};
         spec.output.db = (m_dir / "routes.db").string();

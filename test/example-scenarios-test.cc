@@ -6,6 +6,7 @@
 
 #include "ns3/scenario-reader.h"
 #include "ns3/synthetic-job-generator.h"
+#include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -65,8 +66,9 @@ TEST(ExampleScenarios, ScalingScenariosKeepTheLingjunLoadPerHost)
         EXPECT_EQ(s.topology.gpusPerHost, 8u) << name;
         if (s.topology.kind == "fat-tree")
         {
-            const uint32_t k = s.topology.fatTree.k;
-            EXPECT_EQ(k * k * k / 4, n) << name;
+            UintegerValue k;
+            s.topology.MakeBuilder()->GetKey("k", k);
+            EXPECT_EQ(k.Get() * k.Get() * k.Get() / 4, n) << name;
         }
         const std::vector<JobSpec> jobs = GenerateSyntheticJobs(s.synthetic, s.jobDefaults);
         EXPECT_NEAR(static_cast<double>(jobs.size()), n * 200.0 / 847.0, 1.0) << name;
@@ -86,11 +88,13 @@ TEST(ExampleScenarios, ExampleScenarioParsesAndItsJobsShareEdgeUplinks)
         std::string(CS_SOURCE_DIR) + "/examples/scenarios/two-jobs-fat-tree.json";
     const ScenarioSpec s = ReadScenarioFile(path);
     EXPECT_EQ(s.topology.kind, "fat-tree");
-    EXPECT_EQ(s.topology.fatTree.k, 4u);
+    UintegerValue k;
+    s.topology.MakeBuilder()->GetKey("k", k);
+    EXPECT_EQ(k.Get(), 4u);
     EXPECT_DOUBLE_EQ(s.scale, 0.01);
     ASSERT_EQ(s.jobs.size(), 2u);
     // Fat-tree numbering: host h hangs off edge switch h / (k/2).
-    const uint32_t hostsPerEdge = s.topology.fatTree.k / 2;
+    const uint32_t hostsPerEdge = k.Get() / 2;
     std::vector<std::set<uint32_t>> edges;
     for (const JobSpec& job : s.jobs)
     {

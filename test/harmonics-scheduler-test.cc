@@ -741,12 +741,12 @@ TEST_F(HarmonicsRunTest, OnARailOptimizedFabricTheRailGroupIsTheLocalSchedulersR
     ScenarioSpec spec = TwoLeaves(1);
     spec.name = "harmonics-rail-test";
     spec.topology.kind = "rail-optimized";
-    spec.topology.railOptimized.servers = 4;
-    spec.topology.railOptimized.gpusPerServer = 4;
-    spec.topology.railOptimized.serversPerGroup = 2;
-    spec.topology.railOptimized.spines = 2;
+    spec.topology.Set("servers", UintegerValue(4))
+        .Set("gpusPerServer", UintegerValue(4))
+        .Set("serversPerGroup", UintegerValue(2))
+        .Set("spines", UintegerValue(2));
     // The NIC of GPU g of server s, found by its name.
-    const FabricTopology topo = MakeRailOptimized(spec.topology.railOptimized);
+    const FabricTopology topo = spec.topology.MakeBuilder()->Build();
     auto nic = [&topo](uint32_t server, uint32_t gpu) {
         const std::string name = "host-s" + std::to_string(server) + "-g" + std::to_string(gpu);
         for (uint32_t h = 0; h < topo.GetNHosts(); ++h)

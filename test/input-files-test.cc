@@ -18,6 +18,7 @@
 #include "ns3/lingjun-topology-reader.h"
 #include "ns3/results-database.h"
 #include "ns3/scenario-reader.h"
+#include "ns3/uinteger.h"
 
 #include <filesystem>
 #include <fstream>
@@ -127,7 +128,7 @@ TEST_F(InputFilesTest, BudgetsRefuseHugeCountsBeforeAllocation)
     EXPECT_NE(k.find("MaxFabricElements"), std::string::npos) << k;
     // The same flag cap as fat-tree-permutation's: k = 64 fits.
     ScenarioSpec::Topology t;
-    t.fatTree.k = 64;
+    t.Set("k", UintegerValue(64));
     EXPECT_NO_THROW(InputLimits::CheckFabric(InputLimits::FabricElements(t)));
 
     const std::string jobs = ErrorOf([] {

@@ -46,7 +46,9 @@ TEST_F(NvlinkTransportTest, RanksOnOneServerUseNvlinkOnly)
         spec.backend = backend;
         spec.topology.kind = "rail-optimized";
         spec.topology.gpusPerHost = 1;
-        spec.topology.railOptimized = rail;
+        spec.topology.Set("servers", UintegerValue(rail.servers))
+            .Set("gpusPerServer", UintegerValue(rail.gpusPerServer))
+            .Set("spines", UintegerValue(rail.spines));
         spec.output.db = (m_dir / (backend + ".db")).string();
         JobSpec job = Job(0, server0, 8000000, MicroSeconds(50), 2);
         job.gpusPerHost = 1;

@@ -28,7 +28,7 @@ class OptimalSchedulerTest : public test::ScenarioRunTest
     {
         ScenarioSpec spec = ScenarioRunTest::TwoLeaves(2);
         spec.name = "optimal-test";
-        spec.topology.leafSpine.spines = 2;
+        spec.topology.Set("spines", UintegerValue(2));
         spec.jobs = {Job(0, {0, 2}, 4000000, MicroSeconds(100), 3),
                      Job(1, {1, 3}, 4000000, MicroSeconds(100), 3),
                      Job(2, {0, 3}, 2000000, MicroSeconds(200), 3)};

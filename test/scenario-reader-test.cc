@@ -7,7 +7,12 @@
 
 #include "temp-dir-test.h"
 
+#include "ns3/fat-tree-topology.h"
+#include "ns3/leaf-spine-topology.h"
+#include "ns3/lingjun-topology-reader.h"
+#include "ns3/rail-optimized-topology.h"
 #include "ns3/scenario-reader.h"
+#include "ns3/star-topology.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -51,6 +56,14 @@ class ScenarioFiles : public test::TempDirTest
         return (m_dir / "s.json").string();
     }
 };
+
+/// The parameters that the values of kind \p kind's block in \p t give its builder \p B.
+template <typename B>
+auto
+ParamsOf(const ScenarioSpec::Topology& t, const std::string& kind)
+{
+    return DynamicCast<B>(t.MakeBuilder(kind))->GetParams();
+}
 
 /// 1-based number of the first line of \p text that contains \p marker.
 uint32_t
@@ -156,36 +169,40 @@ TEST_F(ScenarioFiles, EveryFieldIsReadBack)
     EXPECT_DOUBLE_EQ(s.scale, 0.25);
 
     const auto& t = s.topology;
+    const FatTreeParams fatTree = ParamsOf<FatTreeBuilder>(t, "fat-tree");
+    const LeafSpineParams leafSpine = ParamsOf<LeafSpineBuilder>(t, "leaf-spine");
+    const LingjunParams lingjun = ParamsOf<LingjunBuilder>(t, "lingjun");
+    const StarParams star = ParamsOf<StarBuilder>(t, "star");
     EXPECT_EQ(t.kind, "leaf-spine");
     EXPECT_EQ(t.gpusPerHost, 4u);
     EXPECT_EQ(t.path, (m_dir / "topo" / "lingjun.csv").string()); // relative to the file
-    EXPECT_EQ(t.fatTree.k, 8u);
-    EXPECT_EQ(t.fatTree.hostsPerEdge, 6u);
-    EXPECT_EQ(t.fatTree.hostRateBps, 25000000000u);
-    EXPECT_EQ(t.fatTree.edgeAggRateBps, 40000000000u);
-    EXPECT_EQ(t.fatTree.aggCoreRateBps, 50000000000u);
-    EXPECT_EQ(t.fatTree.hostDelayNs, 2000);
-    EXPECT_EQ(t.fatTree.edgeAggDelayNs, 3000);
-    EXPECT_EQ(t.fatTree.aggCoreDelayNs, 4000);
-    EXPECT_EQ(t.leafSpine.leaves, 6u);
-    EXPECT_EQ(t.leafSpine.spines, 3u);
-    EXPECT_EQ(t.leafSpine.hostsPerLeaf, 5u);
-    EXPECT_EQ(t.leafSpine.linksPerLeafSpine, 2u);
-    EXPECT_EQ(t.leafSpine.hostRateBps, 200000000000u);
-    EXPECT_EQ(t.leafSpine.leafSpineRateBps, 400000000000u);
-    EXPECT_EQ(t.leafSpine.hostDelayNs, 500);
-    EXPECT_EQ(t.leafSpine.leafSpineDelayNs, 750);
-    EXPECT_EQ(t.lingjun.aggPerPod, 2u);
-    EXPECT_EQ(t.lingjun.coresPerDsw, 3u);
-    EXPECT_EQ(t.lingjun.hostRateBps, 100000000000u); // 12.5 GB/s x 8
-    EXPECT_EQ(t.lingjun.torAggRateBps, 1000000000000u);
-    EXPECT_EQ(t.lingjun.aggCoreRateBps, 10000000000u);
-    EXPECT_EQ(t.lingjun.hostDelayNs, 5000);
-    EXPECT_EQ(t.lingjun.torAggDelayNs, 6000);
-    EXPECT_EQ(t.lingjun.aggCoreDelayNs, 7000);
-    EXPECT_EQ(t.star.hosts, 9u);
-    EXPECT_EQ(t.star.rateBps, 1073741824u); // 2^30
-    EXPECT_EQ(t.star.delayNs, 8000);
+    EXPECT_EQ(fatTree.k, 8u);
+    EXPECT_EQ(fatTree.hostsPerEdge, 6u);
+    EXPECT_EQ(fatTree.hostRateBps, 25000000000u);
+    EXPECT_EQ(fatTree.edgeAggRateBps, 40000000000u);
+    EXPECT_EQ(fatTree.aggCoreRateBps, 50000000000u);
+    EXPECT_EQ(fatTree.hostDelayNs, 2000);
+    EXPECT_EQ(fatTree.edgeAggDelayNs, 3000);
+    EXPECT_EQ(fatTree.aggCoreDelayNs, 4000);
+    EXPECT_EQ(leafSpine.leaves, 6u);
+    EXPECT_EQ(leafSpine.spines, 3u);
+    EXPECT_EQ(leafSpine.hostsPerLeaf, 5u);
+    EXPECT_EQ(leafSpine.linksPerLeafSpine, 2u);
+    EXPECT_EQ(leafSpine.hostRateBps, 200000000000u);
+    EXPECT_EQ(leafSpine.leafSpineRateBps, 400000000000u);
+    EXPECT_EQ(leafSpine.hostDelayNs, 500);
+    EXPECT_EQ(leafSpine.leafSpineDelayNs, 750);
+    EXPECT_EQ(lingjun.aggPerPod, 2u);
+    EXPECT_EQ(lingjun.coresPerDsw, 3u);
+    EXPECT_EQ(lingjun.hostRateBps, 100000000000u); // 12.5 GB/s x 8
+    EXPECT_EQ(lingjun.torAggRateBps, 1000000000000u);
+    EXPECT_EQ(lingjun.aggCoreRateBps, 10000000000u);
+    EXPECT_EQ(lingjun.hostDelayNs, 5000);
+    EXPECT_EQ(lingjun.torAggDelayNs, 6000);
+    EXPECT_EQ(lingjun.aggCoreDelayNs, 7000);
+    EXPECT_EQ(star.hosts, 9u);
+    EXPECT_EQ(star.rateBps, 1073741824u); // 2^30
+    EXPECT_EQ(star.delayNs, 8000);
 
     EXPECT_EQ(s.fabric.mtu, 2048u);
     EXPECT_EQ(s.fabric.cc, "mltcp-dcqcn");
@@ -297,10 +314,12 @@ TEST_F(ScenarioFiles, AbsentFieldsKeepTheirDefaults)
     EXPECT_DOUBLE_EQ(s.scale, 1.0);
     EXPECT_EQ(s.topology.kind, "fat-tree");
     EXPECT_EQ(s.topology.gpusPerHost, 8u);
-    EXPECT_EQ(s.topology.fatTree.k, FatTreeParams{}.k);
-    EXPECT_EQ(s.topology.fatTree.hostRateBps, FatTreeParams{}.hostRateBps);
-    EXPECT_EQ(s.topology.leafSpine.leaves, LeafSpineParams{}.leaves);
-    EXPECT_EQ(s.topology.lingjun.aggPerPod, LingjunParams{}.aggPerPod);
+    EXPECT_EQ(ParamsOf<FatTreeBuilder>(s.topology, "fat-tree").k, FatTreeParams{}.k);
+    EXPECT_EQ(ParamsOf<FatTreeBuilder>(s.topology, "fat-tree").hostRateBps,
+              FatTreeParams{}.hostRateBps);
+    EXPECT_EQ(ParamsOf<LeafSpineBuilder>(s.topology, "leaf-spine").leaves,
+              LeafSpineParams{}.leaves);
+    EXPECT_EQ(ParamsOf<LingjunBuilder>(s.topology, "lingjun").aggPerPod, LingjunParams{}.aggPerPod);
     EXPECT_EQ(s.fabric.mtu, 4096u); // the RoCE path MTU AI clusters run
     EXPECT_EQ(s.fabric.cc, "dcqcn");
     EXPECT_TRUE(s.fabric.pfc);
@@ -572,8 +591,8 @@ TEST_F(ScenarioFiles, ImpossibleValues)
 })",
                    "torus",
                    "topology.kind",
-                   "unknown topology kind \"torus\" (known: fat-tree, leaf-spine, lingjun, star, "
-                   "rail-optimized)");
+                   "unknown topology kind \"torus\" (known: fat-tree, leaf-spine, lingjun, "
+                   "rail-optimized, star)");
     EXPECT_LOCATED(R"({"jobs": [{}],
   "model": "x"
 })",
@@ -830,7 +849,7 @@ TEST(ScenarioText, RailOptimizedTopologyHasOneGpuPerHost)
             "railSpineDelay": "3us"}},
             "jobs": [{"id": 0, "model": "gpt2-124m", "workers": 8}]})",
         "rail");
-    const RailOptimizedParams& r = s.topology.railOptimized;
+    const RailOptimizedParams r = ParamsOf<RailOptimizedBuilder>(s.topology, "rail-optimized");
     EXPECT_EQ(s.topology.kind, "rail-optimized");
     EXPECT_EQ(s.topology.gpusPerHost, 1u); // each host is one GPU's NIC
     EXPECT_EQ(r.servers, 6u);

@@ -66,9 +66,9 @@ class ScenarioRunTest : public TempDirTest
         spec.name = "scenario-run-test";
         spec.topology.kind = "leaf-spine";
         spec.topology.gpusPerHost = gpusPerHost;
-        spec.topology.leafSpine.leaves = 2;
-        spec.topology.leafSpine.spines = 1;
-        spec.topology.leafSpine.hostsPerLeaf = 2;
+        spec.topology.Set("leaves", UintegerValue(2))
+            .Set("spines", UintegerValue(1))
+            .Set("hostsPerLeaf", UintegerValue(2));
         spec.fabric.cc = "dcqcn";
         return spec;
     }

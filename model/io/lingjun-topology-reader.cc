@@ -5,6 +5,8 @@
 
 #include "ns3/csv-fields.h"
 #include "ns3/input-file.h"
+#include "ns3/short-name-registry.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cctype>
@@ -317,6 +319,101 @@ ReadLingjunTopology(const std::string& path, const LingjunParams& params)
     {
         throw std::runtime_error(path + ": topology: " + e.what());
     }
+}
+
+NS_OBJECT_ENSURE_REGISTERED(LingjunBuilder);
+NS_OBJECT_SHORT_NAME(LingjunBuilder, "lingjun");
+
+TypeId
+LingjunBuilder::GetTypeId()
+{
+    const LingjunParams d;
+    static TypeId tid = TypeId("ns3::LingjunBuilder")
+                            .SetParent<TopologyBuilder>()
+                            .SetGroupName("CollectiveScheduling")
+                            .AddConstructor<LingjunBuilder>()
+                            .AddAttribute("AggPerPod",
+                                          "aggregation switches per PSW group (pod)",
+                                          UintegerValue(d.aggPerPod),
+                                          MakeUintegerAccessor(&LingjunBuilder::m_aggPerPod),
+                                          MakeUintegerChecker<uint32_t>(1))
+                            .AddAttribute("CoresPerDsw",
+                                          "core switches per DSW group",
+                                          UintegerValue(d.coresPerDsw),
+                                          MakeUintegerAccessor(&LingjunBuilder::m_coresPerDsw),
+                                          MakeUintegerChecker<uint32_t>(1))
+                            .AddAttribute("HostRate",
+                                          "host - ToR links",
+                                          DataRateValue(DataRate(d.hostRateBps)),
+                                          MakeDataRateAccessor(&LingjunBuilder::m_hostRate),
+                                          MakeDataRateChecker())
+                            .AddAttribute("TorAggRate",
+                                          "ToR - aggregation links",
+                                          DataRateValue(DataRate(d.torAggRateBps)),
+                                          MakeDataRateAccessor(&LingjunBuilder::m_torAggRate),
+                                          MakeDataRateChecker())
+                            .AddAttribute("AggCoreRate",
+                                          "aggregation - core links",
+                                          DataRateValue(DataRate(d.aggCoreRateBps)),
+                                          MakeDataRateAccessor(&LingjunBuilder::m_aggCoreRate),
+                                          MakeDataRateChecker())
+                            .AddAttribute("HostDelay",
+                                          "host - ToR propagation delay",
+                                          TimeValue(NanoSeconds(d.hostDelayNs)),
+                                          MakeTimeAccessor(&LingjunBuilder::m_hostDelay),
+                                          MakeTimeChecker())
+                            .AddAttribute("TorAggDelay",
+                                          "ToR - aggregation propagation delay",
+                                          TimeValue(NanoSeconds(d.torAggDelayNs)),
+                                          MakeTimeAccessor(&LingjunBuilder::m_torAggDelay),
+                                          MakeTimeChecker())
+                            .AddAttribute("AggCoreDelay",
+                                          "aggregation - core propagation delay",
+                                          TimeValue(NanoSeconds(d.aggCoreDelayNs)),
+                                          MakeTimeAccessor(&LingjunBuilder::m_aggCoreDelay),
+                                          MakeTimeChecker());
+    return tid;
+}
+
+LingjunParams
+LingjunBuilder::GetParams() const
+{
+    LingjunParams p;
+    p.aggPerPod = m_aggPerPod;
+    p.coresPerDsw = m_coresPerDsw;
+    p.hostRateBps = m_hostRate.GetBitRate();
+    p.torAggRateBps = m_torAggRate.GetBitRate();
+    p.aggCoreRateBps = m_aggCoreRate.GetBitRate();
+    p.hostDelayNs = m_hostDelay.GetNanoSeconds();
+    p.torAggDelayNs = m_torAggDelay.GetNanoSeconds();
+    p.aggCoreDelayNs = m_aggCoreDelay.GetNanoSeconds();
+    return p;
+}
+
+FabricTopology
+LingjunBuilder::Build() const
+{
+    return ReadLingjunTopology(GetPath(), GetParams());
+}
+
+std::optional<TopologySize>
+LingjunBuilder::Estimate() const
+{
+    return std::nullopt; // the file's size bounds the fabric
+}
+
+std::string
+LingjunBuilder::GetDescription() const
+{
+    return "The hosts, ToRs and switch groups of the Alibaba Lingjun 2023 topology file (its "
+           "`topo.csv`) as three tiers; the file names switch groups, so the switches per group "
+           "are modelling choices (`ReadLingjunTopology`).";
+}
+
+bool
+LingjunBuilder::ReadsFile() const
+{
+    return true;
 }
 
 } // namespace ns3

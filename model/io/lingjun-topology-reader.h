@@ -4,7 +4,10 @@
 #ifndef LINGJUN_TOPOLOGY_READER_H
 #define LINGJUN_TOPOLOGY_READER_H
 
+#include "ns3/data-rate.h"
 #include "ns3/fabric-topology.h"
+#include "ns3/nstime.h"
+#include "ns3/topology-builder.h"
 
 #include <cstdint>
 #include <string>
@@ -69,6 +72,36 @@ struct LingjunParams
  *        for a file that cannot be opened
  */
 FabricTopology ReadLingjunTopology(const std::string& path, const LingjunParams& params);
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Topology kind "lingjun" (ReadLingjunTopology of the file SetPath
+ * gives: a scenario's topology.path); its attributes are the keys of a
+ * scenario's topology.lingjun block.
+ */
+class LingjunBuilder : public TopologyBuilder
+{
+  public:
+    static TypeId GetTypeId();
+
+    FabricTopology Build() const override;
+    std::optional<TopologySize> Estimate() const override;
+    std::string GetDescription() const override;
+    bool ReadsFile() const override;
+
+    /// \return the attributes as ReadLingjunTopology's parameters
+    LingjunParams GetParams() const;
+
+  private:
+    uint32_t m_aggPerPod;
+    uint32_t m_coresPerDsw;
+    DataRate m_hostRate;
+    DataRate m_torAggRate;
+    DataRate m_aggCoreRate;
+    Time m_hostDelay;
+    Time m_torAggDelay;
+    Time m_aggCoreDelay;
+};
 
 } // namespace ns3
 

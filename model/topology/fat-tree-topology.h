@@ -5,6 +5,10 @@
 #define FAT_TREE_TOPOLOGY_H
 
 #include "fabric-topology.h"
+#include "topology-builder.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 
 #include <cstdint>
 
@@ -48,6 +52,35 @@ struct FatTreeParams
  * \throw std::runtime_error if k is odd or < 2, or a rate is zero or a delay negative
  */
 FabricTopology MakeFatTree(const FatTreeParams& params);
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Topology kind "fat-tree" (MakeFatTree); its attributes are the keys
+ * of a scenario's topology.fatTree block.
+ */
+class FatTreeBuilder : public TopologyBuilder
+{
+  public:
+    static TypeId GetTypeId();
+
+    FabricTopology Build() const override;
+    std::optional<TopologySize> Estimate() const override;
+    std::string GetDescription() const override;
+    std::string CheckGiven(const std::string& key, const AttributeValue& value) const override;
+
+    /// \return the attributes as MakeFatTree's parameters
+    FatTreeParams GetParams() const;
+
+  private:
+    uint32_t m_k;
+    uint32_t m_hostsPerEdge;
+    DataRate m_hostRate;
+    DataRate m_edgeAggRate;
+    DataRate m_aggCoreRate;
+    Time m_hostDelay;
+    Time m_edgeAggDelay;
+    Time m_aggCoreDelay;
+};
 
 } // namespace ns3
 

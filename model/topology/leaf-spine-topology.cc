@@ -3,11 +3,107 @@
  */
 #include "leaf-spine-topology.h"
 
+#include "ns3/short-name-registry.h"
+#include "ns3/uinteger.h"
+
 #include <stdexcept>
 #include <string>
 
 namespace ns3
 {
+
+NS_OBJECT_ENSURE_REGISTERED(LeafSpineBuilder);
+NS_OBJECT_SHORT_NAME(LeafSpineBuilder, "leaf-spine");
+
+TypeId
+LeafSpineBuilder::GetTypeId()
+{
+    const LeafSpineParams d;
+    static TypeId tid =
+        TypeId("ns3::LeafSpineBuilder")
+            .SetParent<TopologyBuilder>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<LeafSpineBuilder>()
+            .AddAttribute("Leaves",
+                          "leaf (ToR) switches",
+                          UintegerValue(d.leaves),
+                          MakeUintegerAccessor(&LeafSpineBuilder::m_leaves),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Spines",
+                          "spine switches",
+                          UintegerValue(d.spines),
+                          MakeUintegerAccessor(&LeafSpineBuilder::m_spines),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("HostsPerLeaf",
+                          "hosts under each leaf",
+                          UintegerValue(d.hostsPerLeaf),
+                          MakeUintegerAccessor(&LeafSpineBuilder::m_hostsPerLeaf),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("LinksPerLeafSpine",
+                          "parallel links between each leaf and each spine",
+                          UintegerValue(d.linksPerLeafSpine),
+                          MakeUintegerAccessor(&LeafSpineBuilder::m_linksPerLeafSpine),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("HostRate",
+                          "host - leaf links",
+                          DataRateValue(DataRate(d.hostRateBps)),
+                          MakeDataRateAccessor(&LeafSpineBuilder::m_hostRate),
+                          MakeDataRateChecker())
+            .AddAttribute("LeafSpineRate",
+                          "leaf - spine links",
+                          DataRateValue(DataRate(d.leafSpineRateBps)),
+                          MakeDataRateAccessor(&LeafSpineBuilder::m_leafSpineRate),
+                          MakeDataRateChecker())
+            .AddAttribute("HostDelay",
+                          "host - leaf propagation delay",
+                          TimeValue(NanoSeconds(d.hostDelayNs)),
+                          MakeTimeAccessor(&LeafSpineBuilder::m_hostDelay),
+                          MakeTimeChecker())
+            .AddAttribute("LeafSpineDelay",
+                          "leaf - spine propagation delay",
+                          TimeValue(NanoSeconds(d.leafSpineDelayNs)),
+                          MakeTimeAccessor(&LeafSpineBuilder::m_leafSpineDelay),
+                          MakeTimeChecker());
+    return tid;
+}
+
+LeafSpineParams
+LeafSpineBuilder::GetParams() const
+{
+    LeafSpineParams p;
+    p.leaves = m_leaves;
+    p.spines = m_spines;
+    p.hostsPerLeaf = m_hostsPerLeaf;
+    p.linksPerLeafSpine = m_linksPerLeafSpine;
+    p.hostRateBps = m_hostRate.GetBitRate();
+    p.leafSpineRateBps = m_leafSpineRate.GetBitRate();
+    p.hostDelayNs = m_hostDelay.GetNanoSeconds();
+    p.leafSpineDelayNs = m_leafSpineDelay.GetNanoSeconds();
+    return p;
+}
+
+FabricTopology
+LeafSpineBuilder::Build() const
+{
+    return MakeLeafSpine(GetParams());
+}
+
+std::optional<TopologySize>
+LeafSpineBuilder::Estimate() const
+{
+    TopologySize size;
+    size.hosts = static_cast<double>(m_leaves) * m_hostsPerLeaf;
+    size.switches = static_cast<double>(m_leaves) + m_spines;
+    size.links = size.hosts + static_cast<double>(m_leaves) * m_spines * m_linksPerLeafSpine;
+    return size;
+}
+
+std::string
+LeafSpineBuilder::GetDescription() const
+{
+    return "Two tiers: every leaf linked to every spine by `linksPerLeafSpine` parallel links "
+           "(`MakeLeafSpine`).";
+}
 
 FabricTopology
 MakeLeafSpine(const LeafSpineParams& params)

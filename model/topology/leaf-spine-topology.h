@@ -5,6 +5,10 @@
 #define LEAF_SPINE_TOPOLOGY_H
 
 #include "fabric-topology.h"
+#include "topology-builder.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 
 #include <cstdint>
 
@@ -42,6 +46,34 @@ struct LeafSpineParams
  * \throw std::runtime_error if a count is zero, a rate is zero or a delay negative
  */
 FabricTopology MakeLeafSpine(const LeafSpineParams& params);
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Topology kind "leaf-spine" (MakeLeafSpine); its attributes are the
+ * keys of a scenario's topology.leafSpine block.
+ */
+class LeafSpineBuilder : public TopologyBuilder
+{
+  public:
+    static TypeId GetTypeId();
+
+    FabricTopology Build() const override;
+    std::optional<TopologySize> Estimate() const override;
+    std::string GetDescription() const override;
+
+    /// \return the attributes as MakeLeafSpine's parameters
+    LeafSpineParams GetParams() const;
+
+  private:
+    uint32_t m_leaves;
+    uint32_t m_spines;
+    uint32_t m_hostsPerLeaf;
+    uint32_t m_linksPerLeafSpine;
+    DataRate m_hostRate;
+    DataRate m_leafSpineRate;
+    Time m_hostDelay;
+    Time m_leafSpineDelay;
+};
 
 } // namespace ns3
 

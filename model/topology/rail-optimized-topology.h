@@ -5,6 +5,10 @@
 #define RAIL_OPTIMIZED_TOPOLOGY_H
 
 #include "fabric-topology.h"
+#include "topology-builder.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 
 #include <cstdint>
 
@@ -70,6 +74,39 @@ FabricTopology MakeRailOptimized(const RailOptimizedParams& params);
  * \throw std::out_of_range if there is no such server or GPU
  */
 uint32_t RailOptimizedHost(const RailOptimizedParams& params, uint32_t server, uint32_t gpu);
+
+/**
+ * \ingroup collective-scheduling
+ * \brief Topology kind "rail-optimized" (MakeRailOptimized); its attributes
+ * are the keys of a scenario's topology.railOptimized block. Its hosts are
+ * NICs of one GPU each: it dictates gpusPerHost 1.
+ */
+class RailOptimizedBuilder : public TopologyBuilder
+{
+  public:
+    static TypeId GetTypeId();
+
+    FabricTopology Build() const override;
+    std::optional<TopologySize> Estimate() const override;
+    std::string GetDescription() const override;
+    uint32_t GetGpusPerHost() const override;
+    std::string WhyGpusPerHost() const override;
+    std::string CheckGiven(const std::string& key, const AttributeValue& value) const override;
+
+    /// \return the attributes as MakeRailOptimized's parameters
+    RailOptimizedParams GetParams() const;
+
+  private:
+    uint32_t m_servers;
+    uint32_t m_gpusPerServer;
+    uint32_t m_serversPerGroup;
+    uint32_t m_spines;
+    uint32_t m_linksPerRailSpine;
+    DataRate m_hostRate;
+    DataRate m_railSpineRate;
+    Time m_hostDelay;
+    Time m_railSpineDelay;
+};
 
 } // namespace ns3
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace ns3
@@ -72,39 +73,8 @@ NS_OBJECT_ENSURE_REGISTERED(InputLimitsAttributes);
 double
 InputLimits::FabricElements(const ScenarioSpec::Topology& t)
 {
-    if (t.kind == "fat-tree")
-    {
-        const double k = t.fatTree.k;
-        const double perEdge = t.fatTree.hostsPerEdge > 0 ? t.fatTree.hostsPerEdge : k / 2;
-        const double edges = k * k / 2;
-        const double hosts = edges * perEdge;
-        const double switches = edges + k * k / 2 + k * k / 4;
-        return hosts + switches + hosts + edges * k / 2 + edges * k / 2;
-    }
-    if (t.kind == "leaf-spine")
-    {
-        const LeafSpineParams& p = t.leafSpine;
-        const double hosts = static_cast<double>(p.leaves) * p.hostsPerLeaf;
-        return 2 * hosts + p.leaves + p.spines +
-               static_cast<double>(p.leaves) * p.spines * p.linksPerLeafSpine;
-    }
-    if (t.kind == "rail-optimized")
-    {
-        const RailOptimizedParams& p = t.railOptimized;
-        const double hosts = static_cast<double>(p.servers) * p.gpusPerServer;
-        const double groups = p.serversPerGroup > 0
-                                  ? std::ceil(static_cast<double>(p.servers) / p.serversPerGroup)
-                                  : 1;
-        const double leaves = groups * p.gpusPerServer;
-        // NVLink joins every pair of GPUs in a server.
-        const double nvlinks = hosts * p.gpusPerServer;
-        return 2 * hosts + leaves + p.spines + leaves * p.spines * p.linksPerRailSpine + nvlinks;
-    }
-    if (t.kind == "star")
-    {
-        return 2.0 * t.star.hosts + 1;
-    }
-    return 0;
+    const std::optional<TopologySize> size = t.MakeBuilder()->Estimate();
+    return size ? size->Elements() : 0;
 }
 
 double

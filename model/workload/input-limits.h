@@ -24,8 +24,10 @@ namespace InputLimits
 {
 
 /**
- * Hosts, switches and links of \p topology, estimated from its parameters
- * (0 for a topology read from a file, which is bounded by the file's size).
+ * Hosts, switches and links of \p topology, estimated by its builder from
+ * its parameters (TopologyBuilder::Estimate; 0 for a topology read from a
+ * file, which is bounded by the file's size).
+ * \throw std::invalid_argument for an unknown kind
  */
 double FabricElements(const ScenarioSpec::Topology& topology);
 

@@ -6,8 +6,14 @@
 #include "input-limits.h"
 #include "located-json.h"
 
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/input-file.h"
+#include "ns3/nstime.h"
 #include "ns3/roce-header.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,173 +39,144 @@ using Object = LocatedJsonObject;
 
 // ------------------------------------------------------------------ sections
 
-void
-ReadFatTree(const LocatedJson& w, const Node& n, FatTreeParams& p)
+/// A value for \p key of a topology block, read as every other field of its type is.
+Ptr<const AttributeValue>
+ReadTopologyKey(const LocatedJson& w, const Node& v, const TopologyBuilder::Key& key)
 {
-    Object o(w,
-             n,
-             {"k",
-              "hostsPerEdge",
-              "hostRate",
-              "edgeAggRate",
-              "aggCoreRate",
-              "hostDelay",
-              "edgeAggDelay",
-              "aggCoreDelay"});
-    o.With("k", [&](const Node& v) {
-        p.k = w.Uint32(v, 2);
-        if (p.k % 2 != 0)
-        {
-            w.Fail(v, "must be even, got " + std::to_string(p.k));
-        }
-    });
-    o.With("hostsPerEdge", [&](const Node& v) { p.hostsPerEdge = w.Uint32(v); });
-    o.With("hostRate", [&](const Node& v) { p.hostRateBps = w.RateBps(v); });
-    o.With("edgeAggRate", [&](const Node& v) { p.edgeAggRateBps = w.RateBps(v); });
-    o.With("aggCoreRate", [&](const Node& v) { p.aggCoreRateBps = w.RateBps(v); });
-    o.With("hostDelay", [&](const Node& v) { p.hostDelayNs = w.TimeNs(v); });
-    o.With("edgeAggDelay", [&](const Node& v) { p.edgeAggDelayNs = w.TimeNs(v); });
-    o.With("aggCoreDelay", [&](const Node& v) { p.aggCoreDelayNs = w.TimeNs(v); });
+    Ptr<AttributeValue> value;
+    if (key.type == "integer")
+    {
+        value = Create<UintegerValue>(w.Unsigned(v, key.min, key.max));
+    }
+    else if (key.type == "real")
+    {
+        value = Create<DoubleValue>(w.Number(v));
+    }
+    else if (key.type == "rate")
+    {
+        value = Create<DataRateValue>(DataRate(w.RateBps(v)));
+    }
+    else if (key.type == "time")
+    {
+        value = Create<TimeValue>(NanoSeconds(w.TimeNs(v)));
+    }
+    else if (key.type == "string")
+    {
+        value = Create<StringValue>(w.String(v));
+    }
+    else if (key.type == "flag")
+    {
+        value = Create<BooleanValue>(w.Bool(v));
+    }
+    else
+    {
+        throw std::logic_error("topology key " + key.name + " of type " + key.type);
+    }
+    if (!key.checker->Check(*value))
+    {
+        w.Fail(v,
+               "out of range, got " + v.json->dump() + " (accepts " +
+                   key.checker->GetUnderlyingTypeInformation() + ")");
+    }
+    return value;
 }
 
-void
-ReadLeafSpine(const LocatedJson& w, const Node& n, LeafSpineParams& p)
+/// The names of \p keys, in their order.
+std::vector<std::string>
+KeyNames(const std::vector<TopologyBuilder::Key>& keys)
 {
-    Object o(w,
-             n,
-             {"leaves",
-              "spines",
-              "hostsPerLeaf",
-              "linksPerLeafSpine",
-              "hostRate",
-              "leafSpineRate",
-              "hostDelay",
-              "leafSpineDelay"});
-    o.With("leaves", [&](const Node& v) { p.leaves = w.Uint32(v, 1); });
-    o.With("spines", [&](const Node& v) { p.spines = w.Uint32(v, 1); });
-    o.With("hostsPerLeaf", [&](const Node& v) { p.hostsPerLeaf = w.Uint32(v, 1); });
-    o.With("linksPerLeafSpine", [&](const Node& v) { p.linksPerLeafSpine = w.Uint32(v, 1); });
-    o.With("hostRate", [&](const Node& v) { p.hostRateBps = w.RateBps(v); });
-    o.With("leafSpineRate", [&](const Node& v) { p.leafSpineRateBps = w.RateBps(v); });
-    o.With("hostDelay", [&](const Node& v) { p.hostDelayNs = w.TimeNs(v); });
-    o.With("leafSpineDelay", [&](const Node& v) { p.leafSpineDelayNs = w.TimeNs(v); });
+    std::vector<std::string> names;
+    for (const TopologyBuilder::Key& key : keys)
+    {
+        names.push_back(key.name);
+    }
+    return names;
 }
 
+/// The block of kind \p kind: one key per attribute of its builder.
 void
-ReadLingjun(const LocatedJson& w, const Node& n, LingjunParams& p)
+ReadTopologyBlock(const LocatedJson& w,
+                  const Node& n,
+                  const std::string& kind,
+                  ScenarioSpec::Topology& t)
 {
-    Object o(w,
-             n,
-             {"aggPerPod",
-              "coresPerDsw",
-              "hostRate",
-              "torAggRate",
-              "aggCoreRate",
-              "hostDelay",
-              "torAggDelay",
-              "aggCoreDelay"});
-    o.With("aggPerPod", [&](const Node& v) { p.aggPerPod = w.Uint32(v, 1); });
-    o.With("coresPerDsw", [&](const Node& v) { p.coresPerDsw = w.Uint32(v, 1); });
-    o.With("hostRate", [&](const Node& v) { p.hostRateBps = w.RateBps(v); });
-    o.With("torAggRate", [&](const Node& v) { p.torAggRateBps = w.RateBps(v); });
-    o.With("aggCoreRate", [&](const Node& v) { p.aggCoreRateBps = w.RateBps(v); });
-    o.With("hostDelay", [&](const Node& v) { p.hostDelayNs = w.TimeNs(v); });
-    o.With("torAggDelay", [&](const Node& v) { p.torAggDelayNs = w.TimeNs(v); });
-    o.With("aggCoreDelay", [&](const Node& v) { p.aggCoreDelayNs = w.TimeNs(v); });
+    const std::vector<TopologyBuilder::Key> keys = TopologyBuilder::GetKeys(kind);
+    const Object o(w, n, KeyNames(keys));
+    const Ptr<TopologyBuilder> builder = TopologyBuilder::Create(kind);
+    for (const TopologyBuilder::Key& key : keys)
+    {
+        o.With(key.name, [&](const Node& v) {
+            const Ptr<const AttributeValue> value = ReadTopologyKey(w, v, key);
+            const std::string problem = builder->CheckGiven(key.name, *value);
+            if (!problem.empty())
+            {
+                w.Fail(v, problem);
+            }
+            t.Set(kind, key.name, *value);
+        });
+    }
 }
-
-void
-ReadRailOptimized(const LocatedJson& w, const Node& n, RailOptimizedParams& p)
-{
-    Object o(w,
-             n,
-             {"servers",
-              "gpusPerServer",
-              "serversPerGroup",
-              "spines",
-              "linksPerRailSpine",
-              "hostRate",
-              "railSpineRate",
-              "hostDelay",
-              "railSpineDelay"});
-    o.With("servers", [&](const Node& v) { p.servers = w.Uint32(v, 1); });
-    o.With("gpusPerServer", [&](const Node& v) { p.gpusPerServer = w.Uint32(v, 1); });
-    o.With("serversPerGroup", [&](const Node& v) { p.serversPerGroup = w.Uint32(v, 1); });
-    o.With("spines", [&](const Node& v) { p.spines = w.Uint32(v, 1); });
-    o.With("linksPerRailSpine", [&](const Node& v) { p.linksPerRailSpine = w.Uint32(v, 1); });
-    o.With("hostRate", [&](const Node& v) { p.hostRateBps = w.RateBps(v); });
-    o.With("railSpineRate", [&](const Node& v) { p.railSpineRateBps = w.RateBps(v); });
-    o.With("hostDelay", [&](const Node& v) { p.hostDelayNs = w.TimeNs(v); });
-    o.With("railSpineDelay", [&](const Node& v) { p.railSpineDelayNs = w.TimeNs(v); });
-}
-
-const std::vector<std::string> kTopologyKinds{"fat-tree",
-                                              "leaf-spine",
-                                              "lingjun",
-                                              "star",
-                                              "rail-optimized"};
 
 void
 ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
 {
-    Object o(w,
-             n,
-             {"kind",
-              "gpusPerHost",
-              "path",
-              "fatTree",
-              "leafSpine",
-              "lingjun",
-              "star",
-              "railOptimized"});
+    const std::vector<std::string> kinds = TopologyBuilder::GetNames();
+    std::vector<std::string> known{"kind", "gpusPerHost", "path"};
+    for (const std::string& kind : kinds)
+    {
+        known.push_back(TopologyBuilder::BlockName(kind));
+    }
+    const Object o(w, n, known);
     o.With("kind", [&](const Node& v) {
         t.kind = w.String(v);
-        if (std::find(kTopologyKinds.begin(), kTopologyKinds.end(), t.kind) == kTopologyKinds.end())
+        if (std::find(kinds.begin(), kinds.end(), t.kind) == kinds.end())
         {
             w.Fail(v,
                    "unknown topology kind " + v.json->dump() +
-                       " (known: " + LocatedJson::Join(kTopologyKinds) + ")");
+                       " (known: " + LocatedJson::Join(kinds) + ")");
         }
     });
     o.With("gpusPerHost", [&](const Node& v) { t.gpusPerHost = w.Uint32(v, 1); });
     o.With("path", [&](const Node& v) { t.path = w.String(v); });
-    o.With("fatTree", [&](const Node& v) { ReadFatTree(w, v, t.fatTree); });
-    o.With("leafSpine", [&](const Node& v) { ReadLeafSpine(w, v, t.leafSpine); });
-    o.With("lingjun", [&](const Node& v) { ReadLingjun(w, v, t.lingjun); });
-    o.With("railOptimized", [&](const Node& v) { ReadRailOptimized(w, v, t.railOptimized); });
-    o.With("star", [&](const Node& v) {
-        Object s(w, v, {"hosts", "rate", "delay"});
-        s.With("hosts", [&](const Node& x) { t.star.hosts = w.Uint32(x, 1); });
-        s.With("rate", [&](const Node& x) { t.star.rateBps = w.RateBps(x); });
-        s.With("delay", [&](const Node& x) { t.star.delayNs = w.TimeNs(x); });
-    });
-    if (t.kind == "lingjun")
+    for (const std::string& kind : kinds)
     {
-        o.Require("path", "the lingjun topology is read from a file");
+        o.With(TopologyBuilder::BlockName(kind),
+               [&](const Node& v) { ReadTopologyBlock(w, v, kind, t); });
     }
-    if (t.kind == "rail-optimized")
+
+    // What the kind in use asks of the rest.
+    const Ptr<TopologyBuilder> builder = t.MakeBuilder();
+    const std::string block = TopologyBuilder::BlockName(t.kind);
+    if (builder->ReadsFile())
     {
-        // Every host of a rail-optimized fabric is one GPU's NIC: 1 GPU per host.
+        o.Require("path", "the " + t.kind + " topology is read from a file");
+    }
+    if (const uint32_t gpus = builder->GetGpusPerHost(); gpus != 0)
+    {
         if (!o.Has("gpusPerHost"))
         {
-            t.gpusPerHost = 1;
+            t.gpusPerHost = gpus;
         }
-        else if (t.gpusPerHost != 1)
+        else if (t.gpusPerHost != gpus)
         {
             w.Fail(o.Get("gpusPerHost"),
-                   "must be 1 for kind rail-optimized (each GPU has a NIC of its own, a fabric "
-                   "host; railOptimized.gpusPerServer sets the server size), not " +
-                       std::to_string(t.gpusPerHost));
+                   "must be " + std::to_string(gpus) + " for kind " + t.kind + " (" +
+                       builder->WhyGpusPerHost() + "), not " + std::to_string(t.gpusPerHost));
         }
     }
-    if (t.kind == "star" && t.star.hosts == 0)
+    const std::vector<TopologyBuilder::Key> keys = TopologyBuilder::GetKeys(t.kind);
+    for (const TopologyBuilder::Key& key : keys)
     {
-        const std::string why = "kind star needs the number of hosts";
-        if (o.Has("star"))
+        const std::string why = builder->WhyRequired(key.name);
+        if (why.empty())
         {
-            Object(w, o.Get("star"), {"hosts", "rate", "delay"}).Require("hosts", why);
+            continue;
         }
-        o.Require("star", why);
+        if (o.Has(block))
+        {
+            Object(w, o.Get(block), KeyNames(keys)).Require(key.name, why);
+        }
+        o.Require(block, why);
     }
     // Before anything is built: the block of the kind in use holds the counts.
     try
@@ -208,11 +185,6 @@ ReadTopology(const LocatedJson& w, const Node& n, ScenarioSpec::Topology& t)
     }
     catch (const std::invalid_argument& e)
     {
-        static const std::map<std::string, std::string> blocks{{"fat-tree", "fatTree"},
-                                                               {"leaf-spine", "leafSpine"},
-                                                               {"rail-optimized", "railOptimized"},
-                                                               {"star", "star"}};
-        const std::string block = blocks.at(t.kind);
         w.Fail(o.Has(block) ? o.Get(block) : n, e.what());
     }
 }
@@ -571,6 +543,89 @@ ReadSynthetic(const LocatedJson& w, const Node& n, ScenarioSpec::Synthetic& s)
     }
 }
 
+// ------------------------------------------------------ topology keys doc
+
+/// \p value in the largest of \p units (name, size; largest first) that divides it exactly.
+std::string
+InLargestUnit(uint64_t value, const std::vector<std::pair<const char*, uint64_t>>& units)
+{
+    for (const auto& [name, size] : units)
+    {
+        if (value != 0 && value % size == 0)
+        {
+            return std::to_string(value / size) + name;
+        }
+    }
+    return std::to_string(value) + units.back().first;
+}
+
+/// A key's type as the tables of doc/scenario-format.md write it.
+std::string
+DocType(const TopologyBuilder::Key& key)
+{
+    if (key.type != "integer")
+    {
+        return key.type;
+    }
+    if (!key.openMax)
+    {
+        return "integer " + std::to_string(key.min) + "-" + std::to_string(key.max);
+    }
+    return key.min == 0 ? "integer" : "integer >= " + std::to_string(key.min);
+}
+
+/// A key's default as a scenario file would write it; "" if it is none a file may give.
+std::string
+DocDefault(const TopologyBuilder& builder, const TopologyBuilder::Key& key)
+{
+    if (!builder.WhyRequired(key.name).empty())
+    {
+        return "required";
+    }
+    if (!builder.CheckGiven(key.name, *key.initial).empty())
+    {
+        return ""; // its default means "not given": the help says what that does
+    }
+    const AttributeValue& v = *key.initial;
+    std::string text;
+    if (key.type == "integer")
+    {
+        text = std::to_string(dynamic_cast<const UintegerValue&>(v).Get());
+    }
+    else if (key.type == "real")
+    {
+        text = FormatReal(dynamic_cast<const DoubleValue&>(v).Get());
+    }
+    else if (key.type == "rate")
+    {
+        text = "\"" +
+               InLargestUnit(dynamic_cast<const DataRateValue&>(v).Get().GetBitRate(),
+                             {{"Tbps", 1000000000000},
+                              {"Gbps", 1000000000},
+                              {"Mbps", 1000000},
+                              {"kbps", 1000},
+                              {"bps", 1}}) +
+               "\"";
+    }
+    else if (key.type == "time")
+    {
+        text = "\"" +
+               InLargestUnit(
+                   static_cast<uint64_t>(dynamic_cast<const TimeValue&>(v).Get().GetNanoSeconds()),
+                   {{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}}) +
+               "\"";
+    }
+    else if (key.type == "string")
+    {
+        text = LocatedJson::Value(dynamic_cast<const StringValue&>(v).Get()).dump();
+    }
+    else
+    {
+        text = dynamic_cast<const BooleanValue&>(v).Get() ? "true" : "false";
+    }
+    return "`" + text + "`";
+}
+
 } // namespace
 
 // ------------------------------------------------------------------ public
@@ -590,25 +645,25 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
     {
         w.Fail(root, "a scenario must be a JSON object, got " + LocatedJson::Describe(*root.json));
     }
-    const Object top(w,
-                     root,
-                     {"name",
-                      "description",
-                      "seed",
-                      "stopTime",
-                      "scale",
-                      "topology",
-                      "fabric",
-                      "faults",
-                      "attributes",
-                      "jobDefaults",
-                      "jobs",
-                      "jobTrace",
-                      "synthetic",
-                      "scheduler",
-                      "schedulerParams",
-                      "backend",
-                      "output"});
+    const LocatedJsonObject top(w,
+                                root,
+                                {"name",
+                                 "description",
+                                 "seed",
+                                 "stopTime",
+                                 "scale",
+                                 "topology",
+                                 "fabric",
+                                 "faults",
+                                 "attributes",
+                                 "jobDefaults",
+                                 "jobs",
+                                 "jobTrace",
+                                 "synthetic",
+                                 "scheduler",
+                                 "schedulerParams",
+                                 "backend",
+                                 "output"});
 
     ScenarioSpec spec;
     spec.source = sourceName;
@@ -710,7 +765,7 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
         spec.schedulerParams = v.json->dump();
     });
     top.With("output", [&](const Node& v) {
-        Object o(w, v, {"db", "flowRows"});
+        LocatedJsonObject o(w, v, {"db", "flowRows"});
         o.With("db", [&](const Node& x) { spec.output.db = w.String(x, true); });
         o.With("flowRows", [&](const Node& x) { spec.output.flowRows = w.Bool(x); });
     });
@@ -720,6 +775,67 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
         w.Fail(root, "no jobs: give jobs, jobTrace or synthetic");
     }
     return spec;
+}
+
+std::string
+ScenarioTopologyKeysDoc()
+{
+    const std::vector<std::string> kinds = TopologyBuilder::GetNames();
+    const ScenarioSpec::Topology defaults;
+    std::string quotedKinds;
+    std::string fileKinds;
+    std::string dictated;
+    for (const std::string& kind : kinds)
+    {
+        quotedKinds += (quotedKinds.empty() ? "`\"" : ", `\"") + kind + "\"`";
+        const Ptr<TopologyBuilder> builder = TopologyBuilder::Create(kind);
+        if (builder->ReadsFile())
+        {
+            fileKinds += (fileKinds.empty() ? "`" : ", `") + kind + "`";
+        }
+        if (builder->GetGpusPerHost() != 0)
+        {
+            dictated += "; " + std::to_string(builder->GetGpusPerHost()) + " for kind `" + kind +
+                        "` (" + builder->WhyGpusPerHost() +
+                        "), the default there: any other value is an error";
+        }
+    }
+    std::ostringstream doc;
+    doc << "| Key | Type | Default | Meaning |\n"
+        << "|---|---|---|---|\n"
+        << "| `kind` | " << quotedKinds << " | `\"" << defaults.kind
+        << "\"` | the fabric: which block below is used |\n"
+        << "| `gpusPerHost` | integer >= 1 | `" << defaults.gpusPerHost
+        << "` | GPUs (and RDMA NICs) per host" << dictated << " |\n"
+        << "| `path` | string | | topology file, required for kind " << fileKinds << " |\n";
+    for (const std::string& kind : kinds)
+    {
+        doc << "| `" << TopologyBuilder::BlockName(kind) << "` | object | | the keys of kind `"
+            << kind << "` (below) |\n";
+    }
+    for (const std::string& kind : kinds)
+    {
+        const Ptr<TopologyBuilder> builder = TopologyBuilder::Create(kind);
+        doc << "\n### `" << TopologyBuilder::BlockName(kind) << "`: kind `" << kind << "`\n\n"
+            << builder->GetDescription();
+        if (builder->ReadsFile())
+        {
+            doc << " The file is `topology.path`, required for this kind.";
+        }
+        if (builder->GetGpusPerHost() != 0)
+        {
+            doc << " `gpusPerHost` is " << builder->GetGpusPerHost() << " ("
+                << builder->WhyGpusPerHost() << ").";
+        }
+        doc << "\n\n| Key | Type | Default | Meaning |\n|---|---|---|---|\n";
+        for (const TopologyBuilder::Key& key : TopologyBuilder::GetKeys(kind))
+        {
+            const std::string def = DocDefault(*builder, key);
+            doc << "| `" << key.name << "` | " << DocType(key) << " |"
+                << (def.empty() ? "" : " " + def) << " | " << key.help << " |\n";
+        }
+    }
+    return doc.str();
 }
 
 } // namespace ns3

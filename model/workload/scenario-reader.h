@@ -43,6 +43,15 @@ ScenarioSpec ReadScenarioFile(const std::string& path);
  */
 ScenarioSpec ReadScenarioText(const std::string& text, const std::string& sourceName);
 
+/**
+ * The keys of a scenario's topology object as Markdown, generated from the
+ * registered TopologyBuilder classes: a table of the topology object's own
+ * keys and one of each kind's block (key, type, default, meaning). It is
+ * the generated part of doc/scenario-format.md's "topology" section, which
+ * test/topology-family-test.cc keeps equal to it.
+ */
+std::string ScenarioTopologyKeysDoc();
+
 } // namespace ns3
 
 #endif /* SCENARIO_READER_H */

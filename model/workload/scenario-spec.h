@@ -6,11 +6,9 @@
 
 #include "job-spec.h"
 
+#include "ns3/attribute.h"
 #include "ns3/fabric-fault.h"
-#include "ns3/fat-tree-topology.h"
-#include "ns3/leaf-spine-topology.h"
-#include "ns3/lingjun-topology-reader.h"
-#include "ns3/rail-optimized-topology.h"
+#include "ns3/topology-builder.h"
 
 #include <cstdint>
 #include <map>
@@ -35,29 +33,78 @@ namespace ns3
  */
 struct ScenarioSpec
 {
-    /// The fabric to build. Only the block named by kind is used; the
-    /// others keep their defaults unless given (and are checked if given).
+    /// The fabric to build: a TopologyBuilder of short name kind, with the
+    /// keys given for its block. Blocks of other kinds keep what was given
+    /// for them (a file's are checked all the same) and are not used.
     struct Topology
     {
-        /// fat-tree | leaf-spine | lingjun | star | rail-optimized
+        /// The builder's short name (TopologyBuilder::GetNames)
         std::string kind{"fat-tree"};
-        /// GPUs per fabric host (one RDMA NIC); 1 for rail-optimized, whose hosts are NICs
+        /// GPUs per fabric host (one RDMA NIC); a kind may dictate it
+        /// (TopologyBuilder::GetGpusPerHost: 1 for rail-optimized, whose hosts are NICs)
         uint32_t gpusPerHost{8};
-        FatTreeParams fatTree;             ///< used when kind is fat-tree
-        LeafSpineParams leafSpine;         ///< used when kind is leaf-spine
-        LingjunParams lingjun;             ///< used when kind is lingjun
-        RailOptimizedParams railOptimized; ///< used when kind is rail-optimized
-        /// Topology file, required when kind is lingjun (the Lingjun topo.csv).
-        /// A relative path is resolved against the scenario file's directory.
+        /// Topology file, required when the kind reads one (lingjun: the Lingjun
+        /// topo.csv). A relative path is resolved against the scenario file's directory.
         std::string path;
+        /// Per kind, the keys given for its block (a key names its builder's
+        /// attribute, "k" for FatTreeBuilder's K), each with its checked value,
+        /// in the order given; a key given again replaces its value.
+        std::map<std::string, std::vector<std::pair<std::string, Ptr<const AttributeValue>>>>
+            blocks;
 
-        /// One switch with every host attached to it.
-        struct Star
+        /**
+         * Give key \p key of the block of kind \p kind the value \p value,
+         * e.g. Set("fat-tree", "k", UintegerValue(8)).
+         * \throw std::invalid_argument for an unknown kind or key, or a value
+         *        the key's attribute does not accept
+         */
+        Topology& Set(const std::string& kind, const std::string& key, const AttributeValue& value)
         {
-            uint32_t hosts{0};              ///< hosts on the switch; >= 1 when kind is star
-            uint64_t rateBps{100000000000}; ///< host - switch links
-            int64_t delayNs{1000};          ///< host - switch propagation delay
-        } star;
+            Ptr<const AttributeValue> checked = TopologyBuilder::CheckedValue(kind, key, value);
+            auto& block = blocks[kind];
+            for (auto& [given, old] : block)
+            {
+                if (given == key)
+                {
+                    old = checked;
+                    return *this;
+                }
+            }
+            block.emplace_back(key, checked);
+            return *this;
+        }
+
+        /// As above, for the block of this->kind: Set("k", UintegerValue(8)).
+        Topology& Set(const std::string& key, const AttributeValue& value)
+        {
+            return Set(kind, key, value);
+        }
+
+        /**
+         * The builder of kind \p of with the values given for its block (the
+         * defaults of the others) and, if it reads a file, path.
+         * \throw std::invalid_argument for an unknown kind
+         */
+        Ptr<TopologyBuilder> MakeBuilder(const std::string& of) const
+        {
+            Ptr<TopologyBuilder> builder = TopologyBuilder::Create(of);
+            auto it = blocks.find(of);
+            if (it != blocks.end())
+            {
+                for (const auto& [key, value] : it->second)
+                {
+                    builder->SetKey(key, *value);
+                }
+            }
+            builder->SetPath(path);
+            return builder;
+        }
+
+        /// The builder of this->kind, as MakeBuilder(kind).
+        Ptr<TopologyBuilder> MakeBuilder() const
+        {
+            return MakeBuilder(kind);
+        }
     } topology;
 
     /// RoCE settings shared by every NIC and switch.

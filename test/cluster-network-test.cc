@@ -131,6 +131,38 @@ TEST_P(ClusterNetworkTest, AClosedGateHoldsAJobUntilItOpens)
     EXPECT_NEAR(gated.GetSeconds(), (open + alone).GetSeconds(), 0.01 * alone.GetSeconds());
 }
 
+TEST_P(ClusterNetworkTest, AClosedGateLetsTheJobsUnplannedTrafficPass)
+{
+    // Job 7's gate is closed until 100 us; its planned message waits for it,
+    // its unplanned one (gated false: a pipeline transfer, say) goes at once.
+    const uint64_t bytes = 1000000;
+    const Time open = MicroSeconds(100);
+    m_network->AddJob(7, {0, 1});
+    SchedulerControl& control = *m_network;
+    control.SetGate(7, false);
+    Time planned(-1);
+    Time unplanned(-1);
+    bool failed = false;
+    Post(7, bytes, planned, failed);
+    RdmaMessageInfo info;
+    info.bytes = bytes;
+    info.jobId = 7;
+    info.gated = false;
+    info.srcPort = 0xC123; // a connection of its own, as another communicator's
+    m_network->Post(
+        0,
+        1,
+        info,
+        [&unplanned]() { unplanned = Simulator::Now(); },
+        nullptr);
+    Simulator::Schedule(open, [&control]() { control.SetGate(7, true); });
+    Simulator::Run();
+    ASSERT_TRUE(planned.IsPositive() && unplanned.IsPositive()) << "not delivered";
+    const Time alone = Analytic(bytes);
+    EXPECT_NEAR(unplanned.GetSeconds(), alone.GetSeconds(), 0.01 * alone.GetSeconds());
+    EXPECT_NEAR(planned.GetSeconds(), (open + alone).GetSeconds(), 0.01 * alone.GetSeconds());
+}
+
 TEST_P(ClusterNetworkTest, RoutesAndRatesAreTheTopologys)
 {
     const std::vector<uint32_t> path = m_network->GetPath(0, 2, 0xC001);

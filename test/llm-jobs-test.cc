@@ -1,0 +1,74 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * LLM jobs (tensor, pipeline, data and expert parallelism, ZeRO) several at
+ * once on a rail-optimized fabric: every policy runs every job kind to its
+ * end at both network levels, the two levels agree on each job alone, and a
+ * closed gate holds the planned data-parallel traffic but not the rest.
+ */
+#include "scenario-run-test.h"
+
+#include "ns3/scenario-reader.h"
+
+#include <set>
+
+namespace ns3
+{
+namespace test
+{
+namespace
+{
+
+class LlmJobsTest : public ScenarioRunTest
+{
+  protected:
+    /// The repository's four-job LLM scenario at \p backend, with no results file.
+    static ScenarioSpec FourJobs(const std::string& backend)
+    {
+        ScenarioSpec spec = ReadScenarioFile(std::string(CS_SOURCE_DIR) +
+                                             "/examples/scenarios/llm/four-llm-jobs-rail.json");
+        spec.backend = backend;
+        spec.output.db.clear();
+        return spec;
+    }
+};
+
+TEST_F(LlmJobsTest, EveryPolicyRunsEveryJobKindToItsEndAtBothLevels)
+{
+    const std::vector<std::string> policies =
+        {"fair", "isolated", "cassini", "crux", "mltcp", "symphony", "harmonics", "optimal"};
+    for (const std::string backend : {"packet", "flow"})
+    {
+        for (const std::string& policy : policies)
+        {
+            const RunOutcome o = ScenarioRunner(FourJobs(backend), "test").Run(policy);
+            ASSERT_EQ(o.jobs.size(), 4u);
+            for (const JobOutcome& j : o.jobs)
+            {
+                EXPECT_TRUE(j.done) << policy << " at the " << backend << " level: job " << j.id
+                                    << " (" << j.model << ") did " << j.iterations << " iterations";
+                EXPECT_FALSE(j.failed) << policy << ", " << backend << ", job " << j.id;
+            }
+        }
+    }
+}
+
+TEST_F(LlmJobsTest, PacketAndFlowLevelsAgreeOnEachJobAlone)
+{
+    // Run alone (isolated), each job's mean iteration at the two levels
+    // within 10%: the flow level's fluid sharing against the packets' DCQCN.
+    const RunOutcome packet = ScenarioRunner(FourJobs("packet"), "test").Run("isolated");
+    const RunOutcome flow = ScenarioRunner(FourJobs("flow"), "test").Run("isolated");
+    ASSERT_EQ(packet.jobs.size(), flow.jobs.size());
+    for (std::size_t i = 0; i < packet.jobs.size(); ++i)
+    {
+        EXPECT_NEAR(Ratio(flow.jobs[i].meanIteration, packet.jobs[i].meanIteration), 1.0, 0.10)
+            << "job " << packet.jobs[i].id << " (" << packet.jobs[i].model << "): packet "
+            << packet.jobs[i].meanIteration.GetMicroSeconds() << " us, flow "
+            << flow.jobs[i].meanIteration.GetMicroSeconds() << " us";
+    }
+}
+
+} // namespace
+} // namespace test
+} // namespace ns3

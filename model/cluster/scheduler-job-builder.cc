@@ -119,12 +119,17 @@ class TrafficEstimate
         SchedulerFlow& f = FlowOf(src, dst, port);
         f.bytes += m.bytes;
         const uint64_t wire = RoceWire::MessageWireBytes(m.bytes, m_payload);
+        // Propagation on every link, and one frame stored and forwarded at
+        // every switch: the first link's serialization is in the wire time.
         double latency = 0;
+        bool first = true;
         for (uint32_t link : f.path)
         {
             m_stepLinkBytes[m.step][link] += wire;
             const FabricLink& l = m_topo.GetLink(link / 2);
-            latency += l.delayNs * 1e-9 + m_packetBits / static_cast<double>(l.rateBps);
+            latency +=
+                l.delayNs * 1e-9 + (first ? 0.0 : m_packetBits / static_cast<double>(l.rateBps));
+            first = false;
         }
         m_stepLatency[m.step] = std::max(m_stepLatency[m.step], latency);
         // ACKs come back on the reverse path (same UDP source port), where

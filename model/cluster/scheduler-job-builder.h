@@ -26,10 +26,11 @@ namespace ns3
  *   path is the network's ECMP choice for that port, as directed links
  *   (ClusterNetwork::GetDirectedPath: the two directions of a full-duplex
  *   link are separate resources, and schedulers must not add them up).
- * - Communication time alone: per bucket and step, the busiest link's wire
- *   time (headers, preamble and gap included) plus the longest path's
- *   propagation and one packet's store-and-forward per hop; steps and
- *   buckets add up. NVLink messages are taken as free. An all-to-all is
+ * - Communication time alone: per planned op and step, the busiest link's
+ *   wire time (headers, preamble and gap included) plus the longest path's
+ *   propagation and one packet's store-and-forward at each switch (each hop
+ *   after the first, whose serialization the wire time holds); steps and
+ *   ops add up. NVLink messages are taken as free. An all-to-all is
  *   one step. This is an estimate (it ignores congestion-control ramp-up and
  *   ACK turnaround), good to a few percent for large messages. The payload
  *   per packet and ACK interval are the network's.

@@ -37,6 +37,22 @@ JobGraph::JobGraph(uint32_t ranks)
     }
 }
 
+GraphOp
+JobGraph::MakeOp(GraphOp::Kind kind,
+                 std::vector<uint32_t> ranks,
+                 std::vector<uint32_t> deps,
+                 uint32_t stream,
+                 std::string name)
+{
+    GraphOp op;
+    op.kind = kind;
+    op.ranks = std::move(ranks);
+    op.deps = std::move(deps);
+    op.stream = stream;
+    op.name = std::move(name);
+    return op;
+}
+
 uint32_t
 JobGraph::Add(GraphOp op)
 {
@@ -63,8 +79,23 @@ JobGraph::Add(GraphOp op)
                                         ", not an earlier one");
         }
     }
+    if (op.kind == GraphOp::Kind::Compute && op.duration.IsStrictlyNegative())
+    {
+        throw std::invalid_argument(what + ": negative duration");
+    }
     if (op.kind != GraphOp::Kind::Compute)
     {
+        // A collective's members, and a transfer's two ends, are distinct ranks.
+        std::vector<uint32_t> sorted = op.ranks;
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        {
+            throw std::invalid_argument(what + ": a rank twice");
+        }
+        if (op.channels == 0)
+        {
+            throw std::invalid_argument(what + ": no channel");
+        }
         op.commIndex = m_commOps++;
     }
     op.planned = op.kind == GraphOp::Kind::Collective && op.group == CommGroup::Data;
@@ -72,85 +103,6 @@ JobGraph::Add(GraphOp op)
     m_streams = std::max(m_streams, op.stream + 1);
     m_ops.push_back(std::move(op));
     return index;
-}
-
-uint32_t
-JobGraph::AddCompute(std::vector<uint32_t> ranks,
-                     Time duration,
-                     std::vector<uint32_t> deps,
-                     uint32_t stream,
-                     std::string name)
-{
-    if (duration.IsStrictlyNegative())
-    {
-        throw std::invalid_argument("job graph compute op " + name + ": negative duration");
-    }
-    GraphOp op;
-    op.kind = GraphOp::Kind::Compute;
-    op.ranks = std::move(ranks);
-    op.duration = duration;
-    op.deps = std::move(deps);
-    op.stream = stream;
-    op.name = std::move(name);
-    return Add(std::move(op));
-}
-
-uint32_t
-JobGraph::AddCollective(const std::string& algorithm,
-                        std::vector<uint32_t> members,
-                        uint64_t bytes,
-                        uint32_t channels,
-                        CommGroup group,
-                        std::vector<uint32_t> deps,
-                        uint32_t stream,
-                        std::string name)
-{
-    std::vector<uint32_t> sorted = members;
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-    {
-        throw std::invalid_argument("job graph collective " + name + ": a member twice");
-    }
-    if (channels == 0)
-    {
-        throw std::invalid_argument("job graph collective " + name + ": no channel");
-    }
-    GraphOp op;
-    op.kind = GraphOp::Kind::Collective;
-    op.ranks = std::move(members);
-    op.bytes = bytes;
-    op.algorithm = algorithm;
-    op.channels = channels;
-    op.group = group;
-    op.deps = std::move(deps);
-    op.stream = stream;
-    op.name = std::move(name);
-    return Add(std::move(op));
-}
-
-uint32_t
-JobGraph::AddTransfer(uint32_t src,
-                      uint32_t dst,
-                      uint64_t bytes,
-                      CommGroup group,
-                      std::vector<uint32_t> deps,
-                      uint32_t stream,
-                      std::string name)
-{
-    if (src == dst)
-    {
-        throw std::invalid_argument("job graph transfer " + name + ": from rank " +
-                                    std::to_string(src) + " to itself");
-    }
-    GraphOp op;
-    op.kind = GraphOp::Kind::Transfer;
-    op.ranks = {src, dst};
-    op.bytes = bytes;
-    op.group = group;
-    op.deps = std::move(deps);
-    op.stream = stream;
-    op.name = std::move(name);
-    return Add(std::move(op));
 }
 
 uint64_t

@@ -89,22 +89,28 @@ class JobGraph
     explicit JobGraph(uint32_t ranks = 1);
 
     /**
-     * Add an op \p ranks compute for \p duration, on \p stream, after \p deps.
+     * Add \p op; its commIndex and planned are set here.
      * \return its index
-     * \throw std::invalid_argument on a rank out of range or a dependency not
-     *        on an earlier op
+     * \throw std::invalid_argument on no rank or a rank out of range, a
+     *        dependency not on an earlier op, a negative compute time, a rank
+     *        twice in a collective or transfer, or no channel
      */
+    uint32_t Add(GraphOp op);
+
+    /// Add an op \p ranks compute for \p duration, on \p stream, after \p deps.
     uint32_t AddCompute(std::vector<uint32_t> ranks,
                         Time duration,
                         std::vector<uint32_t> deps,
                         uint32_t stream,
-                        std::string name = "");
+                        std::string name = "")
+    {
+        GraphOp op = MakeOp(GraphOp::Kind::Compute, ranks, std::move(deps), stream, name);
+        op.duration = duration;
+        return Add(std::move(op));
+    }
 
-    /**
-     * Add a collective \p algorithm over \p members (its ranks 0..N-1, in
-     * that order) of \p bytes per rank.
-     * \return its index
-     */
+    /// Add a collective \p algorithm over \p members (its ranks 0..N-1, in
+    /// that order) of \p bytes per rank.
     uint32_t AddCollective(const std::string& algorithm,
                            std::vector<uint32_t> members,
                            uint64_t bytes,
@@ -112,19 +118,30 @@ class JobGraph
                            CommGroup group,
                            std::vector<uint32_t> deps,
                            uint32_t stream,
-                           std::string name = "");
+                           std::string name = "")
+    {
+        GraphOp op = MakeOp(GraphOp::Kind::Collective, members, std::move(deps), stream, name);
+        op.bytes = bytes;
+        op.algorithm = algorithm;
+        op.channels = channels;
+        op.group = group;
+        return Add(std::move(op));
+    }
 
-    /**
-     * Add a transfer of \p bytes from rank \p src to rank \p dst.
-     * \return its index
-     */
+    /// Add a transfer of \p bytes from rank \p src to rank \p dst.
     uint32_t AddTransfer(uint32_t src,
                          uint32_t dst,
                          uint64_t bytes,
                          CommGroup group,
                          std::vector<uint32_t> deps,
                          uint32_t stream,
-                         std::string name = "");
+                         std::string name = "")
+    {
+        GraphOp op = MakeOp(GraphOp::Kind::Transfer, {src, dst}, std::move(deps), stream, name);
+        op.bytes = bytes;
+        op.group = group;
+        return Add(std::move(op));
+    }
 
     uint32_t GetRankCount() const
     {
@@ -181,7 +198,11 @@ class JobGraph
                                  uint32_t channels);
 
   private:
-    uint32_t Add(GraphOp op);
+    static GraphOp MakeOp(GraphOp::Kind kind,
+                          std::vector<uint32_t> ranks,
+                          std::vector<uint32_t> deps,
+                          uint32_t stream,
+                          std::string name);
 
     uint32_t m_ranks;
     std::vector<GraphOp> m_ops;

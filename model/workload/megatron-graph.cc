@@ -45,6 +45,20 @@ class Builder
     void Emit(uint32_t stage, const Unit& u);
     void LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur);
     void LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>& cur);
+    /**
+     * Replica \p d of stage \p p computes \p what for \p duration on its
+     * tensor group after \p cur, after an all-gather of the activations with
+     * sequence parallelism when \p gather.
+     */
+    void Compute(uint32_t p,
+                 uint32_t d,
+                 Time duration,
+                 const std::string& what,
+                 Ops& cur,
+                 bool gather);
+    /// Replica \p d's tensor-parallel reduction after a block: reduce-scatter
+    /// with sequence parallelism, all-reduce without.
+    void Reduce(uint32_t p, uint32_t d, Ops& cur);
     /// The tensor-parallel collective \p algorithm of replica \p d after \p deps (none if tp == 1).
     Ops TensorComm(const std::string& algorithm, uint32_t d, uint32_t p, const Ops& deps);
     /// An all-to-all on each expert-parallel group, after every member's \p cur.
@@ -292,79 +306,64 @@ Builder::Prefetch(uint32_t p,
 }
 
 void
+Builder::Compute(uint32_t p,
+                 uint32_t d,
+                 Time duration,
+                 const std::string& what,
+                 Ops& cur,
+                 bool gather)
+{
+    if (gather && m_l.sequenceParallel)
+    {
+        cur = TensorComm("all-gather", d, p, cur);
+    }
+    cur = {m_g.AddCompute(m_l.TensorGroup(d, p), duration, cur, ComputeStream(d, p), what)};
+}
+
+void
+Builder::Reduce(uint32_t p, uint32_t d, Ops& cur)
+{
+    cur = TensorComm(m_l.sequenceParallel ? "reduce-scatter" : "ring-all-reduce", d, p, cur);
+}
+
+void
 Builder::LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur)
 {
-    const bool sp = m_l.sequenceParallel;
-    const Time attention = ComputeTime(m_attentionFlops);
-    const Time mlp = ComputeTime(m_mlpFlops);
+    const std::string mb = " forward mb " + std::to_string(j);
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
-        if (sp)
-        {
-            cur[d] = TensorComm("all-gather", d, p, cur[d]);
-        }
-        cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
-                                 attention,
-                                 cur[d],
-                                 ComputeStream(d, p),
-                                 "attention forward mb " + std::to_string(j))};
-        cur[d] = TensorComm(sp ? "reduce-scatter" : "ring-all-reduce", d, p, cur[d]);
+        Compute(p, d, ComputeTime(m_attentionFlops), "attention" + mb, cur[d], true);
+        Reduce(p, d, cur[d]);
     }
     ExpertAllToAll(p, cur, "dispatch");
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
-        if (sp)
-        {
-            cur[d] = TensorComm("all-gather", d, p, cur[d]);
-        }
-        cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
-                                 mlp,
-                                 cur[d],
-                                 ComputeStream(d, p),
-                                 "mlp forward mb " + std::to_string(j))};
+        Compute(p, d, ComputeTime(m_mlpFlops), "mlp" + mb, cur[d], true);
     }
     ExpertAllToAll(p, cur, "combine");
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
-        cur[d] = TensorComm(sp ? "reduce-scatter" : "ring-all-reduce", d, p, cur[d]);
+        Reduce(p, d, cur[d]);
     }
 }
 
 void
 Builder::LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>& cur)
 {
-    const bool sp = m_l.sequenceParallel;
-    const Time attention = ComputeTime(2 * m_attentionFlops);
-    const Time mlp = ComputeTime(2 * m_mlpFlops);
+    const std::string mb = " backward mb " + std::to_string(j);
     ExpertAllToAll(p, cur, "combine gradient");
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
-        if (sp)
-        {
-            cur[d] = TensorComm("all-gather", d, p, cur[d]);
-        }
-        cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
-                                 mlp,
-                                 cur[d],
-                                 ComputeStream(d, p),
-                                 "mlp backward mb " + std::to_string(j))};
+        Compute(p, d, ComputeTime(2 * m_mlpFlops), "mlp" + mb, cur[d], true);
     }
     ExpertAllToAll(p, cur, "dispatch gradient");
     std::vector<Ops> ready(m_l.dp);
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
-        cur[d] = TensorComm(sp ? "reduce-scatter" : "ring-all-reduce", d, p, cur[d]);
-        if (sp)
-        {
-            cur[d] = TensorComm("all-gather", d, p, cur[d]);
-        }
-        cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
-                                 attention,
-                                 cur[d],
-                                 ComputeStream(d, p),
-                                 "attention backward mb " + std::to_string(j))};
+        Reduce(p, d, cur[d]);
+        Compute(p, d, ComputeTime(2 * m_attentionFlops), "attention" + mb, cur[d], true);
         ready[d] = cur[d];
-        cur[d] = TensorComm(sp ? "reduce-scatter" : "ring-all-reduce", d, p, cur[d]);
+        Reduce(p, d, cur[d]);
     }
     if (m_l.zero == 3)
     {
@@ -513,11 +512,12 @@ Builder::Emit(uint32_t p, const Unit& u)
         {
             for (uint32_t d = 0; d < m_l.dp; ++d)
             {
-                cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
-                                         ComputeTime(logits),
-                                         cur[d],
-                                         ComputeStream(d, p),
-                                         "logits forward mb " + std::to_string(j))};
+                Compute(p,
+                        d,
+                        ComputeTime(logits),
+                        "logits forward mb " + std::to_string(j),
+                        cur[d],
+                        false);
             }
             return;
         }
@@ -528,11 +528,12 @@ Builder::Emit(uint32_t p, const Unit& u)
         {
             for (uint32_t d = 0; d < m_l.dp; ++d)
             {
-                cur[d] = {m_g.AddCompute(m_l.TensorGroup(d, p),
-                                         ComputeTime(2 * logits),
-                                         cur[d],
-                                         ComputeStream(d, p),
-                                         "logits backward mb " + std::to_string(j))};
+                Compute(p,
+                        d,
+                        ComputeTime(2 * logits),
+                        "logits backward mb " + std::to_string(j),
+                        cur[d],
+                        false);
             }
             if (!m_m.tiedEmbedding && j + 1 == m_l.microBatches && m_l.zero != 3)
             {

@@ -69,6 +69,38 @@ TEST_F(LlmJobsTest, PacketAndFlowLevelsAgreeOnEachJobAlone)
     }
 }
 
+TEST_F(LlmJobsTest, TensorRankTIsOnRailTInEveryServer)
+{
+    // Rail-optimized hosts are numbered so that a ring over consecutive hosts
+    // stays on a rail across servers (server 1's NICs run from the last rail
+    // to the first). Packed placement alone would put tensor rank t of
+    // server 1 on rail 7 - t, and every data-parallel ring across the spines;
+    // aligned, every data-parallel message of job 0 (LLaMA-7B TP8 x DP2) goes
+    // from a NIC to another on the same rail switch.
+    ScenarioSpec spec = FourJobs("packet");
+    spec.jobs.resize(1);
+    spec.output.db = (m_dir / "rails.db").string();
+    const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
+    ASSERT_TRUE(o.jobs.at(0).done);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(spec.output.db.c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
+              SQLITE_OK);
+    // A host's one link leads to its rail switch (hosts are nodes 0-63).
+    const std::string rail = "(SELECT node_b FROM links WHERE node_a = %s AND node_a < 64)";
+    auto railOf = [&rail](const std::string& node) {
+        std::string r = rail;
+        return r.replace(r.find("%s"), 2, node);
+    };
+    EXPECT_GT(Count(db, "SELECT count(*) FROM flows WHERE job_id = 0"), 0);
+    EXPECT_EQ(Count(db,
+                    "SELECT count(*) FROM flows WHERE job_id = 0 AND " + railOf("src_node") +
+                        " != " + railOf("dst_node")),
+              0);
+    EXPECT_EQ(Count(db, "SELECT sum(tx_bytes_ab + tx_bytes_ba) FROM links WHERE node_a >= 64"), 0)
+        << "traffic crossed the spines";
+    sqlite3_close(db);
+}
+
 } // namespace
 } // namespace test
 } // namespace ns3

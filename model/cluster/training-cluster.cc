@@ -10,6 +10,9 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
+
 namespace ns3
 {
 
@@ -155,8 +158,12 @@ TrainingCluster::TryStartWaiting()
         {
             if (e.spec.placement == "scheduler" && m_chooser)
             {
-                const std::vector<Placement> candidates =
+                std::vector<Placement> candidates =
                     CandidatePlacements(e.spec, *m_slots, m_placementSeed);
+                for (Placement& c : candidates)
+                {
+                    AlignRanksWithRails(e.spec, c.workerHost);
+                }
                 const std::size_t pick = m_chooser(e, candidates);
                 NS_ABORT_MSG_IF(pick >= candidates.size(),
                                 "the placement chooser picked candidate " << pick << " of "
@@ -169,6 +176,7 @@ TrainingCluster::TryStartWaiting()
             else
             {
                 e.placement = Place(e.spec, *m_slots, m_placementSeed);
+                AlignRanksWithRails(e.spec, e.placement.workerHost);
             }
         }
         catch (const std::runtime_error& err)
@@ -179,6 +187,35 @@ TrainingCluster::TryStartWaiting()
         std::size_t index = m_waiting.front();
         m_waiting.pop_front();
         StartJob(index);
+    }
+}
+
+void
+TrainingCluster::AlignRanksWithRails(const JobSpec& spec, std::vector<uint32_t>& hosts) const
+{
+    if (!ModelCatalog::IsLlm(spec) || spec.placement == "explicit")
+    {
+        return;
+    }
+    // Within each server's run of ranks, its NICs in the order of the switch
+    // each hangs off: tensor rank t then sits on the same rail in every
+    // server, where Megatron's rank order puts its data-parallel peers.
+    const FabricTopology& topo = m_network->GetTopology();
+    auto rail = [&topo](uint32_t host) {
+        const uint32_t node = topo.GetHosts().at(host);
+        return topo.GetPeer(node, topo.AdjacentLinks(node).at(0));
+    };
+    for (std::size_t first = 0; first < hosts.size();)
+    {
+        std::size_t end = first + 1;
+        while (end < hosts.size() && topo.SameServer(hosts[first], hosts[end]))
+        {
+            ++end;
+        }
+        std::stable_sort(hosts.begin() + first,
+                         hosts.begin() + end,
+                         [&rail](uint32_t a, uint32_t b) { return rail(a) < rail(b); });
+        first = end;
     }
 }
 

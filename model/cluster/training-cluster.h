@@ -110,6 +110,12 @@ class TrainingCluster : public Object
     void Arrive(std::size_t index);
     void TryStartWaiting();
     void StartJob(std::size_t index);
+    /**
+     * An LLM job placed by a policy: order each server's GPUs among its ranks
+     * by the switch their NIC hangs off (its rail), so that tensor rank t is
+     * on the same rail in every server. Explicit hosts are kept as given.
+     */
+    void AlignRanksWithRails(const JobSpec& spec, std::vector<uint32_t>& hosts) const;
     void JobFinished(std::size_t index);
     static void JobDoneThunk(TrainingCluster* self, std::size_t index, uint32_t job);
     void JobFailed(std::size_t index);

@@ -10,6 +10,8 @@
 
 #include "ns3/scenario-reader.h"
 
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace ns3
@@ -99,6 +101,50 @@ TEST_F(LlmJobsTest, TensorRankTIsOnRailTInEveryServer)
     EXPECT_EQ(Count(db, "SELECT sum(tx_bytes_ab + tx_bytes_ba) FROM links WHERE node_a >= 64"), 0)
         << "traffic crossed the spines";
     sqlite3_close(db);
+}
+
+TEST_F(LlmJobsTest, ALayoutThatCannotRunIsAnErrorNamingFileJobAndField)
+{
+    // Each job line replaces the four-job file's first job; the error names
+    // the file, the job and the field.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"id": 0, "model": "llama-7b", "parallelism": {"tp": 8, "pp": 0}})",
+         ":1: jobs[0].parallelism.pp: must be at least 1"},
+        {R"({"id": 0, "model": "llama-7b", "workers": 8, "parallelism": {"tp": 8, "dp": 2}})",
+         "jobs[0]: job 0: workers: tp x pp x dp = 8 x 1 x 2 = 16 GPUs, but the job has 8"},
+        {R"({"id": 0, "model": "gpt2-124m", "parallelism": {"tp": 2, "dp": 2}})",
+         "jobs[0]: job 0: parallelism: lays out a transformer"},
+        {R"({"id": 0, "model": "llama-13b", "parallelism": {"tp": 8, "pp": 4, "microBatches": 2}})",
+         "jobs[0]: job 0: parallelism.microBatches: 2 is fewer than the 4 pipeline stages"},
+        {R"({"id": 0, "model": "llama-7b", "parallelism": {"tp": 8, "dp": 2, "ep": 2}})",
+         "jobs[0]: job 0: parallelism.ep: 2 needs a mixture-of-experts model"},
+        {R"({"id": 0, "model": "llama-7b", "computeTime": "1ms", "parallelism": {"tp": 8}})",
+         "jobs[0]: job 0: computeTime: an LLM job's compute comes from its model"},
+        {R"({"id": 0, "model": "llama-7b", "parallelism": {"tp": 8, "dp": 8, "microBatches": 100000000}})",
+         "over the limit of"},
+    };
+    std::ifstream in(std::string(CS_SOURCE_DIR) +
+                     "/examples/scenarios/llm/four-llm-jobs-rail.json");
+    nlohmann::json base = nlohmann::json::parse(in);
+    for (const auto& [job, expected] : cases)
+    {
+        nlohmann::json s = base;
+        s["jobs"] = nlohmann::json::array({nlohmann::json::parse(job)});
+        s["output"]["db"] = "";
+        const std::string path = (m_dir / "bad.json").string();
+        std::ofstream(path) << s.dump();
+        std::string message;
+        try
+        {
+            ScenarioRunner(ReadScenarioFile(path), "test").Run("fair");
+        }
+        catch (const std::exception& e)
+        {
+            message = e.what();
+        }
+        EXPECT_NE(message.find(expected), std::string::npos) << job << "\n  gave: " << message;
+        EXPECT_EQ(message.rfind(path, 0), 0u) << "does not name the file: " << message;
+    }
 }
 
 } // namespace

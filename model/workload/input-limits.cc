@@ -59,7 +59,7 @@ InputLimitsAttributes::GetTypeId()
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("MaxJobMemory",
                           "Bytes the jobs of a run may take, estimated from workers x "
-                          "(channels + buckets) before they are built",
+                          "(channels + buckets), and LLM jobs' graph ops, before they are built",
                           UintegerValue(2ull << 30),
                           MakeUintegerAccessor(&InputLimitsAttributes::m_maxJobMemory),
                           MakeUintegerChecker<uint64_t>(1));
@@ -116,10 +116,11 @@ InputLimits::CheckJobs(double bytes)
     const uint64_t limit = Current()->m_maxJobMemory;
     if (bytes > static_cast<double>(limit))
     {
-        throw std::invalid_argument(
-            "needs about " + FormatReal(std::ceil(bytes / 1e6)) +
-            " MB for its jobs (workers x channels and buckets), over the limit of " +
-            std::to_string(limit / 1000000) + " MB (ns3::InputLimits::MaxJobMemory)");
+        throw std::invalid_argument("needs about " + FormatReal(std::ceil(bytes / 1e6)) +
+                                    " MB for its jobs (workers x channels and buckets, LLM graphs' "
+                                    "ops), over the limit of " +
+                                    std::to_string(limit / 1000000) +
+                                    " MB (ns3::InputLimits::MaxJobMemory)");
     }
 }
 

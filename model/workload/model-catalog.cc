@@ -323,8 +323,11 @@ ModelCatalog::Validate(const JobSpec& spec)
         }
         catch (const std::invalid_argument& e)
         {
-            throw std::invalid_argument("job " + std::to_string(spec.id) + ": parallelism." +
-                                        e.what());
+            // The layout's fields are parallelism's, but for the job's workers.
+            const std::string what = e.what();
+            throw std::invalid_argument("job " + std::to_string(spec.id) + ": " +
+                                        (what.rfind("workers:", 0) == 0 ? "" : "parallelism.") +
+                                        what);
         }
         computeNs = Graph(spec).GetComputeTimePerRank().GetNanoSeconds();
     }
@@ -332,6 +335,13 @@ ModelCatalog::Validate(const JobSpec& spec)
     {
         const ModelProfile* model = nullptr;
         CheckName(spec, "model", [&] { model = &Get(spec.model); });
+        if (!spec.parallelism.IsDefault())
+        {
+            Fail(spec,
+                 "parallelism",
+                 "lays out a transformer (" + Join(TransformerCatalog::Names()) + "); " +
+                     spec.model + " is trained data-parallel by workers and buckets");
+        }
         // Every message of a collective carries a share of one bucket's bytes
         // on one channel to one rank: a scale that leaves fewer bytes than
         // shares would send empty messages.

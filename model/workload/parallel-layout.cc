@@ -10,6 +10,15 @@
 namespace ns3
 {
 
+bool
+ParallelLayout::IsDefault() const
+{
+    const ParallelLayout d;
+    return tp == d.tp && pp == d.pp && dp == d.dp && ep == d.ep && vpp == d.vpp &&
+           microBatches == d.microBatches && microBatchSize == d.microBatchSize &&
+           sequenceParallel == d.sequenceParallel && zero == d.zero && bucketBytes == d.bucketBytes;
+}
+
 std::vector<uint32_t>
 ParallelLayout::TensorGroup(uint32_t d, uint32_t p) const
 {

@@ -42,6 +42,9 @@ struct ParallelLayout
     /// Gradient bucket of the data-parallel reduction: PyTorch DDP's 25 MiB.
     uint64_t bucketBytes{25ULL << 20};
 
+    /// Whether every field has its default (a layout of one GPU, nothing set).
+    bool IsDefault() const;
+
     /// GPUs of the job: tp x pp x dp.
     uint32_t Ranks() const
     {

@@ -74,6 +74,14 @@ class Builder
     void AddGradients(uint32_t p, double dense, double expert, const std::vector<Ops>& ready);
     void EmitBucket(uint32_t p, Bucket& b, bool expert);
     void Flush(uint32_t p);
+    /// Every op of \p perReplica, one list.
+    static Ops Join(const std::vector<Ops>& perReplica);
+    /// ZeRO-3's \p algorithm of a layer's parameters on each tensor rank's
+    /// data-parallel group of stage \p p, after \p deps.
+    Ops ZeroCollective(const std::string& algorithm,
+                       uint32_t p,
+                       const Ops& deps,
+                       const std::string& name);
 
     uint32_t Stream(const std::string& key);
 
@@ -244,11 +252,7 @@ Builder::ExpertAllToAll(uint32_t p, std::vector<Ops>& cur, const std::string& na
     }
     for (uint32_t first = 0; first < m_l.dp; first += m_l.ep)
     {
-        Ops deps;
-        for (uint32_t d = first; d < first + m_l.ep; ++d)
-        {
-            deps.insert(deps.end(), cur[d].begin(), cur[d].end());
-        }
+        const Ops deps = Join(std::vector<Ops>(cur.begin() + first, cur.begin() + first + m_l.ep));
         Ops ops;
         for (uint32_t t = 0; t < m_l.tp; ++t)
         {
@@ -281,28 +285,46 @@ Builder::Prefetch(uint32_t p,
     }
     // Gathered once the layer before the previous one is done (previousStart:
     // where the previous layer started), so that it overlaps the previous layer.
-    Ops deps;
-    for (const Ops& a : previousStart)
-    {
-        deps.insert(deps.end(), a.begin(), a.end());
-    }
+    const Ops deps = Join(previousStart);
     previousStart = cur;
-    Ops gather;
-    for (uint32_t t = 0; t < m_l.tp; ++t)
-    {
-        gather.push_back(m_g.AddCollective("all-gather",
-                                           m_l.DataGroup(t, p),
-                                           Bytes(m_denseLayerBytes),
-                                           m_s.channels,
-                                           CommGroup::Data,
-                                           deps,
-                                           Stream("zero3-gather/" + std::to_string(t)),
-                                           "zero3 parameters layer " + std::to_string(layer)));
-    }
+    const Ops gather =
+        ZeroCollective("all-gather", p, deps, "zero3 parameters layer " + std::to_string(layer));
     for (Ops& c : cur)
     {
         c.insert(c.end(), gather.begin(), gather.end());
     }
+}
+
+Builder::Ops
+Builder::Join(const std::vector<Ops>& perReplica)
+{
+    Ops all;
+    for (const Ops& o : perReplica)
+    {
+        all.insert(all.end(), o.begin(), o.end());
+    }
+    return all;
+}
+
+Builder::Ops
+Builder::ZeroCollective(const std::string& algorithm,
+                        uint32_t p,
+                        const Ops& deps,
+                        const std::string& name)
+{
+    Ops ops;
+    for (uint32_t t = 0; t < m_l.tp; ++t)
+    {
+        ops.push_back(m_g.AddCollective(algorithm,
+                                        m_l.DataGroup(t, p),
+                                        Bytes(m_denseLayerBytes),
+                                        m_s.channels,
+                                        CommGroup::Data,
+                                        deps,
+                                        Stream("zero3-" + algorithm + "/" + std::to_string(t)),
+                                        name));
+    }
+    return ops;
 }
 
 void
@@ -367,22 +389,10 @@ Builder::LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>&
     }
     if (m_l.zero == 3)
     {
-        Ops deps;
-        for (const Ops& r : ready)
-        {
-            deps.insert(deps.end(), r.begin(), r.end());
-        }
-        for (uint32_t t = 0; t < m_l.tp; ++t)
-        {
-            m_g.AddCollective("reduce-scatter",
-                              m_l.DataGroup(t, p),
-                              Bytes(m_denseLayerBytes),
-                              m_s.channels,
-                              CommGroup::Data,
-                              deps,
-                              Stream("zero3-reduce/" + std::to_string(t)),
-                              "zero3 gradients layer " + std::to_string(layer));
-        }
+        ZeroCollective("reduce-scatter",
+                       p,
+                       Join(ready),
+                       "zero3 gradients layer " + std::to_string(layer));
     }
     else if (j + 1 == m_l.microBatches)
     {

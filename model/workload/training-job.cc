@@ -149,7 +149,6 @@ TrainingJob::StartIteration()
     {
         m_pendingDeps[i] = static_cast<uint32_t>(ops[i].deps.size());
     }
-    m_ready.assign(ops.size(), false);
     m_streamNext.assign(m_streamOps.size(), 0);
     m_streamBusy.assign(m_streamOps.size(), false);
     m_computeEvents.assign(ops.size(), EventId());
@@ -171,7 +170,6 @@ TrainingJob::StartIteration()
 void
 TrainingJob::OpReady(uint32_t op)
 {
-    m_ready[op] = true;
     const GraphOp& o = m_graph.GetOp(op);
     if (o.kind != GraphOp::Kind::Compute)
     {
@@ -193,7 +191,7 @@ TrainingJob::AdvanceStream(uint32_t stream)
 {
     const std::vector<uint32_t>& order = m_streamOps[stream];
     if (!m_streamBusy[stream] && m_streamNext[stream] < order.size() &&
-        m_ready[order[m_streamNext[stream]]])
+        m_pendingDeps[order[m_streamNext[stream]]] == 0)
     {
         m_streamBusy[stream] = true;
         StartOp(order[m_streamNext[stream]]);

@@ -218,7 +218,6 @@ class TrainingJob : public Object
     std::vector<std::unique_ptr<OpTransport>> m_opTransports; ///< by op (communication ops)
     // The current iteration's state.
     std::vector<uint32_t> m_pendingDeps;  ///< by op: dependencies not yet done
-    std::vector<bool> m_ready;            ///< by op: its dependencies are done
     std::vector<uint32_t> m_streamNext;   ///< by stream: position of its next op to start
     std::vector<bool> m_streamBusy;       ///< by stream: an op of it is running
     std::vector<EventId> m_computeEvents; ///< by op: the end of a running compute op

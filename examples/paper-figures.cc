@@ -14,11 +14,17 @@
  *  3. a large cluster: a k=8 fat-tree of 8-GPU hosts with jobs arriving over
  *     time from the synthetic generator, under the main policies ("figure3");
  *  4. interleaving: two jobs sharing a spine, fair sharing versus Harmonics,
- *     with per-link throughput sampled ("figure4").
+ *     with per-link throughput sampled ("figure4");
+ *  6. a multi-tenant LLM cluster: five LLM jobs of different shapes (tensor,
+ *     pipeline, data and expert parallelism, ZeRO-1 and ZeRO-3) on a
+ *     rail-optimized fabric of 16 servers x 8 GPUs, 2:1 between rail
+ *     groups, under every policy ("figure6").
  * (Figure 2, scheduling time against cluster size, needs no packets: see
- * examples/scheduling-time.)
+ * examples/scheduling-time; figure 5 runs at the flow level from scenario
+ * files, in utils/make-figures.sh.)
  *
- * Every job runs 20 iterations (8 in figure 4) of its model at full size.
+ * Every job runs 20 iterations (8 in figure 4, 5 in figure 6) of its model
+ * at full size.
  * --scale multiplies gradient bytes and compute time alike (keeping their
  * ratio), --mtu sets the RoCE path MTU (payload per packet, 4096 by
  * default): both trade fidelity for run time (a scaled-down run's DCQCN
@@ -388,6 +394,116 @@ Figure4(const FigureFlags& f)
     }
 }
 
+/// Figure 6's fabric: 16 servers of 8 H100s, each GPU with a 200 Gb/s NIC
+/// of its own, in 4 rail groups of 4 servers; each rail leaf has 4 NICs
+/// below it and one 200 Gb/s link to each of 2 spines above: traffic
+/// between rail groups shares 2:1 oversubscribed uplinks, where the jobs
+/// meet.
+RailOptimizedParams
+Figure6Rails()
+{
+    RailOptimizedParams p;
+    p.servers = 16;
+    p.gpusPerServer = 8;
+    p.serversPerGroup = 4;
+    p.spines = 2;
+    p.linksPerRailSpine = 1;
+    p.hostRateBps = 200000000000;
+    p.railSpineRateBps = 200000000000;
+    return p;
+}
+
+/// An LLM job of \p model laid out as \p layout on \p servers of \p rails,
+/// its ranks in Megatron's order filling each server's GPUs in turn, GPU g
+/// on rail g (so tensor rank t is on rail t everywhere, and data-parallel
+/// peers meet on their rail).
+JobSpec
+LlmJobOnServers(const std::string& model,
+                const ParallelLayout& layout,
+                const std::vector<uint32_t>& servers,
+                const RailOptimizedParams& rails,
+                uint32_t iterations,
+                double scale)
+{
+    JobSpec j = JobOf(model, layout.Ranks(), iterations, scale);
+    j.parallelism = layout;
+    j.placement = "explicit";
+    j.gpu = "h100";
+    j.mfu = 0.4;
+    j.sequenceLength = 2048;
+    for (uint32_t r = 0; r < j.workers; ++r)
+    {
+        j.hosts.push_back(
+            RailOptimizedHost(rails, servers.at(r / rails.gpusPerServer), r % rails.gpusPerServer));
+    }
+    return j;
+}
+
+/// Figure 6's jobs: five LLM jobs of different shapes filling the 128 GPUs
+/// of Figure6Rails, every one spread over two or four rail groups so that
+/// their data-parallel, pipeline and expert traffic meets on the spines.
+std::vector<JobSpec>
+Figure6Jobs(const RailOptimizedParams& rails, uint32_t iterations, double scale)
+{
+    auto layout = [](uint32_t tp, uint32_t pp, uint32_t dp, uint32_t ep, uint32_t zero) {
+        ParallelLayout l;
+        l.tp = tp;
+        l.pp = pp;
+        l.dp = dp;
+        l.ep = ep;
+        l.zero = zero;
+        l.microBatches = std::max(2u, 2 * pp);
+        l.sequenceParallel = ep > 1;
+        return l;
+    };
+
+    struct Entry
+    {
+        const char* model;
+        ParallelLayout layout;
+        std::vector<uint32_t> servers;
+    };
+
+    const std::vector<Entry> entries{
+        {"llama-7b", layout(8, 1, 4, 1, 1), {0, 4, 8, 12}},   // TP8 x DP4, ZeRO-1
+        {"llama-13b", layout(8, 2, 2, 1, 0), {1, 5, 9, 13}},  // TP8 x PP2 x DP2
+        {"mixtral-8x7b", layout(2, 1, 8, 4, 0), {2, 6}},      // TP2 x DP8, EP4
+        {"gpt3-6.7b", layout(4, 1, 8, 1, 3), {3, 7, 11, 15}}, // TP4 x DP8, ZeRO-3 fine-tune
+        {"llama-7b", layout(8, 1, 2, 1, 0), {10, 14}},        // TP8 x DP2, buckets
+    };
+    std::vector<JobSpec> jobs;
+    for (const Entry& e : entries)
+    {
+        jobs.push_back(LlmJobOnServers(e.model, e.layout, e.servers, rails, iterations, scale));
+        jobs.back().id = static_cast<uint32_t>(jobs.size() - 1);
+    }
+    return jobs;
+}
+
+/// Figure 6: a multi-tenant LLM cluster. Five LLM jobs (tensor, pipeline,
+/// data and expert parallelism, ZeRO-1 and ZeRO-3) on a rail-optimized
+/// fabric of 16 servers x 8 GPUs, under every policy.
+void
+Figure6(const FigureFlags& f)
+{
+    ScenarioSpec spec = BaseSpec("figure6", f);
+    spec.description = "five LLM jobs (LLaMA-7B TP8 x DP4 ZeRO-1, LLaMA-13B TP8 x PP2 x DP2, "
+                       "Mixtral-8x7B TP2 x DP8 EP4, GPT-3 6.7B TP4 x DP8 ZeRO-3, LLaMA-7B TP8 x "
+                       "DP2) on a rail-optimized fabric of 16 servers x 8 GPUs, 2:1 between rail "
+                       "groups";
+    spec.topology.kind = "rail-optimized";
+    const RailOptimizedParams rails = Figure6Rails();
+    spec.topology.Set("servers", UintegerValue(rails.servers))
+        .Set("gpusPerServer", UintegerValue(rails.gpusPerServer))
+        .Set("serversPerGroup", UintegerValue(rails.serversPerGroup))
+        .Set("spines", UintegerValue(rails.spines))
+        .Set("linksPerRailSpine", UintegerValue(rails.linksPerRailSpine))
+        .Set("hostRate", DataRateValue(DataRate(rails.hostRateBps)))
+        .Set("railSpineRate", DataRateValue(DataRate(rails.railSpineRateBps)));
+    spec.jobs = Figure6Jobs(rails, f.iterations > 0 ? f.iterations : 5, f.scale);
+    RunnerFor(spec, f)->Compare(PoliciesOf(f, CollectiveSchedulerHelper::GetSchedulerNames()),
+                                std::cout);
+}
 } // namespace
 
 int
@@ -399,7 +515,11 @@ main(int argc, char* argv[])
     FigureFlags f;
     f.db = "figures.db";
     CommandLine cmd(__FILE__);
-    AddFlag(cmd, "figure", "1, 3, 4 or all (figure 2: examples/scheduling-time)", figure);
+    AddFlag(cmd,
+            "figure",
+            "1, 3, 4, 6 or all (figure 2: examples/scheduling-time; 5: the flow-level "
+            "scenarios, utils/make-figures.sh)",
+            figure);
     AddFlag(cmd,
             "scale",
             "Gradient bytes and compute time factor (1: the models' own sizes)",
@@ -462,17 +582,18 @@ main(int argc, char* argv[])
         std::vector<std::string> figures;
         if (figure == "all")
         {
-            figures = {"1", "3", "4"};
+            figures = {"1", "3", "4", "6"};
         }
         else
         {
             std::stringstream list(figure);
             for (std::string n; std::getline(list, n, ',');)
             {
-                RequireFlag(n == "1" || n == "3" || n == "4",
+                RequireFlag(n == "1" || n == "3" || n == "4" || n == "6",
                             "figure",
                             figure,
-                            "must list 1, 3 or 4 (figure 2 is examples/scheduling-time)");
+                            "must list 1, 3, 4 or 6 (figure 2 is examples/scheduling-time, 5 "
+                            "the flow-level scenarios)");
                 figures.push_back(n);
             }
         }
@@ -487,9 +608,13 @@ main(int argc, char* argv[])
             {
                 Figure3(f);
             }
-            else
+            else if (n == "4")
             {
                 Figure4(f);
+            }
+            else
+            {
+                Figure6(f);
             }
         }
     });

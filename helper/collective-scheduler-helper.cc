@@ -22,6 +22,16 @@ namespace ns3
 namespace
 {
 
+/// Tells job \p job its gate changed when the scheduler's change is about it.
+void
+ForwardGate(TrainingJob* job, uint32_t id, bool open)
+{
+    if (job->GetId() == id)
+    {
+        job->SetGateOpen(open);
+    }
+}
+
 void
 OnJobStarted(Ptr<CollectiveScheduler> scheduler, TrainingCluster* cluster, uint32_t jobId)
 {
@@ -31,6 +41,8 @@ OnJobStarted(Ptr<CollectiveScheduler> scheduler, TrainingCluster* cluster, uint3
         {
             continue;
         }
+        scheduler->TraceConnectWithoutContext("GateChange",
+                                              MakeBoundCallback(&ForwardGate, PeekPointer(e->job)));
         if (scheduler->StartsJobsGated())
         {
             cluster->GetNetwork()->SetGate(jobId, false);

@@ -22,6 +22,29 @@ namespace ns3
 namespace
 {
 
+/// \p t as JSON, exactly (doubles round-trip), for another process.
+nlohmann::json
+TimeToJson(const IterationTime& t)
+{
+    return {{"compute", t.computeNs},
+            {"overlapped", t.overlappedNs},
+            {"exposed", t.exposedNs},
+            {"gateWait", t.gateWaitNs},
+            {"bubble", t.bubbleNs}};
+}
+
+IterationTime
+TimeFromJson(const nlohmann::json& j)
+{
+    IterationTime t;
+    t.computeNs = j.at("compute");
+    t.overlappedNs = j.at("overlapped");
+    t.exposedNs = j.at("exposed");
+    t.gateWaitNs = j.at("gateWait");
+    t.bubbleNs = j.at("bubble");
+    return t;
+}
+
 /// \p o as JSON, exactly (times in time steps), for another process.
 nlohmann::json
 OutcomeToJson(const RunOutcome& o)
@@ -45,7 +68,8 @@ OutcomeToJson(const RunOutcome& o)
                         {"meanCommunication", j.meanCommunication.GetTimeStep()},
                         {"meanTransfer", j.meanTransfer.GetTimeStep()},
                         {"gpuUtilization", j.gpuUtilization},
-                        {"iterationTimes", iterations}});
+                        {"iterationTimes", iterations},
+                        {"meanTime", TimeToJson(j.meanTime)}});
     }
     return {{"scheduler", o.scheduler},
             {"jobs", jobs},
@@ -75,6 +99,7 @@ OutcomeFromJson(const nlohmann::json& j)
         job.meanCommunication = TimeStep(e.at("meanCommunication").get<int64_t>());
         job.meanTransfer = TimeStep(e.at("meanTransfer").get<int64_t>());
         job.gpuUtilization = e.at("gpuUtilization");
+        job.meanTime = TimeFromJson(e.at("meanTime"));
         for (int64_t t : e.at("iterationTimes"))
         {
             job.iterationTimes.push_back(TimeStep(t));

@@ -70,12 +70,14 @@ OutcomeOf(const TrainingCluster::JobEntry& e)
     Time transfer(0);
     for (const auto& r : its)
     {
-        o.iterationTimes.push_back(r.commEnd - r.computeStart);
-        iter += r.commEnd - r.computeStart;
+        o.iterationTimes.push_back(r.end - r.computeStart);
+        iter += r.end - r.computeStart;
+        o.meanTime += r.time;
         comm += r.commEnd - r.commReady;
         transfer += r.commEnd - r.commStart;
     }
     const auto n = static_cast<int64_t>(its.size());
+    o.meanTime = o.meanTime.Scaled(1.0 / static_cast<double>(n));
     o.meanIteration = iter / n;
     o.meanCommunication = comm / n;
     o.meanTransfer = transfer / n;
@@ -104,6 +106,23 @@ PrintJobs(const std::vector<JobOutcome>& jobs, std::ostream& os)
            << j.meanCommunication.GetSeconds() * 1e6 << std::setw(15)
            << j.meanTransfer.GetSeconds() * 1e6 << std::setw(9) << 100.0 * j.gpuUtilization << "%"
            << (j.failed ? "  (failed)" : "") << "\n";
+    }
+    // Where an iteration's time went: the parts add up to "iter".
+    os << " job   compute  (overlapped)  exposed: dp        tp        pp  ep+other   gate wait"
+          "    bubble   (us per iteration, mean over ranks)\n";
+    for (const JobOutcome& j : jobs)
+    {
+        if (j.iterations == 0)
+        {
+            continue;
+        }
+        const IterationTime& t = j.meanTime;
+        os << std::setw(4) << j.id << std::setw(10) << t.computeNs / 1e3 << "  (" << std::setw(10)
+           << t.overlappedNs / 1e3 << ")" << std::setw(13) << t.Exposed(CommGroup::Data) / 1e3
+           << std::setw(10) << t.Exposed(CommGroup::Tensor) / 1e3 << std::setw(10)
+           << t.Exposed(CommGroup::Pipeline) / 1e3 << std::setw(10)
+           << (t.Exposed(CommGroup::Expert) + t.Exposed(CommGroup::None)) / 1e3 << std::setw(12)
+           << t.gateWaitNs / 1e3 << std::setw(10) << t.bubbleNs / 1e3 << "\n";
     }
     os << std::defaultfloat;
 }

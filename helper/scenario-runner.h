@@ -8,6 +8,7 @@
 #include "scenario-helper.h"
 #include "simulation-run.h"
 
+#include "ns3/iteration-time-account.h"
 #include "ns3/nstime.h"
 #include "ns3/scenario-spec.h"
 
@@ -33,11 +34,12 @@ struct JobOutcome
     bool failed{false};               ///< a collective failed (TrainingJob::IsFailed)
     uint32_t iterations{0};           ///< iterations finished
     Time trainingTime;                ///< arrival to last iteration done (job completion time)
-    Time meanIteration;               ///< compute start to communication end, mean over iterations
+    Time meanIteration;               ///< iteration start to end, mean over iterations
     Time meanCommunication;           ///< first bucket ready to last collective done, mean
     Time meanTransfer;                ///< first collective started to last done, mean
     double gpuUtilization{0};         ///< compute time over iteration time
     std::vector<Time> iterationTimes; ///< per iteration, in order
+    IterationTime meanTime;           ///< where an iteration's time went, mean over iterations
 };
 
 /**

@@ -28,6 +28,12 @@ const char* const kInsertIteration =
     " comm_start_ns, comm_end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
     " ON CONFLICT (run_id, job_id, iter) DO NOTHING";
 
+const char* const kInsertIterationTime =
+    "INSERT INTO iteration_times (run_id, job_id, iter, end_ns, compute_ns, overlapped_ns,"
+    " exposed_dp_ns, exposed_tp_ns, exposed_pp_ns, exposed_ep_ns, exposed_other_ns,"
+    " gate_wait_ns, bubble_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+    " ON CONFLICT (run_id, job_id, iter) DO NOTHING";
+
 void
 AddJobRow(ResultsDatabase& db, int64_t runId, const TrainingCluster::JobEntry& e)
 {
@@ -64,6 +70,22 @@ AddIterationRow(ResultsDatabase& db,
                r.commReady.GetNanoSeconds(),
                r.commStart.GetNanoSeconds(),
                r.commEnd.GetNanoSeconds()});
+    const IterationTime& t = r.time;
+    db.AddRow(runId,
+              kInsertIterationTime,
+              {runId,
+               static_cast<int64_t>(job),
+               static_cast<int64_t>(r.iteration),
+               r.end.GetNanoSeconds(),
+               t.computeNs,
+               t.overlappedNs,
+               t.Exposed(CommGroup::Data),
+               t.Exposed(CommGroup::Tensor),
+               t.Exposed(CommGroup::Pipeline),
+               t.Exposed(CommGroup::Expert),
+               t.Exposed(CommGroup::None),
+               t.gateWaitNs,
+               t.bubbleNs});
 }
 
 /// Streams one run's iteration rows as the cluster's jobs start and iterate.

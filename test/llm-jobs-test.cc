@@ -50,6 +50,11 @@ TEST_F(LlmJobsTest, EveryPolicyRunsEveryJobKindToItsEndAtBothLevels)
                 EXPECT_TRUE(j.done) << policy << " at the " << backend << " level: job " << j.id
                                     << " (" << j.model << ") did " << j.iterations << " iterations";
                 EXPECT_FALSE(j.failed) << policy << ", " << backend << ", job " << j.id;
+                // Where the time went adds up to the iteration.
+                EXPECT_NEAR(j.meanTime.Total(),
+                            static_cast<double>(j.meanIteration.GetNanoSeconds()),
+                            1.0)
+                    << policy << ", " << backend << ", job " << j.id;
             }
         }
     }

@@ -107,11 +107,13 @@ class MegatronGraphRunTest : public ::testing::Test
         Simulator::Run();
         EXPECT_TRUE(job->IsDone()) << "the graph did not run to its end";
         m_end = job->GetEndTime();
+        m_time = job->GetIterations().back().time;
         Simulator::Destroy();
         return transport.bytes;
     }
 
     Time m_end;
+    IterationTime m_time; ///< where the iteration's time went
 };
 
 TEST(TransformerCatalogTest, ParameterCountsMatchThePublishedSizes)
@@ -224,8 +226,8 @@ TEST_F(MegatronGraphRunTest, ShardedDataParallelismMovesWhatZeroSays)
 {
     // ZeRO-1 reduce-scatters and all-gathers: as much as an all-reduce.
     // ZeRO-3 all-gathers every layer twice and reduce-scatters it once per
-    // micro-batch: 3 (dp - 1) x layer bytes x layers x micro-batches (the
-    // embedding is not sharded there).
+    // micro-batch: 3 (dp - 1) x layer bytes x layers x micro-batches; the
+    // embedding and output layer as ZeRO-1 shards them.
     const TransformerConfig m = SmallModel();
     ParallelLayout l;
     l.dp = 4;
@@ -236,7 +238,8 @@ TEST_F(MegatronGraphRunTest, ShardedDataParallelismMovesWhatZeroSays)
               2ULL * (l.dp - 1) * params * 2);
     l.zero = 3;
     EXPECT_EQ(Run(MegatronGraph::Build(Settings(m, l))).at(CommGroup::Data),
-              3ULL * (l.dp - 1) * m.LayerParameters() * 2 * m.layers * l.microBatches);
+              3ULL * (l.dp - 1) * m.LayerParameters() * 2 * m.layers * l.microBatches +
+                  2ULL * (l.dp - 1) * m.EmbeddingParameters() * 2);
 }
 
 TEST_F(MegatronGraphRunTest, ExpertAllToAllsAndSequenceParallelism)
@@ -282,6 +285,13 @@ TEST_F(MegatronGraphRunTest, APipelineWithNegligibleCommunicationIteratesInMPlus
         const double f = perLayer * m.layers / pp;
         const double expected = (mb + pp - 1) * 3 * f;
         EXPECT_NEAR(m_end.GetSeconds() / expected, 1.0, 0.01) << "pp " << pp << ", m " << mb;
+        // Every stage idles (p - 1)(f + b) of it: the bubble.
+        EXPECT_NEAR(m_time.bubbleNs / 1e9 / ((pp - 1) * 3 * f), 1.0, 0.02)
+            << "pp " << pp << ", m " << mb;
+        EXPECT_NEAR(m_time.computeNs / 1e9 / (mb * 3 * f), 1.0, 0.01);
+        EXPECT_NEAR(m_time.Total(),
+                    static_cast<double>(m_end.GetNanoSeconds()),
+                    1e-6 * expected * 1e9);
     }
 }
 
@@ -301,6 +311,7 @@ TEST_F(MegatronGraphRunTest, InterleavingShrinksTheBubbleByTheChunks)
     const double f = perLayer * m.layers / l.pp;
     const double expected = (l.microBatches + (l.pp - 1.0) / l.vpp) * 3 * f;
     EXPECT_NEAR(m_end.GetSeconds() / expected, 1.0, 0.01);
+    EXPECT_NEAR(m_time.bubbleNs / 1e9 / ((l.pp - 1.0) / l.vpp * 3 * f), 1.0, 0.02);
 }
 
 } // namespace

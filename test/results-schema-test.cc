@@ -85,6 +85,7 @@ TEST_F(ResultsDatabaseTest, CreatesEveryTableAndTheSchemaVersionOnOpen)
                                     "scheduling_bench",
                                     "faults",
                                     "collectives",
+                                    "iteration_times",
                                     "schema_version"})
     {
         EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
@@ -95,7 +96,7 @@ TEST_F(ResultsDatabaseTest, CreatesEveryTableAndTheSchemaVersionOnOpen)
     EXPECT_EQ(r.Int("SELECT version FROM schema_version"), ResultsDatabase::GetSchemaVersion());
     EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
     // Iterations, a job's flows and its collectives reference its jobs row.
-    for (const std::string table : {"iterations", "flows", "collectives"})
+    for (const std::string table : {"iterations", "flows", "collectives", "iteration_times"})
     {
         EXPECT_EQ(r.Int("SELECT count(*) FROM pragma_foreign_key_list('" + table +
                         "') WHERE \"table\" = 'jobs' AND \"from\" = 'job_id'"),
@@ -143,9 +144,10 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion1FileKeepingEveryRow)
     EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
 }
 
-TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheCollectivesTable)
+TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheCollectivesAndIterationTimesTables)
 {
-    // A version 3 file is this schema without the collectives table.
+    // A version 3 file is this schema without the collectives and
+    // iteration_times tables (added in versions 4 and 5).
     {
         auto db = OpenDb();
         const int64_t id = db->BeginRun("old", "symphony", 1, "{}");
@@ -155,6 +157,7 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheCollectivesTable)
                    {id, int64_t{100}, int64_t{0}, int64_t{1}});
         db->FinishRun(id, 1000, 0.1, 10, 20);
         db->Exec("DROP TABLE collectives");
+        db->Exec("DROP TABLE iteration_times");
         db->Exec("UPDATE schema_version SET version = 3");
         db->Dispose();
     }
@@ -165,8 +168,9 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheCollectivesTable)
     }
     auto db = OpenDb(0);
     Reader r(m_path);
-    EXPECT_EQ(ResultsDatabase::GetSchemaVersion(), 4);
-    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), 4);
+    EXPECT_EQ(ResultsDatabase::GetSchemaVersion(), 5);
+    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), 5);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_master WHERE name = 'iteration_times'"), 1);
     EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
     // The version 3 rows are kept.
     EXPECT_EQ(r.Text("SELECT status FROM runs WHERE run_id = 1"), "complete");

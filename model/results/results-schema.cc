@@ -33,7 +33,8 @@ namespace
 //      lost_bytes_error, lost_bytes_link_down); a faults table;
 //      scheduling_bench records seed, hit_limit and parts.
 //   4  a collectives table: each collective as planned and as executed.
-constexpr int64_t kSchemaVersion = 4;
+//   5  an iteration_times table: where each iteration's time went.
+constexpr int64_t kSchemaVersion = 5;
 
 /// Columns added since version 2, added in place by the migration (tables
 /// added since are created by the CREATE TABLE IF NOT EXISTS below).
@@ -218,6 +219,23 @@ CREATE TABLE IF NOT EXISTS faults (
     links INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS faults_run_id ON faults (run_id, time_ns);
+CREATE TABLE IF NOT EXISTS iteration_times (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    job_id INTEGER NOT NULL,
+    iter INTEGER NOT NULL,
+    end_ns INTEGER NOT NULL,
+    compute_ns REAL NOT NULL,
+    overlapped_ns REAL NOT NULL,
+    exposed_dp_ns REAL NOT NULL,
+    exposed_tp_ns REAL NOT NULL,
+    exposed_pp_ns REAL NOT NULL,
+    exposed_ep_ns REAL NOT NULL,
+    exposed_other_ns REAL NOT NULL,
+    gate_wait_ns REAL NOT NULL,
+    bubble_ns REAL NOT NULL,
+    PRIMARY KEY (run_id, job_id, iter),
+    FOREIGN KEY (run_id, job_id) REFERENCES jobs (run_id, job_id)
+);
 CREATE TABLE IF NOT EXISTS collectives (
     run_id INTEGER NOT NULL REFERENCES runs (run_id),
     job_id INTEGER NOT NULL,

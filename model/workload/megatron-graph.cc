@@ -472,9 +472,11 @@ Builder::Flush(uint32_t p)
 {
     EmitBucket(p, m_dense[p], false);
     EmitBucket(p, m_expert[p], true);
-    if (m_l.zero == 1 || m_l.zero == 2)
+    if (m_l.zero > 0)
     {
-        // After the optimizer step, every replica gathers the updated shards.
+        // After the optimizer step, every replica gathers the updated shards
+        // (with ZeRO-3, of the embedding and output layer: the layers'
+        // parameters are gathered before each use).
         for (uint64_t bytes : m_buckets[p])
         {
             for (uint32_t t = 0; t < m_l.tp && m_l.dp > 1; ++t)
@@ -545,7 +547,7 @@ Builder::Emit(uint32_t p, const Unit& u)
                         cur[d],
                         false);
             }
-            if (!m_m.tiedEmbedding && j + 1 == m_l.microBatches && m_l.zero != 3)
+            if (!m_m.tiedEmbedding && j + 1 == m_l.microBatches)
             {
                 const double output =
                     static_cast<double>(m_m.vocab) * m_m.hidden / m_l.tp * m_s.elementBytes;
@@ -558,7 +560,7 @@ Builder::Emit(uint32_t p, const Unit& u)
             Prefetch(p, l, previousStart, cur);
             LayerBackward(p, l, j, cur);
         }
-        if (v == 0 && j + 1 == m_l.microBatches && m_l.zero != 3)
+        if (v == 0 && j + 1 == m_l.microBatches)
         {
             const double embedding =
                 static_cast<double>(m_m.vocab) * m_m.hidden / m_l.tp * m_s.elementBytes;

@@ -47,7 +47,9 @@ namespace ns3
  * their expert-data-parallel groups the same way. ZeRO 3 instead all-gathers
  * each layer's parameters before its forward and its backward (one layer
  * ahead) and reduce-scatters its gradients after its backward, every
- * micro-batch.
+ * micro-batch; the embedding and the output layer are sharded as ZeRO 1
+ * and 2 shard them (gradients reduce-scattered in the last backward,
+ * parameters all-gathered after the step).
  *
  * Left out: activation recomputation, the tied-embedding all-reduce between
  * the first and last stages, vocabulary-parallel loss communication, and

@@ -138,11 +138,18 @@ TrainingJob::Start()
 }
 
 void
+TrainingJob::SetGateOpen(bool open)
+{
+    m_time.SetGateOpen(open, Simulator::Now());
+}
+
+void
 TrainingJob::StartIteration()
 {
     m_current = IterationRecord{};
     m_current.iteration = m_iteration;
     m_current.computeStart = Simulator::Now();
+    m_time.Begin(m_graph.GetRankCount(), Simulator::Now());
     const std::vector<GraphOp>& ops = m_graph.GetOps();
     m_pendingDeps.resize(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i)
@@ -202,6 +209,7 @@ void
 TrainingJob::StartOp(uint32_t op)
 {
     const GraphOp& o = m_graph.GetOp(op);
+    m_time.OpStarted(o, Simulator::Now());
     if (o.kind == GraphOp::Kind::Compute)
     {
         m_computeEvents[op] = Simulator::Schedule(o.duration, &TrainingJob::OpDone, this, op);
@@ -293,6 +301,7 @@ void
 TrainingJob::OpDone(uint32_t op)
 {
     const GraphOp& o = m_graph.GetOp(op);
+    m_time.OpDone(o, Simulator::Now());
     m_streamBusy[o.stream] = false;
     ++m_streamNext[o.stream];
     ++m_opsDone;
@@ -316,6 +325,8 @@ TrainingJob::OpDone(uint32_t op)
     {
         return;
     }
+    m_current.end = Simulator::Now();
+    m_current.time = m_time.End(m_current.end);
     m_records.push_back(m_current);
     m_iterationTrace(m_spec.id, m_current);
     if (++m_iteration < m_spec.iterations)

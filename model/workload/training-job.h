@@ -6,6 +6,7 @@
 
 #include "collective-transport.h"
 #include "collective.h"
+#include "iteration-time-account.h"
 #include "job-graph.h"
 #include "job-spec.h"
 
@@ -44,10 +45,12 @@ class TrainingJob : public Object
     struct IterationRecord
     {
         uint32_t iteration{0};
-        Time computeStart; ///< the iteration started
-        Time commReady;    ///< first communication op ready
-        Time commStart;    ///< first communication op started
-        Time commEnd;      ///< last communication op done
+        Time computeStart;  ///< the iteration started
+        Time commReady;     ///< first communication op ready
+        Time commStart;     ///< first communication op started
+        Time commEnd;       ///< last communication op done
+        Time end;           ///< the iteration ended
+        IterationTime time; ///< where its time went
     };
 
     /// Where and why the job failed.
@@ -83,6 +86,14 @@ class TrainingJob : public Object
 
     /// Start the first iteration now.
     void Start();
+
+    /**
+     * The job's gate on its planned ops opened or closed at its NICs (the
+     * scheduler's GateChange): time a rank then only waits for a planned op
+     * is charged to waiting at the gate, not to communication. Open until
+     * told otherwise.
+     */
+    void SetGateOpen(bool open);
 
     uint32_t GetId() const
     {
@@ -229,6 +240,7 @@ class TrainingJob : public Object
     bool m_commStarted{false};    ///< a communication op started this iteration
     uint32_t m_iteration{0};
     IterationRecord m_current;
+    IterationTimeAccount m_time;
     std::vector<IterationRecord> m_records;
     Time m_startTime;
     Time m_endTime;

@@ -57,7 +57,8 @@ OnJobStarted(Ptr<CollectiveScheduler> scheduler, TrainingCluster* cluster, uint3
             MakeCallback(&CollectiveScheduler::NotifyCollectiveDone, s));
         e->job->TraceConnectWithoutContext("JobDone",
                                            MakeCallback(&CollectiveScheduler::NotifyJobDone, s));
-        scheduler->NotifyJobArrived(MakeSchedulerJob(*e, *cluster->GetNetwork()));
+        scheduler->NotifyJobArrived(
+            MakeSchedulerJob(*e, *cluster->GetNetwork(), cluster->GetNvlink()));
         return;
     }
     NS_ABORT_MSG("the cluster started unknown job " << jobId);
@@ -145,8 +146,9 @@ CollectiveSchedulerHelper::Install(Ptr<CollectiveScheduler> scheduler,
     // The policy sees each candidate as it would see the placed job.
     CollectiveScheduler* policy = PeekPointer(scheduler);
     const ClusterNetwork* net = PeekPointer(network);
+    const NvlinkSpeed nvlink = cluster->GetNvlink();
     cluster->SetPlacementChooser(
-        [policy, net](const TrainingCluster::JobEntry& e, const std::vector<Placement>& c) {
+        [policy, net, nvlink](const TrainingCluster::JobEntry& e, const std::vector<Placement>& c) {
             std::vector<SchedulerJob> candidates;
             for (const Placement& p : c)
             {
@@ -156,7 +158,7 @@ CollectiveSchedulerHelper::Install(Ptr<CollectiveScheduler> scheduler,
                 trial.graph = e.graph;
                 trial.computeTime = e.computeTime;
                 trial.gradientBytes = e.gradientBytes;
-                candidates.push_back(MakeSchedulerJob(trial, *net));
+                candidates.push_back(MakeSchedulerJob(trial, *net, nvlink));
             }
             return policy->ChoosePlacement(candidates);
         });

@@ -11,9 +11,10 @@
 #
 # Figure 5 (large scale) runs at the flow level, at full scale whatever the flags:
 # the Lingjun cluster under every policy and the scaling scenarios under the
-# planners, about 10 minutes together here.
+# planners, about 10 minutes together here; so does figure 6's second part, the
+# LLM mix on the Lingjun cluster under every policy.
 #
-# Writes OUT_DIR/figures.db, OUT_DIR/figure{1,2,3,4,5}.png, OUT_DIR/figures.md.
+# Writes OUT_DIR/figures.db, OUT_DIR/figure{1,2,3,4,5,6}.png, OUT_DIR/figures.md.
 # See doc/figures.md for what each figure runs and what it costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,5 +45,8 @@ for scenario in examples/scenarios/scaling/*.json; do
     "$build/multi-tenant-fat-tree" --scenario="$scenario" --scheduler=symphony \
         --ns3::SymphonyScheduler::SolveByParts=true --db="$db" >/dev/null
 done
+echo "=== figure 6 (flow level): the LLM mix on the Lingjun cluster under every policy"
+"$build/multi-tenant-fat-tree" --scenario=examples/scenarios/llm/lingjun-llm-jobs.json \
+    --compare=all --db="$db" >/dev/null
 utils/plot-figures.py "$db" --out "$out"
 echo "figures and table in $out/"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Draw the papers' figures from a results database written by this module.
 
-    utils/plot-figures.py RESULTS.db --out DIR [--figures 1,2,3,4,5]
+    utils/plot-figures.py RESULTS.db --out DIR [--figures 1,2,3,4,5,6]
 
 Runs are chosen by runs.example:
   figure1  policy comparison on a model mix (tables jobs, iterations)
@@ -17,6 +17,10 @@ Runs are chosen by runs.example:
            figure 5, large scale at the flow level: the policy comparison on the
            Lingjun cluster, and scheduling time per plan against cluster size from
            whole runs (table scheduler_timing; see plot_large_scale.py)
+  figure6, lingjun-llm-jobs
+           a multi-tenant LLM cluster: each job's training time and where its
+           iterations' time went, by policy (tables jobs, iteration_times; see
+           plot_llm_cluster.py), at packet level and at the flow level on Lingjun
 A policy's runs are the runs of that example whose runs.scheduler is the policy;
 'isolated' has one run per job (each job alone on default routes), and their jobs
 are pooled. Where 'optimal' ran, figures 1 and 3 draw its lower bound on the mean
@@ -49,6 +53,8 @@ from plot_common import (MATPLOTLIB_MISSING, Refusal, ResultsDb, Skip,  # noqa: 
                          policy_key)
 from plot_large_scale import (ScalingError, draw_scaling, largest_speedup,  # noqa: E402
                               load_scaling, scaling_examples, scaling_table)
+from plot_llm_cluster import (FLOW_EXAMPLE, draw_llm_cluster,  # noqa: E402
+                              llm_cluster_table, load_llm_cluster)
 from plot_link_timelines import (draw_link_timelines, load_link_timelines,  # noqa: E402
                                  timeline_table)
 from plot_scheduling_time import (best_speedup, bench_table,  # noqa: E402
@@ -63,7 +69,7 @@ except ImportError:
     sys.exit(MATPLOTLIB_MISSING)
 
 EXAMPLES = {1: "figure1", 2: "figure2", 3: "figure3", 4: "figure4",
-            5: "lingjun-200-jobs-mixed"}
+            5: "lingjun-200-jobs-mixed", 6: "figure6"}
 # Further fabrics a figure is run on, drawn as panels beside its first
 # (paper-figures runs figure 1 on a 2:1 oversubscribed leaf-spine and on a
 # rail-optimized fabric too).
@@ -485,6 +491,7 @@ FIGURE_HEADINGS = {
     3: "policy comparison on a large cluster",
     4: "interleaving on a shared link",
     5: "large scale at the flow level",
+    6: "a multi-tenant LLM cluster",
 }
 
 
@@ -580,7 +587,7 @@ def summary(db, data, skipped, selected):
              "", "| Claim | Paper | This database | Note |", "|---|---|---|---|"]
     lines += [f"| {claim} | {paper} | {ours} | {note} |" for claim, paper, ours, note in rows]
     tables = {1: comparison_table, 2: bench_table, 3: comparison_table, 4: timeline_table,
-              5: large_scale_table}
+              5: large_scale_table, 6: llm_cluster_table}
     for number in sorted(EXAMPLES):
         lines += ["", f"## Figure {number}: {FIGURE_HEADINGS[number]}", ""]
         if number in data:
@@ -605,6 +612,7 @@ LOADERS = {
     3: lambda db: load_figure_comparisons(db, 3),
     4: load_link_timelines,
     5: load_large_scale,
+    6: load_llm_cluster,
 }
 
 DRAWERS = {
@@ -615,6 +623,7 @@ DRAWERS = {
                                            "(large cluster)", p),
     4: draw_link_timelines,
     5: draw_large_scale,
+    6: draw_llm_cluster,
 }
 
 
@@ -624,7 +633,7 @@ def parse_figures(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of 1-5") from None
     if not numbers or not numbers <= set(EXAMPLES):
-        raise argparse.ArgumentTypeError(f"'{text}': figures are numbered 1 to 5")
+        raise argparse.ArgumentTypeError(f"'{text}': figures are numbered 1 to 6")
     return numbers
 
 
@@ -634,7 +643,7 @@ def main(argv=None):
     parser.add_argument("db", help="SQLite results database written by the module")
     parser.add_argument("--out", required=True, help="directory for figureN.png and figures.md")
     parser.add_argument("--figures", type=parse_figures, default=set(EXAMPLES),
-                        help="comma-separated figure numbers (default 1,2,3,4,5)")
+                        help="comma-separated figure numbers (default 1,2,3,4,5,6)")
     args = parser.parse_args(argv)
     selected = sorted(args.figures)
 
@@ -645,6 +654,8 @@ def main(argv=None):
         examples = [example for n in selected for example in [EXAMPLES[n], *VARIANTS.get(n, {})]]
         if 5 in selected:
             examples += scaling_examples(db)
+        if 6 in selected:
+            examples.append(FLOW_EXAMPLE)
         check_complete(db, examples)
         for number in selected:
             try:

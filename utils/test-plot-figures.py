@@ -58,7 +58,22 @@ CREATE TABLE scheduler_decisions(
 CREATE TABLE link_samples(
     run_id INTEGER NOT NULL, link_id INTEGER NOT NULL, direction INTEGER NOT NULL,
     job_id INTEGER, t_ns INTEGER NOT NULL, tx_bytes INTEGER NOT NULL);
+CREATE TABLE iteration_times(
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, iter INTEGER NOT NULL,
+    end_ns INTEGER NOT NULL, compute_ns REAL NOT NULL, overlapped_ns REAL NOT NULL,
+    exposed_dp_ns REAL NOT NULL, exposed_tp_ns REAL NOT NULL, exposed_pp_ns REAL NOT NULL,
+    exposed_ep_ns REAL NOT NULL, exposed_other_ns REAL NOT NULL, gate_wait_ns REAL NOT NULL,
+    bubble_ns REAL NOT NULL, PRIMARY KEY (run_id, job_id, iter));
 """
+
+# Figure 6: per policy, per job: (model, training time ns, per iteration
+# (compute, exposed dp, exposed tp, exposed pp, exposed ep, gate wait, bubble) ns).
+FIGURE6 = {
+    "harmonics": [("llama-7b", 600, [(10, 20, 5, 0, 0, 3, 2), (10, 40, 5, 0, 0, 1, 4)]),
+                  ("mixtral-8x7b", 900, [(30, 10, 5, 0, 30, 0, 5)])],
+    "fair": [("llama-7b", 1000, [(10, 50, 5, 0, 0, 0, 5), (10, 70, 5, 0, 0, 0, 5)]),
+             ("mixtral-8x7b", 1200, [(30, 20, 5, 0, 60, 0, 5)])],
+}
 
 # Policy comparisons: per policy, its runs; per run, its jobs as
 # (arrival_ns, end_ns, [communication time of each iteration, ns]).
@@ -218,6 +233,16 @@ class Database:
                 self.insert("link_samples", (run_id, link, direction, job, t_ns, tx))
         return ids
 
+    def llm_cluster(self, example="figure6"):
+        for policy, jobs in FIGURE6.items():
+            run_id = self.run(example, policy)
+            for job_id, (model, train, iterations) in enumerate(jobs):
+                self.insert("jobs", (run_id, job_id, model, 16, 1, "{}", 0, 0, train,
+                                     len(iterations), 16.0))
+                for it, (c, dp, tp, pp, ep, gate, bubble) in enumerate(iterations):
+                    self.insert("iteration_times", (run_id, job_id, it, 0, c, 0, dp, tp, pp,
+                                                    ep, 0, gate, bubble))
+
     def close(self):
         self.conn.commit()
         self.conn.close()
@@ -367,6 +392,25 @@ class PlotFiguresTest(unittest.TestCase):
         return matches[0]
 
     # ------------------------------------------------------------------ all figures
+
+    def test_llm_cluster_gives_each_job_over_fair_and_where_its_time_went(self):
+        db = Database(self.db)
+        db.llm_cluster()
+        db.close()
+        self.assert_ok(self.plot("--figures", "6"))
+        self.assert_png("figure6.png")
+        rows = {r["policy"]: r for r in markdown_table(
+            self.summary(), "Packet level, training time over fair's, by job:")}
+        self.assertEqual(rows["harmonics"]["job 0 (llama-7b)"], "0.600")
+        self.assertEqual(rows["harmonics"]["job 1 (mixtral-8x7b)"], "0.750")
+        self.assertEqual(rows["harmonics"]["mean training / fair"], f"{1500 / 2200:.3f}")
+        parts = {r["policy"]: r for r in markdown_table(
+            self.summary(), "| policy | compute | exposed DP | exposed TP | exposed PP | "
+            "exposed EP | gate wait | bubble |")}
+        # Exposed DP, mean over jobs of each job's mean over iterations:
+        # harmonics (30 + 10) / 2 = 20 ns, fair (60 + 20) / 2 = 40 ns.
+        self.assertEqual(parts["harmonics"]["exposed DP"], f"{20 / 1e6:.2f} (0.50)")
+        self.assertEqual(parts["fair"]["gate wait"], f"{0:.2f}")
 
     def test_all_four_figures_and_the_summary_are_written(self):
         full_database(self.db)

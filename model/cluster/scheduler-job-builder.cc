@@ -34,16 +34,17 @@ class RecordingTransport : public CollectiveTransport
 };
 
 /**
- * Adds a job's collectives, one at a time, to its connections (job.flows)
- * and estimates each one's time alone on the network.
+ * Estimates each communication op of a job alone on the network, and adds
+ * the planned ones' messages to the job's connections (job.flows).
  */
 class TrafficEstimate
 {
   public:
-    TrafficEstimate(const ClusterNetwork& network, SchedulerJob& job)
+    TrafficEstimate(const ClusterNetwork& network, SchedulerJob& job, const NvlinkSpeed& nvlink)
         : m_network(network),
           m_topo(network.GetTopology()),
           m_job(job),
+          m_nvlink(nvlink),
           m_payload(network.GetPayloadPerPacket()),
           m_ackInterval(network.GetAckInterval()),
           m_packetBits(8.0 *
@@ -54,39 +55,63 @@ class TrafficEstimate
     {
     }
 
-    /// Run collective \p op once, add its messages and its time alone to
-    /// \p seconds, step by step.
-    void AddCollective(const GraphOp& op, double& seconds)
+    /**
+     * Seconds of communication op \p op alone, step by step: a step takes
+     * its busiest link's wire time plus its slowest path's latency. A
+     * planned op's messages are added to the job's connections and its
+     * NVLink messages taken as free (its time is the fabric's); another
+     * op's step takes at least its slowest NVLink message.
+     */
+    double Estimate(const GraphOp& op)
     {
-        Ptr<Collective> c = CreateCollective(op.algorithm, op.channels);
         RecordingTransport rec;
-        c->Configure(static_cast<uint32_t>(op.ranks.size()), op.bytes, &rec);
-        c->Start([]() {});
+        if (op.kind == GraphOp::Kind::Transfer)
+        {
+            CollectiveMessage m;
+            m.srcRank = 0;
+            m.dstRank = 1;
+            m.bytes = op.bytes;
+            rec.messages.push_back(m);
+        }
+        else
+        {
+            Ptr<Collective> c = CreateCollective(op.algorithm, op.channels);
+            c->Configure(static_cast<uint32_t>(op.ranks.size()), op.bytes, &rec);
+            c->Start([]() {});
+        }
+        m_steps.clear();
+        const uint8_t communicator =
+            op.group == CommGroup::Data ? 0 : static_cast<uint8_t>(op.group);
         for (CollectiveMessage& m : rec.messages)
         {
             m.srcRank = op.ranks[m.srcRank]; // the job's ranks
             m.dstRank = op.ranks[m.dstRank];
+            AddMessage(m, op.planned, communicator);
         }
-        m_stepLinkBytes.clear();
-        m_stepLatency.clear();
-        for (const CollectiveMessage& m : rec.messages)
-        {
-            AddMessage(m);
-        }
-        for (const auto& [step, links] : m_stepLinkBytes)
+        double seconds = 0;
+        for (const auto& [step, s] : m_steps)
         {
             double busiest = 0;
-            for (const auto& [link, wire] : links)
+            for (const auto& [link, wire] : s.linkBytes)
             {
                 busiest =
                     std::max(busiest,
                              8.0 * wire / static_cast<double>(m_topo.GetLink(link / 2).rateBps));
             }
-            seconds += busiest + m_stepLatency[step];
+            seconds += std::max(busiest + s.latency, s.nvlink);
         }
+        return seconds;
     }
 
   private:
+    /// Of the op being estimated, one step.
+    struct Step
+    {
+        std::map<uint32_t, uint64_t> linkBytes; ///< directed link -> wire bytes
+        double latency{0};                      ///< its slowest path's, s
+        double nvlink{0};                       ///< its slowest NVLink message's, s
+    };
+
     /// The job's connection from host \p src to host \p dst on UDP source port \p port.
     SchedulerFlow& FlowOf(uint32_t src, uint32_t dst, uint16_t port)
     {
@@ -106,85 +131,130 @@ class TrafficEstimate
     }
 
     /// A message's wire bytes on each link of its step, its ACKs' on the way back.
-    void AddMessage(const CollectiveMessage& m)
+    void AddMessage(const CollectiveMessage& m, bool planned, uint8_t communicator)
     {
         const uint32_t src = m_job.rankHosts.at(m.srcRank);
         const uint32_t dst = m_job.rankHosts.at(m.dstRank);
+        Step& step = m_steps[m.step];
         if (m_topo.SameServer(src, dst))
         {
-            return; // NVLink
+            if (!planned)
+            {
+                step.nvlink = std::max(step.nvlink,
+                                       m_nvlink.latency.GetSeconds() +
+                                           8.0 * m.bytes / m_nvlink.rate.GetBitRate());
+            }
+            return;
         }
-        const uint16_t port =
-            NetworkCollectiveTransport::ConnectionPort(m_job.id, m.srcRank, m.dstRank, m.channel);
-        SchedulerFlow& f = FlowOf(src, dst, port);
-        f.bytes += m.bytes;
+        const uint16_t port = NetworkCollectiveTransport::ConnectionPort(m_job.id,
+                                                                         m.srcRank,
+                                                                         m.dstRank,
+                                                                         m.channel,
+                                                                         communicator);
+        std::vector<uint32_t> unplannedPath;
+        const std::vector<uint32_t>* path = &unplannedPath;
+        if (planned)
+        {
+            SchedulerFlow& f = FlowOf(src, dst, port);
+            f.bytes += m.bytes;
+            path = &f.path;
+        }
+        else
+        {
+            unplannedPath = m_network.GetDirectedPath(src, dst, port);
+        }
         const uint64_t wire = RoceWire::MessageWireBytes(m.bytes, m_payload);
         // Propagation on every link, and one frame stored and forwarded at
         // every switch: the first link's serialization is in the wire time.
         double latency = 0;
         bool first = true;
-        for (uint32_t link : f.path)
+        for (uint32_t link : *path)
         {
-            m_stepLinkBytes[m.step][link] += wire;
+            step.linkBytes[link] += wire;
             const FabricLink& l = m_topo.GetLink(link / 2);
             latency +=
                 l.delayNs * 1e-9 + (first ? 0.0 : m_packetBits / static_cast<double>(l.rateBps));
             first = false;
         }
-        m_stepLatency[m.step] = std::max(m_stepLatency[m.step], latency);
+        step.latency = std::max(step.latency, latency);
         // ACKs come back on the reverse path (same UDP source port), where
         // they share links with data going the other way.
         const uint64_t packets = std::max<uint64_t>(1, (m.bytes + m_payload - 1) / m_payload);
         const uint64_t acks = (packets + m_ackInterval - 1) / m_ackInterval;
         for (uint32_t link : m_network.GetDirectedPath(dst, src, port))
         {
-            m_stepLinkBytes[m.step][link] += acks * m_ackWire;
+            step.linkBytes[link] += acks * m_ackWire;
         }
     }
 
     const ClusterNetwork& m_network;
     const FabricTopology& m_topo;
     SchedulerJob& m_job;
+    NvlinkSpeed m_nvlink;
     uint32_t m_payload;
     uint64_t m_ackInterval;
     double m_packetBits; ///< bits of a full data frame on the wire
     uint64_t m_ackWire;  ///< wire bytes of an ACK
     /// Connection (src host, dst host, port) -> index in job.flows.
     std::map<std::tuple<uint32_t, uint32_t, uint16_t>, std::size_t> m_flowIndex;
-    /// Of the collective being added: step -> link -> wire bytes.
-    std::map<uint32_t, std::map<uint32_t, uint64_t>> m_stepLinkBytes;
-    /// Of the collective being added: step -> its slowest path's latency, s.
-    std::map<uint32_t, double> m_stepLatency;
+    std::map<uint32_t, Step> m_steps; ///< of the op being estimated, by step
 };
 
 } // namespace
 
 SchedulerJob
-MakeSchedulerJob(const TrainingCluster::JobEntry& entry, const ClusterNetwork& network)
+MakeSchedulerJob(const TrainingCluster::JobEntry& entry,
+                 const ClusterNetwork& network,
+                 const NvlinkSpeed& nvlink)
 {
     SchedulerJob job;
     job.id = entry.spec.id;
     job.spec = entry.spec;
-    job.computeTime = entry.computeTime;
     job.gradientBytes = entry.gradientBytes;
     job.rankHosts = entry.placement.workerHost;
     // Schedulers learn of a job as the cluster starts it, just before its
     // TrainingJob::Start: until then its own start time is not set.
     job.startTime =
         entry.job && entry.job->HasStarted() ? entry.job->GetStartTime() : Simulator::Now();
-    // The communication schedulers plan (GraphOp::planned): the
-    // data-parallel collectives, a data-parallel job's buckets.
-    TrafficEstimate traffic(network, job);
-    double commSeconds = 0;
-    for (const GraphOp& op : entry.graph.GetOps())
+    // One iteration alone, op by op in graph order as TrainingJob runs it:
+    // an op starts when its dependencies are done and the op before it on
+    // its stream is. In integer time steps, so that a job with one planned
+    // collective after its compute gets exactly that compute and estimate.
+    TrafficEstimate traffic(network, job, nvlink);
+    const std::vector<GraphOp>& ops = entry.graph.GetOps();
+    std::vector<Time> finish(ops.size());
+    std::vector<Time> streamFree(entry.graph.GetStreamCount());
+    Time end;
+    Time firstPlanned = Time::Max();
+    for (std::size_t i = 0; i < ops.size(); ++i)
     {
+        const GraphOp& op = ops[i];
+        Time start = streamFree[op.stream];
+        for (uint32_t d : op.deps)
+        {
+            start = std::max(start, finish[d]);
+        }
+        const Time duration =
+            op.kind == GraphOp::Kind::Compute ? op.duration : Seconds(traffic.Estimate(op));
+        if (op.kind == GraphOp::Kind::Compute)
+        {
+            job.gpuSeconds += op.duration.GetSeconds() * static_cast<double>(op.ranks.size());
+        }
+        finish[i] = start + duration;
+        streamFree[op.stream] = finish[i];
+        end = std::max(end, finish[i]);
         if (op.planned)
         {
-            traffic.AddCollective(op, commSeconds);
+            firstPlanned = std::min(firstPlanned, start);
         }
     }
+    if (firstPlanned == Time::Max())
+    {
+        firstPlanned = end; // nothing planned: all of it is compute to a scheduler
+    }
+    job.computeTime = firstPlanned;
+    job.commTime = end - firstPlanned;
     job.spec.buckets = std::max<uint32_t>(1, entry.graph.GetPlannedOpCount());
-    job.commTime = Seconds(commSeconds);
     return job;
 }
 

@@ -26,20 +26,31 @@ namespace ns3
  *   path is the network's ECMP choice for that port, as directed links
  *   (ClusterNetwork::GetDirectedPath: the two directions of a full-duplex
  *   link are separate resources, and schedulers must not add them up).
- * - Communication time alone: per planned op and step, the busiest link's
- *   wire time (headers, preamble and gap included) plus the longest path's
+ * - Times alone: one iteration is run op by op in graph order as
+ *   TrainingJob runs it (an op starts when its dependencies are done and
+ *   the op before it on its stream is), compute ops taking their duration
+ *   and communication ops their estimate: per step, the busiest link's wire
+ *   time (headers, preamble and gap included) plus the longest path's
  *   propagation and one packet's store-and-forward at each switch (each hop
- *   after the first, whose serialization the wire time holds); steps and
- *   ops add up. NVLink messages are taken as free. An all-to-all is
- *   one step. This is an estimate (it ignores congestion-control ramp-up and
- *   ACK turnaround), good to a few percent for large messages. The payload
- *   per packet and ACK interval are the network's.
+ *   after the first, whose serialization the wire time holds); a planned
+ *   op's NVLink messages are taken as free, another op's step takes at
+ *   least its slowest NVLink message (\p nvlink). An all-to-all is one
+ *   step. computeTime is then the time to the first planned op's start,
+ *   commTime the rest of the iteration (for a data-parallel job of one
+ *   bucket, its compute and its collective; with buckets, commTime runs
+ *   from the first bucket to the last, the compute between them included,
+ *   as the job's gate stays open), and gpuSeconds the compute ops'
+ *   durations times their ranks. The estimate ignores congestion-control
+ *   ramp-up and ACK turnaround; it is good to a few percent for large
+ *   messages. The payload per packet and ACK interval are the network's.
  *
  * \param entry a started job of the cluster
  * \param network the network it runs on
+ * \param nvlink the cluster's NVLink (TrainingCluster::GetNvlink)
  */
 SchedulerJob MakeSchedulerJob(const TrainingCluster::JobEntry& entry,
-                              const ClusterNetwork& network);
+                              const ClusterNetwork& network,
+                              const NvlinkSpeed& nvlink = NvlinkSpeed());
 
 } // namespace ns3
 

@@ -29,12 +29,12 @@ TrainingCluster::GetTypeId()
             .AddAttribute("NvlinkRate",
                           "Rate of a transfer between two GPUs of one host (NVLink, one "
                           "direction; A100 NVLink3: 300 GB/s).",
-                          DataRateValue(DataRate("2400Gbps")),
+                          DataRateValue(NvlinkSpeed().rate),
                           MakeDataRateAccessor(&TrainingCluster::m_nvlinkRate),
                           MakeDataRateChecker())
             .AddAttribute("NvlinkLatency",
                           "Fixed latency of a transfer between two GPUs of one host.",
-                          TimeValue(MicroSeconds(1)),
+                          TimeValue(NvlinkSpeed().latency),
                           MakeTimeAccessor(&TrainingCluster::m_nvlinkLatency),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("PlacementSeed",

@@ -20,6 +20,18 @@ namespace ns3
 
 /**
  * \ingroup collective-scheduling
+ * NVLink between two GPUs of one server: each message takes the latency plus
+ * its bytes at the rate, without contention (TrainingCluster's NvlinkRate
+ * and NvlinkLatency, whose defaults these are).
+ */
+struct NvlinkSpeed
+{
+    DataRate rate{DataRate("2400Gbps")}; ///< one direction; A100 NVLink3: 300 GB/s
+    Time latency{MicroSeconds(1)};
+};
+
+/**
+ * \ingroup collective-scheduling
  * \brief A multi-tenant GPU cluster on a network (ClusterNetwork: the
  * packet-level RoCE fabric or the flow level): jobs arrive, are
  * placed on free GPUs (first come, first served; a job that does not fit
@@ -86,6 +98,12 @@ class TrainingCluster : public Object
     uint32_t GetGpusPerHost() const
     {
         return m_gpusPerHost;
+    }
+
+    /// The NVLink model its jobs' messages inside a server use.
+    NvlinkSpeed GetNvlink() const
+    {
+        return NvlinkSpeed{m_nvlinkRate, m_nvlinkLatency};
     }
 
     /**

@@ -119,7 +119,7 @@ CruxScheduler::Plan(int64_t departed)
         {
             continue;
         }
-        const double work = job.computeTime.GetSeconds() * job.spec.workers;
+        const double work = job.GpuSeconds();
         const double comm = job.commTime.GetSeconds();
         if (job.flows.empty() || !(comm > 0))
         {

@@ -312,7 +312,7 @@ CandidateRoutings(const std::map<uint32_t, SchedulerJob>& jobs,
         }
     }
     auto intensity = [](const SchedulerJob* j) {
-        return j->computeTime.GetSeconds() * j->spec.workers / j->commTime.GetSeconds();
+        return j->GpuSeconds() / j->commTime.GetSeconds();
     };
     std::stable_sort(order.begin(), order.end(), [&](const SchedulerJob* a, const SchedulerJob* b) {
         return intensity(a) > intensity(b);

@@ -36,23 +36,36 @@ struct SchedulerFlow
  * \brief What a scheduler knows of a placed job: its spec and placement,
  * its fabric connections, and its communication time per iteration when
  * alone on the fabric, estimated from the placement and the routes (see
- * EstimateCommTime in the helper).
+ * MakeSchedulerJob).
  */
 struct SchedulerJob
 {
     uint32_t id{0};
     JobSpec spec;
-    Time computeTime;                 ///< compute per iteration
+    /// Per iteration alone: from its start to its first planned collective
+    /// (for a data-parallel job of one bucket, its compute).
+    Time computeTime;
+    /// GPU compute per iteration, summed over the job's ranks (GPU-seconds;
+    /// 0: computeTime on every worker).
+    double gpuSeconds{0};
     uint64_t gradientBytes{0};        ///< bytes all-reduced per iteration
     std::vector<uint32_t> rankHosts;  ///< host index of every rank
     std::vector<SchedulerFlow> flows; ///< connections over the fabric (same-host ranks excluded)
-    Time commTime;                    ///< estimated communication per iteration, job alone
-    Time startTime;                   ///< when the job started (placed)
+    /// Per iteration alone: from its first planned collective's start to the
+    /// iteration's end (for a data-parallel job of one bucket, its collective).
+    Time commTime;
+    Time startTime; ///< when the job started (placed)
 
     /// Estimated iteration time when alone: compute then communication.
     Time IsolatedIterationTime() const
     {
         return computeTime + commTime;
+    }
+
+    /// GPU-seconds of compute per iteration (Crux's work).
+    double GpuSeconds() const
+    {
+        return gpuSeconds > 0 ? gpuSeconds : computeTime.GetSeconds() * spec.workers;
     }
 };
 

@@ -109,6 +109,7 @@ class Builder
     std::vector<Bucket> m_dense;                  ///< by stage
     std::vector<Bucket> m_expert;                 ///< by stage
     std::vector<std::vector<uint64_t>> m_buckets; ///< by stage: bytes of each reduced bucket
+    std::vector<Ops> m_reduced;                   ///< by stage: its gradients' reductions
     // Per-token costs.
     double m_tokens;           ///< per micro-batch and replica
     double m_attentionFlops;   ///< forward, per tensor rank, a micro-batch
@@ -127,7 +128,8 @@ Builder::Builder(const MegatronGraph::Settings& s)
       m_g(s.layout.Ranks()),
       m_dense(s.layout.pp),
       m_expert(s.layout.pp),
-      m_buckets(s.layout.pp)
+      m_buckets(s.layout.pp),
+      m_reduced(s.layout.pp)
 {
     const double tp = m_l.tp;
     const double e = m_s.elementBytes;
@@ -453,15 +455,16 @@ Builder::EmitBucket(uint32_t p, Bucket& b, bool expert)
                     deps.insert(deps.end(), b.readyByReplica[k].begin(), b.readyByReplica[k].end());
                 }
             }
-            m_g.AddCollective(algorithm,
-                              members,
-                              bytes,
-                              m_s.channels,
-                              CommGroup::Data,
-                              deps,
-                              Stream((expert ? "edp/" : "dp/") + std::to_string(t) + "/" +
-                                     std::to_string(e) + "/" + std::to_string(p)),
-                              expert ? "expert gradients" : "gradients");
+            m_reduced[p].push_back(
+                m_g.AddCollective(algorithm,
+                                  members,
+                                  bytes,
+                                  m_s.channels,
+                                  CommGroup::Data,
+                                  deps,
+                                  Stream((expert ? "edp/" : "dp/") + std::to_string(t) + "/" +
+                                         std::to_string(e) + "/" + std::to_string(p)),
+                                  expert ? "expert gradients" : "gradients"));
         }
     }
     b.bytes = 0;
@@ -474,9 +477,10 @@ Builder::Flush(uint32_t p)
     EmitBucket(p, m_expert[p], true);
     if (m_l.zero > 0)
     {
-        // After the optimizer step, every replica gathers the updated shards
-        // (with ZeRO-3, of the embedding and output layer: the layers'
-        // parameters are gathered before each use).
+        // After the optimizer step (once every gradient of the stage is
+        // reduced), every replica gathers the updated shards (with ZeRO-3,
+        // of the embedding and output layer: the layers' parameters are
+        // gathered before each use).
         for (uint64_t bytes : m_buckets[p])
         {
             for (uint32_t t = 0; t < m_l.tp && m_l.dp > 1; ++t)
@@ -486,7 +490,7 @@ Builder::Flush(uint32_t p)
                                   bytes,
                                   m_s.channels,
                                   CommGroup::Data,
-                                  {},
+                                  m_reduced[p],
                                   Stream("dp/" + std::to_string(t) + "/0/" + std::to_string(p)),
                                   "parameters");
             }

@@ -190,6 +190,22 @@ Figure1Rails()
     return p;
 }
 
+/// Make \p spec's fabric the rail-optimized one \p p describes.
+void
+SetRails(ScenarioSpec& spec, const RailOptimizedParams& p)
+{
+    spec.topology.kind = "rail-optimized";
+    spec.topology.Set("servers", UintegerValue(p.servers))
+        .Set("gpusPerServer", UintegerValue(p.gpusPerServer))
+        .Set("serversPerGroup", UintegerValue(p.serversPerGroup))
+        .Set("spines", UintegerValue(p.spines))
+        .Set("linksPerRailSpine", UintegerValue(p.linksPerRailSpine))
+        .Set("hostRate", DataRateValue(DataRate(p.hostRateBps)))
+        .Set("railSpineRate", DataRateValue(DataRate(p.railSpineRateBps)))
+        .Set("hostDelay", TimeValue(NanoSeconds(p.hostDelayNs)))
+        .Set("railSpineDelay", TimeValue(NanoSeconds(p.railSpineDelayNs)));
+}
+
 /// A job of \p model on GPUs \p firstGpu to \p firstGpu + 3 of each of
 /// \p servers of the rail-optimized fabric \p rails (its hosts are NICs,
 /// one GPU each), in a rail-aligned ring as NCCL builds it: a server's GPUs
@@ -284,13 +300,7 @@ Figure1(const FigureFlags& f)
     ScenarioSpec rails = BaseSpec("figure1-rail-optimized", f);
     rails.description = "the same jobs on a rail-optimized fabric of 8-GPU servers with a NIC per "
                         "GPU, rail groups of two servers, full bisection";
-    rails.topology.kind = "rail-optimized";
-    const RailOptimizedParams railParams = Figure1Rails();
-    rails.topology.Set("servers", UintegerValue(railParams.servers))
-        .Set("gpusPerServer", UintegerValue(railParams.gpusPerServer))
-        .Set("serversPerGroup", UintegerValue(railParams.serversPerGroup))
-        .Set("spines", UintegerValue(railParams.spines))
-        .Set("linksPerRailSpine", UintegerValue(railParams.linksPerRailSpine));
+    SetRails(rails, Figure1Rails());
     rails.jobs = Figure1RailJobs(
         DynamicCast<RailOptimizedBuilder>(rails.topology.MakeBuilder())->GetParams(),
         iterations,
@@ -402,12 +412,8 @@ Figure4(const FigureFlags& f)
 RailOptimizedParams
 Figure6Rails()
 {
-    RailOptimizedParams p;
-    p.servers = 16;
-    p.gpusPerServer = 8;
+    RailOptimizedParams p = Figure1Rails();
     p.serversPerGroup = 4;
-    p.spines = 2;
-    p.linksPerRailSpine = 1;
     p.hostRateBps = 200000000000;
     p.railSpineRateBps = 200000000000;
     return p;
@@ -493,15 +499,8 @@ Figure6(const FigureFlags& f)
                        "Mixtral-8x7B TP4 x DP4 EP4, GPT-3 6.7B TP8 x DP4 ZeRO-3, LLaMA-7B TP8 x "
                        "DP2) on a rail-optimized fabric of 16 servers x 8 GPUs, 2:1 between rail "
                        "groups";
-    spec.topology.kind = "rail-optimized";
     const RailOptimizedParams rails = Figure6Rails();
-    spec.topology.Set("servers", UintegerValue(rails.servers))
-        .Set("gpusPerServer", UintegerValue(rails.gpusPerServer))
-        .Set("serversPerGroup", UintegerValue(rails.serversPerGroup))
-        .Set("spines", UintegerValue(rails.spines))
-        .Set("linksPerRailSpine", UintegerValue(rails.linksPerRailSpine))
-        .Set("hostRate", DataRateValue(DataRate(rails.hostRateBps)))
-        .Set("railSpineRate", DataRateValue(DataRate(rails.railSpineRateBps)));
+    SetRails(spec, rails);
     spec.jobs = Figure6Jobs(rails, f.iterations > 0 ? f.iterations : 5, f.scale);
     RunnerFor(spec, f)->Compare(PoliciesOf(f, CollectiveSchedulerHelper::GetSchedulerNames()),
                                 std::cout);

@@ -153,8 +153,30 @@ def cluster_table(data, heading, per_job=True):
     return lines
 
 
+def job_parts_table(data):
+    """Per job and policy: its training time and each part of its iterations, over fair's."""
+    lines = ["Per job, ms per iteration (mean over ranks; over fair's in parentheses):", "",
+             "| job | policy | training / fair | "
+             + " | ".join(label for _, label in PARTS[1:]) + " |",
+             "|---|---|---|" + "---|" * (len(PARTS) - 1)]
+    for job in data.jobs():
+        fair = data.fair.parts.get(job, {})
+        for p in data.policies:
+            mine = p.parts.get(job)
+            if mine is None:
+                continue
+            cells = []
+            for column, _ in PARTS[1:]:
+                ratio = f" ({mine[column] / fair[column]:.2f})" if fair.get(column) else ""
+                cells.append(f"{mine[column] / 1e6:.2f}{ratio}")
+            lines.append(f"| {job} ({data.fair.models[job]}) | {p.name} | "
+                         f"{fmt_ratio(data.train_ratio(p, job))} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def llm_cluster_table(data):
     lines = cluster_table(data, "Packet level, training time over fair's, by job:")
+    lines += [""] + job_parts_table(data)
     if data.flow is not None:
         lines += [""] + cluster_table(
             data.flow, f"Flow level, the Lingjun cluster ({len(data.flow.jobs())} jobs), "

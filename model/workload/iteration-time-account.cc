@@ -69,13 +69,15 @@ IterationTimeAccount::Charge(RankState& r, int64_t nowNs)
     {
         return;
     }
-    uint32_t communicating = 0; // groups whose bytes may move
-    bool gated = false;         // a gated op waits at a closed gate
+    std::array<bool, IterationTime::kGroups> moving{}; // groups whose bytes may move
+    uint32_t communicating = 0;
+    bool gated = false; // a gated op waits at a closed gate
     for (std::size_t g = 0; g < IterationTime::kGroups; ++g)
     {
-        const uint32_t moving = m_gateOpen ? r.comm[g] : r.comm[g] - r.gated[g];
-        communicating += moving > 0 ? 1 : 0;
-        gated = gated || r.comm[g] > moving;
+        const uint32_t open = m_gateOpen ? r.comm[g] : r.comm[g] - r.gated[g];
+        moving[g] = open > 0;
+        communicating += moving[g] ? 1 : 0;
+        gated = gated || r.comm[g] > open;
     }
     if (r.compute > 0)
     {
@@ -91,10 +93,7 @@ IterationTimeAccount::Charge(RankState& r, int64_t nowNs)
         const double share = dt / communicating;
         for (std::size_t g = 0; g < IterationTime::kGroups; ++g)
         {
-            if ((m_gateOpen ? r.comm[g] : r.comm[g] - r.gated[g]) > 0)
-            {
-                m_sum.exposedNs[g] += share;
-            }
+            m_sum.exposedNs[g] += moving[g] ? share : 0.0;
         }
         return;
     }

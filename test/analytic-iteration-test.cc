@@ -247,6 +247,43 @@ TEST_F(AnalyticIterationTest, BucketsExposeOnlyWhatTheBackwardPassCannotHide)
     }
 }
 
+TEST_F(AnalyticIterationTest, AHierarchicalAllReduceGoesThroughNvlinkThenEveryRail)
+{
+    // 16 GPUs on 2 servers, all-reducing G: NCCL's two-level all-reduce is
+    // a reduce-scatter on each server's NVLink ring, a ring all-reduce of
+    // G/8 on each of the 8 rails at once, and an all-gather on NVLink. The
+    // flat ring sends 2 x 15/16 x G through the one NIC each server's ring
+    // leaves by. Both levels.
+    ScenarioSpec spec = Rails(2);
+    const RailOptimizedParams rails =
+        DynamicCast<RailOptimizedBuilder>(spec.topology.MakeBuilder())->GetParams();
+    std::vector<uint32_t> hosts;
+    for (uint32_t server = 0; server < 2; ++server)
+    {
+        for (uint32_t gpu = 0; gpu < 8; ++gpu)
+        {
+            hosts.push_back(RailOptimizedHost(rails, server, gpu));
+        }
+    }
+    const double bytes = 64e6;
+    const double expected = NvRing(bytes, 8, 1) + NetRing(bytes / 8, 2, 2) + NvRing(bytes, 8, 1);
+    for (const std::string backend : {"packet", "flow"})
+    {
+        spec.backend = backend;
+        JobSpec job = Job(0, hosts, static_cast<uint64_t>(bytes), MicroSeconds(100), 2);
+        job.gpusPerHost = 1;
+        job.collective = "hierarchical-all-reduce";
+        const JobOutcome two = RunAlone(spec, job);
+        EXPECT_NEAR(two.meanCommunication.GetSeconds() / expected, 1.0, 0.05)
+            << backend << ": expected " << expected * 1e3 << " ms, measured "
+            << two.meanCommunication.GetSeconds() * 1e3 << " ms";
+        job.collective = "ring-all-reduce";
+        const JobOutcome flat = RunAlone(spec, job);
+        EXPECT_LT(two.meanCommunication.GetSeconds() * 4, flat.meanCommunication.GetSeconds())
+            << backend;
+    }
+}
+
 } // namespace
 } // namespace test
 } // namespace ns3

@@ -830,7 +830,10 @@ TEST(CollectiveFactory, KnownNamesMakeTheRightTypes)
         {"halving-doubling-all-reduce", "ns3::HalvingDoublingAllReduce"},
         {"reduce-scatter", "ns3::RingReduceScatter"},
         {"all-gather", "ns3::RingAllGather"},
-        {"all-to-all", "ns3::AllToAll"}};
+        {"all-to-all", "ns3::AllToAll"},
+        {"hierarchical-all-reduce", "ns3::HierarchicalAllReduce"},
+        {"hierarchical-reduce-scatter", "ns3::HierarchicalReduceScatter"},
+        {"hierarchical-all-gather", "ns3::HierarchicalAllGather"}};
     EXPECT_EQ(GetCollectiveNames().size(), types.size());
     for (const auto& name : GetCollectiveNames())
     {

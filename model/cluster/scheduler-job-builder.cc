@@ -30,7 +30,13 @@ class RecordingTransport : public CollectiveTransport
         onDelivered();
     }
 
+    int64_t GetServer(uint32_t rank) const override
+    {
+        return server(rank);
+    }
+
     std::vector<CollectiveMessage> messages;
+    std::function<int64_t(uint32_t)> server; ///< of a rank of the collective
 };
 
 /**
@@ -65,6 +71,9 @@ class TrafficEstimate
     double Estimate(const GraphOp& op)
     {
         RecordingTransport rec;
+        rec.server = [this, &op](uint32_t r) {
+            return m_topo.GetServerKey(m_job.rankHosts.at(op.ranks.at(r)));
+        };
         if (op.kind == GraphOp::Kind::Transfer)
         {
             CollectiveMessage m;

@@ -63,6 +63,12 @@ NetworkCollectiveTransport::MessageInfo(const CollectiveMessage& m,
     return info;
 }
 
+int64_t
+NetworkCollectiveTransport::GetServer(uint32_t rank) const
+{
+    return m_network->GetTopology().GetServerKey(m_rankHosts.at(rank));
+}
+
 void
 NetworkCollectiveTransport::Send(const CollectiveMessage& m, std::function<void()> onDelivered)
 {

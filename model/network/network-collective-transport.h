@@ -71,6 +71,8 @@ class NetworkCollectiveTransport : public CollectiveTransport
               std::function<void()> onDelivered,
               FailedCallback onFailed) override;
     void BeginCollective(const CollectiveTag& tag) override;
+    /// The topology's server key of the rank's host (FabricTopology::GetServerKey).
+    int64_t GetServer(uint32_t rank) const override;
 
     /// Messages carried by the network.
     uint64_t GetNetworkMessages() const

@@ -89,6 +89,13 @@ FabricTopology::SameServer(uint32_t hostA, uint32_t hostB) const
     return a >= 0 && a == m_nodes[m_hosts.at(hostB)].server;
 }
 
+int64_t
+FabricTopology::GetServerKey(uint32_t host) const
+{
+    const int32_t server = m_nodes[m_hosts.at(host)].server;
+    return server >= 0 ? server : -static_cast<int64_t>(host) - 1;
+}
+
 uint32_t
 FabricTopology::AddLink(uint32_t a, uint32_t b, uint64_t rateBps, int64_t delayNs)
 {

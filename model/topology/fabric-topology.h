@@ -99,6 +99,14 @@ class FabricTopology
     bool SameServer(uint32_t hostA, uint32_t hostB) const;
 
     /**
+     * \param host a host index
+     * \return a key of the server behind \p host, equal for two hosts exactly
+     *         when SameServer: its server (>= 0), else -(host + 1)
+     * \throw std::out_of_range for an unknown host index
+     */
+    int64_t GetServerKey(uint32_t host) const;
+
+    /**
      * Make \p rack the rack schedulers plan host node \p nodeId in
      * (FabricNode::schedulingRack), in place of its rack.
      * \throw std::invalid_argument if the node is not a host or \p rack < 0

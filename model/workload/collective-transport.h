@@ -88,6 +88,16 @@ class CollectiveTransport
     virtual void BeginCollective(const CollectiveTag& /* tag */)
     {
     }
+
+    /**
+     * The server rank \p rank runs on: equal for two ranks exactly when they
+     * share a server's NVLink. Hierarchical collectives build their rings
+     * from it. The default puts every rank on a server of its own.
+     */
+    virtual int64_t GetServer(uint32_t rank) const
+    {
+        return rank;
+    }
 };
 
 } // namespace ns3

@@ -133,6 +133,12 @@ class Collective : public Object
     /// Called when message \p m was delivered; counters are already updated.
     virtual void HandleDelivery(const CollectiveMessage& m) = 0;
 
+    /// The transport of the runs (null before Configure).
+    CollectiveTransport* GetTransport() const
+    {
+        return m_transport;
+    }
+
     /// Hands \p m to the transport, counts it, and calls HandleDelivery on delivery.
     void SendMessage(const CollectiveMessage& m);
     /// Ends the run: calls done once. Do not touch run state after calling it.

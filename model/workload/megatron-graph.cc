@@ -85,6 +85,14 @@ class Builder
 
     uint32_t Stream(const std::string& key);
 
+    /// The data-parallel group's \p shard collective ("reduce-scatter" or
+    /// "all-gather"): two-level, as the all-reduce, when that is hierarchical.
+    std::string DataAlgorithm(const std::string& shard) const
+    {
+        const std::string prefix = "hierarchical-";
+        return m_s.dataCollective.rfind(prefix, 0) == 0 ? prefix + shard : shard;
+    }
+
     uint32_t ComputeStream(uint32_t d, uint32_t p)
     {
         return Stream("compute/" + std::to_string(d) + "/" + std::to_string(p));
@@ -290,7 +298,7 @@ Builder::Prefetch(uint32_t p,
     const Ops deps = Join(previousStart);
     previousStart = cur;
     const Ops gather =
-        ZeroCollective("all-gather", p, deps, "zero3 parameters layer " + std::to_string(layer));
+        ZeroCollective(DataAlgorithm("all-gather"), p, deps, "zero3 parameters layer " + std::to_string(layer));
     for (Ops& c : cur)
     {
         c.insert(c.end(), gather.begin(), gather.end());
@@ -391,7 +399,7 @@ Builder::LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>&
     }
     if (m_l.zero == 3)
     {
-        ZeroCollective("reduce-scatter",
+        ZeroCollective(DataAlgorithm("reduce-scatter"),
                        p,
                        Join(ready),
                        "zero3 gradients layer " + std::to_string(layer));
@@ -429,7 +437,7 @@ Builder::EmitBucket(uint32_t p, Bucket& b, bool expert)
     {
         return;
     }
-    const std::string algorithm = m_l.zero == 0 ? m_s.dataCollective : "reduce-scatter";
+    const std::string algorithm = m_l.zero == 0 ? m_s.dataCollective : DataAlgorithm("reduce-scatter");
     const uint64_t bytes = Bytes(b.bytes);
     if (!expert)
     {
@@ -485,7 +493,7 @@ Builder::Flush(uint32_t p)
         {
             for (uint32_t t = 0; t < m_l.tp && m_l.dp > 1; ++t)
             {
-                m_g.AddCollective("all-gather",
+                m_g.AddCollective(DataAlgorithm("all-gather"),
                                   m_l.DataGroup(t, p),
                                   bytes,
                                   m_s.channels,

@@ -379,6 +379,12 @@ TrainingJob::OpTransport::Post(const CollectiveMessage& m,
     m_job->Post(ToJobRanks(m), std::move(onDelivered), std::move(onFailed));
 }
 
+int64_t
+TrainingJob::OpTransport::GetServer(uint32_t rank) const
+{
+    return m_job->GetServer(m_wholeJob ? rank : m_op->ranks.at(rank));
+}
+
 void
 TrainingJob::OpTransport::BeginCollective(const CollectiveTag& tag)
 {

@@ -208,6 +208,7 @@ class TrainingJob : public Object
                   std::function<void()> onDelivered,
                   FailedCallback onFailed) override;
         void BeginCollective(const CollectiveTag& tag) override;
+        int64_t GetServer(uint32_t rank) const override;
 
       private:
         CollectiveMessage ToJobRanks(const CollectiveMessage& m) const;

@@ -7,6 +7,13 @@ def configure(conf):
     # COIN-OR CBC (coinor-libcbc-dev): its flags become the CBC uselib.
     conf.check_cfg(package='cbc', uselib_store='CBC', args=['--cflags', '--libs'],
                    mandatory=True)
+    # Chakra traces: protoc generates the schema's classes (protobuf-compiler,
+    # libprotobuf-dev); zlib inflates gzip-compressed traces (zlib1g-dev).
+    conf.find_program('protoc', var='PROTOC')
+    conf.check_cfg(package='protobuf', uselib_store='PROTOBUF', args=['--cflags', '--libs'],
+                   mandatory=True)
+    conf.check_cfg(package='zlib', uselib_store='ZLIB', args=['--cflags', '--libs'],
+                   mandatory=True)
 
 
 def build(bld):
@@ -82,6 +89,8 @@ def build(bld):
         'model/workload/ring-all-gather.cc',
         'model/workload/halving-doubling-all-reduce.cc',
         'model/workload/hierarchical-collective.cc',
+        'model/workload/simai-workload-reader.cc',
+        'model/workload/chakra-trace-reader.cc',
         'model/workload/all-to-all.cc',
         'model/workload/collective-factory.cc',
         'model/workload/job-graph.cc',
@@ -210,6 +219,8 @@ def build(bld):
         'model/workload/ring-all-gather.h',
         'model/workload/halving-doubling-all-reduce.h',
         'model/workload/hierarchical-collective.h',
+        'model/workload/simai-workload-reader.h',
+        'model/workload/chakra-trace-reader.h',
         'model/workload/all-to-all.h',
         'model/workload/collective-factory.h',
         'model/workload/job-graph.h',
@@ -256,7 +267,16 @@ def build(bld):
         'helper/hpcc-output-writers.h',
         ]
 
-    module.uselib = 'SQLITE3 CBC'
+    module.uselib = 'SQLITE3 CBC PROTOBUF ZLIB'
+
+    # The Chakra schema's C++ classes, generated into the build directory.
+    proto = bld.path.find_resource('model/workload/chakra/et_def.proto')
+    generated = [proto.change_ext('.pb.cc').get_bld(), proto.change_ext('.pb.h').get_bld()]
+    bld(rule='${PROTOC} --cpp_out=${TGT[0].parent.abspath()} '
+             '-I${SRC[0].parent.abspath()} ${SRC[0].abspath()}',
+        source=proto, target=generated)
+    module.source.append(generated[0])
+    module.includes = [generated[0].parent.abspath()]
 
     # The channel between ranks of a distributed simulation, with ns-3's MPI.
     mpi_sources = [

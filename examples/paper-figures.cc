@@ -67,6 +67,8 @@ struct FigureFlags
     uint32_t parallel{0}; ///< simulations at once (0: one per core)
     /// Policies besides fair and isolated, if not each figure's own.
     std::vector<std::string> policies;
+    /// Figure 6: the groups whose collectives the planners plan (JobSpec::planned).
+    std::vector<CommGroup> planned{CommGroup::Data};
 };
 
 /// The policies \p f asks for, else the figure's own \p defaults.
@@ -502,6 +504,10 @@ Figure6(const FigureFlags& f)
     const RailOptimizedParams rails = Figure6Rails();
     SetRails(spec, rails);
     spec.jobs = Figure6Jobs(rails, f.iterations > 0 ? f.iterations : 5, f.scale);
+    for (JobSpec& j : spec.jobs)
+    {
+        j.planned = f.planned;
+    }
     RunnerFor(spec, f)->Compare(PoliciesOf(f, CollectiveSchedulerHelper::GetSchedulerNames()),
                                 std::cout);
 }
@@ -527,6 +533,12 @@ main(int argc, char* argv[])
             f.scale);
     AddFlag(cmd, "mtu", "RoCE path MTU: RDMA payload bytes per packet (256-4096)", f.mtu);
     AddFlag(cmd, "iterations", "Iterations per job (0: each figure's default)", f.iterations);
+    std::string planned = "dp";
+    AddFlag(cmd,
+            "planned",
+            "Figure 6: comma-separated groups whose collectives the planners plan and gate (dp, "
+            "ep: expert all-to-alls across rail groups, tp)",
+            planned);
     AddFlag(cmd, "seed", "Random seed", f.seed);
     AddFlag(cmd, "db", "SQLite file the runs are appended to", f.db);
     AddFlag(cmd,
@@ -574,6 +586,20 @@ main(int argc, char* argv[])
         if (!policies.empty())
         {
             f.policies = ParseSchedulerListFlag("policies", policies);
+        }
+        {
+            f.planned.clear();
+            std::stringstream list(planned);
+            for (std::string g; std::getline(list, g, ',');)
+            {
+                RequireFlag(g == "dp" || g == "ep" || g == "tp",
+                            "planned",
+                            planned,
+                            "must list dp, ep or tp");
+                f.planned.push_back(g == "dp"
+                                        ? CommGroup::Data
+                                        : (g == "ep" ? CommGroup::Expert : CommGroup::Tensor));
+            }
         }
         RequireFlag(f.seed > 0, "seed", std::to_string(f.seed), "must be positive");
         RequireFlag(f.progress >= 0,

@@ -16,6 +16,7 @@
 #include "ns3/lingjun-topology-reader.h"
 #include "ns3/results-database.h"
 #include "ns3/scenario-reader.h"
+#include "ns3/simai-workload-reader.h"
 #include "ns3/strict-flags.h"
 
 #include <cstdio>
@@ -42,7 +43,8 @@ ReaderNames()
                                                    "hpcc-config",
                                                    "lingjun-topology",
                                                    "flags",
-                                                   "results-db"};
+                                                   "results-db",
+                                                   "simai-workload"};
     return names;
 }
 
@@ -108,6 +110,12 @@ ReadInput(const std::string& reader, const std::string& text, std::string& sourc
     {
         source = "input.csv";
         ReadJobTraceText(text, source, JobSpec{});
+        return true;
+    }
+    if (reader == "simai-workload")
+    {
+        source = "input.txt";
+        ReadSimaiWorkloadText(text, source);
         return true;
     }
     if (reader == "flags")

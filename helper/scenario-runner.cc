@@ -522,6 +522,15 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
                              {"sequenceLength", j.sequenceLength},
                              {"computeTimeNs", j.computeTimeNs},
                              {"scale", j.scale}});
+        if (j.planned != std::vector<CommGroup>{CommGroup::Data})
+        {
+            nlohmann::json planned = nlohmann::json::array();
+            for (CommGroup g : j.planned)
+            {
+                planned.push_back(CommGroupName(g));
+            }
+            jobParams.back()["planned"] = planned;
+        }
     }
     params["job_params"] = jobParams;
     if (topology != nullptr)

@@ -77,7 +77,8 @@ log "build dependencies"
 # module; the rest build ns-3 and this module (nlohmann-json for the examples'
 # scenario files, CBC for the MILP schedulers, found with pkg-config).
 packages=(cmake make g++ pkg-config python3 dpkg-dev bzip2 xz-utils rsync
-    libsqlite3-dev libboost-dev nlohmann-json3-dev coinor-libcbc-dev)
+    libsqlite3-dev libboost-dev nlohmann-json3-dev coinor-libcbc-dev
+    protobuf-compiler libprotobuf-dev zlib1g-dev)
 ((mpi)) && packages+=(openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,7 @@ packages=(
   libns3-dev ns3          # ns-3.37; ns3 ships helper binaries its CMake config checks for
   libgsl-dev libsqlite3-dev libxml2-dev  # needed to link Debian's ns-3
   libboost-dev libgtest-dev nlohmann-json3-dev coinor-libcbc-dev
+  protobuf-compiler libprotobuf-dev zlib1g-dev  # Chakra execution traces
   tshark                  # tests dissect the module's pcap output
   python3 python3-matplotlib
 )

@@ -192,7 +192,7 @@ TrainingCluster::TryStartWaiting()
 void
 TrainingCluster::AlignRanksWithRails(const JobSpec& spec, std::vector<uint32_t>& hosts) const
 {
-    if (!ModelCatalog::IsLlm(spec) || spec.placement == "explicit")
+    if (!(ModelCatalog::IsLlm(spec) || spec.workload.IsSet()) || spec.placement == "explicit")
     {
         return;
     }
@@ -219,9 +219,41 @@ TrainingCluster::AlignRanksWithRails(const JobSpec& spec, std::vector<uint32_t>&
 }
 
 void
+TrainingCluster::MarkPlanned(JobEntry& entry) const
+{
+    const std::vector<CommGroup>& groups = entry.spec.planned;
+    if (groups.size() == 1 && groups[0] == CommGroup::Data)
+    {
+        return; // as the graph was built
+    }
+    const FabricTopology& topo = m_network->GetTopology();
+    const std::vector<uint32_t>& hosts = entry.placement.workerHost;
+    entry.graph.SetPlanned([&](const GraphOp& op) {
+        if (std::find(groups.begin(), groups.end(), op.group) == groups.end())
+        {
+            return false;
+        }
+        if (op.group == CommGroup::Data)
+        {
+            return true;
+        }
+        const int32_t rack = topo.GetSchedulingRack(hosts.at(op.ranks[0]));
+        for (uint32_t r : op.ranks)
+        {
+            if (rack < 0 || topo.GetSchedulingRack(hosts.at(r)) != rack)
+            {
+                return true;
+            }
+        }
+        return false;
+    });
+}
+
+void
 TrainingCluster::StartJob(std::size_t index)
 {
     JobEntry& e = *m_jobs[index];
+    MarkPlanned(e);
     m_network->AddJob(e.spec.id, e.placement.workerHost);
     e.transport = std::make_unique<NetworkCollectiveTransport>(m_network,
                                                                e.placement.workerHost,

@@ -134,6 +134,12 @@ class TrainingCluster : public Object
      * on the same rail in every server. Explicit hosts are kept as given.
      */
     void AlignRanksWithRails(const JobSpec& spec, std::vector<uint32_t>& hosts) const;
+    /**
+     * Mark the collectives of a placed job's graph that its scheduler plans
+     * (JobSpec::planned): data-parallel ones if listed, tensor and expert
+     * ones if listed and their members span more than one scheduling rack.
+     */
+    void MarkPlanned(JobEntry& entry) const;
     void JobFinished(std::size_t index);
     static void JobDoneThunk(TrainingCluster* self, std::size_t index, uint32_t job);
     void JobFailed(std::size_t index);

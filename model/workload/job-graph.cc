@@ -4,6 +4,7 @@
 #include "job-graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace ns3
@@ -103,6 +104,32 @@ JobGraph::Add(GraphOp op)
     m_streams = std::max(m_streams, op.stream + 1);
     m_ops.push_back(std::move(op));
     return index;
+}
+
+JobGraph
+JobGraph::Scaled(double scale) const
+{
+    JobGraph g = *this;
+    for (GraphOp& op : g.m_ops)
+    {
+        op.duration = NanoSeconds(std::llround(op.duration.GetNanoSeconds() * scale));
+        if (op.bytes > 0)
+        {
+            op.bytes = std::max<uint64_t>(1, std::llround(static_cast<double>(op.bytes) * scale));
+        }
+    }
+    return g;
+}
+
+void
+JobGraph::SetPlanned(const std::function<bool(const GraphOp&)>& planned)
+{
+    m_plannedOps = 0;
+    for (GraphOp& op : m_ops)
+    {
+        op.planned = op.kind == GraphOp::Kind::Collective && planned(op);
+        m_plannedOps += op.planned ? 1 : 0;
+    }
 }
 
 uint64_t

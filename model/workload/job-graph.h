@@ -7,6 +7,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,21 @@ class JobGraph
      *        twice in a collective or transfer, or no channel
      */
     uint32_t Add(GraphOp op);
+
+    /**
+     * Mark which collectives the schedulers plan and gate: those for which
+     * \p planned holds (transfers and compute never are). Add marks the
+     * data-parallel collectives; a job that plans others (expert all-to-alls
+     * across racks) re-marks its graph once placed.
+     */
+    void SetPlanned(const std::function<bool(const GraphOp&)>& planned);
+
+    /**
+     * This graph with every compute time and every byte count multiplied by
+     * \p scale (a byte count that was not 0 stays at least 1): a job's
+     * scale, for a graph read from a file.
+     */
+    JobGraph Scaled(double scale) const;
 
     /// Add an op \p ranks compute for \p duration, on \p stream, after \p deps.
     uint32_t AddCompute(std::vector<uint32_t> ranks,

@@ -4,6 +4,7 @@
 #ifndef JOB_SPEC_H
 #define JOB_SPEC_H
 
+#include "job-graph.h"
 #include "parallel-layout.h"
 
 #include <cstdint>
@@ -12,6 +13,25 @@
 
 namespace ns3
 {
+
+/**
+ * \ingroup collective-scheduling
+ * \brief A job read from a workload file that another simulator's users
+ * already have, instead of built from a model (doc/bringing-workloads.md).
+ */
+struct WorkloadFile
+{
+    std::string format; ///< "" (the model's own graph), "simai" or "chakra"
+    /// simai: the workload file; chakra: the rank files' prefix (<path>.<rank>.et)
+    std::string path;
+    std::string commGroups;        ///< chakra: ASTRA-sim's communicator-group JSON, or empty
+    std::string deps{"data+ctrl"}; ///< chakra: the dependencies followed (ChakraDeps)
+
+    bool IsSet() const
+    {
+        return !format.empty();
+    }
+};
 
 /**
  * \ingroup collective-scheduling
@@ -46,6 +66,16 @@ struct JobSpec
     /// An LLM job (model a TransformerCatalog name): how its workers split
     /// the model and the batch; workers is tp x pp x dp.
     ParallelLayout parallelism;
+    /**
+     * The groups whose collectives collective schedulers plan and gate:
+     * data parallelism always when listed; tensor and expert parallelism
+     * where the group's members span more than one scheduling rack (inside
+     * a rack a plan has nothing to keep apart). The rest runs ungated in
+     * the job's traffic class.
+     */
+    std::vector<CommGroup> planned{CommGroup::Data};
+    /// A job read from a file: its graph, and its workers unless given.
+    WorkloadFile workload;
 };
 
 } // namespace ns3

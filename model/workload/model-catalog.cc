@@ -3,10 +3,12 @@
  */
 #include "model-catalog.h"
 
+#include "chakra-trace-reader.h"
 #include "collective-transport.h"
 #include "collective.h"
 #include "megatron-graph.h"
 #include "placement-policy.h"
+#include "simai-workload-reader.h"
 #include "transformer-catalog.h"
 
 #include "ns3/object-factory.h"
@@ -113,8 +115,41 @@ ModelCatalog::IsLlm(const JobSpec& spec)
 }
 
 JobGraph
+ModelCatalog::WorkloadGraph(const JobSpec& spec)
+{
+    const WorkloadFile& w = spec.workload;
+    JobGraph graph;
+    if (w.format == "simai")
+    {
+        SimaiGraphSettings settings;
+        settings.allReduce = spec.collective;
+        settings.channels = spec.channels;
+        graph = ReadSimaiWorkload(w.path, spec.workers, settings).graph;
+    }
+    else if (w.format == "chakra")
+    {
+        ChakraTraceOptions options;
+        options.ranks = spec.workers;
+        options.commGroups = w.commGroups;
+        options.deps = ParseChakraDeps(w.deps);
+        options.allReduce = spec.collective;
+        options.channels = spec.channels;
+        graph = ReadChakraTrace(w.path, options);
+    }
+    else
+    {
+        Fail(spec, "workload.format", "unknown format '" + w.format + "' (known: simai, chakra)");
+    }
+    return spec.scale == 1.0 ? graph : graph.Scaled(spec.scale);
+}
+
+JobGraph
 ModelCatalog::Graph(const JobSpec& spec)
 {
+    if (spec.workload.IsSet())
+    {
+        return WorkloadGraph(spec);
+    }
     if (!IsLlm(spec))
     {
         return JobGraph::DataParallel(spec.workers,
@@ -307,7 +342,18 @@ ModelCatalog::Validate(const JobSpec& spec)
     CheckName(spec, "gpu", [&] { PeakFlops(spec.gpu, spec.dtype); });
     const bool llm = IsLlm(spec);
     int64_t computeNs = 0;
-    if (llm)
+    if (spec.workload.IsSet())
+    {
+        if (spec.computeTimeNs > 0 || !spec.parallelism.IsDefault())
+        {
+            Fail(spec,
+                 spec.computeTimeNs > 0 ? "computeTime" : "parallelism",
+                 "a job read from a workload file takes its compute and groups from the file; "
+                 "leave it out");
+        }
+        computeNs = WorkloadGraph(spec).GetComputeTimePerRank().GetNanoSeconds();
+    }
+    else if (llm)
     {
         if (spec.computeTimeNs > 0)
         {
@@ -402,7 +448,10 @@ ModelCatalog::Validate(const JobSpec& spec)
         try
         {
             // An LLM job's data-parallel gradients are reduced among its dp replicas.
-            c->Configure(llm ? spec.parallelism.dp : spec.workers, 1, &probe);
+            // A workload file's groups are its own: any size the algorithm takes.
+            c->Configure(spec.workload.IsSet() ? 1 : (llm ? spec.parallelism.dp : spec.workers),
+                         1,
+                         &probe);
         }
         catch (const std::invalid_argument& e)
         {

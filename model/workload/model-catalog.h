@@ -115,7 +115,17 @@ class ModelCatalog
     static bool IsLlm(const JobSpec& spec);
 
     /**
-     * One iteration of the job: for an LLM, MegatronGraph of its model,
+     * The graph of a job read from a workload file (JobSpec::workload): a
+     * SimAI / AICB file or a Chakra trace, over the job's workers, its
+     * collective as the all-reduce, its channels, times its scale.
+     * \throw std::runtime_error the reader's error, naming the file, the
+     *        line or record and the field
+     */
+    static JobGraph WorkloadGraph(const JobSpec& spec);
+
+    /**
+     * One iteration of the job: a workload file's (WorkloadGraph); for an
+     * LLM, MegatronGraph of its model,
      * layout, sequence length, GPU x MFU, dtype, scale, channels and
      * collective (the data-parallel reduction); otherwise
      * JobGraph::DataParallel of its compute time, gradient and buckets.

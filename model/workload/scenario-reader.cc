@@ -7,11 +7,13 @@
 #include "located-json.h"
 
 #include "ns3/boolean.h"
+#include "ns3/chakra-trace-reader.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/input-file.h"
 #include "ns3/nstime.h"
 #include "ns3/roce-header.h"
+#include "ns3/simai-workload-reader.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -267,24 +270,11 @@ ReadFaults(const LocatedJson& w, const Node& n, std::vector<FabricFault>& faults
 }
 
 /// Keys of jobDefaults: a job's but id and hosts.
-const std::vector<std::string> kJobDefaultKeys{"model",
-                                               "workers",
-                                               "gpusPerHost",
-                                               "placement",
-                                               "iterations",
-                                               "arrival",
-                                               "weight",
-                                               "collective",
-                                               "channels",
-                                               "buckets",
-                                               "dtype",
-                                               "gpu",
-                                               "mfu",
-                                               "batchPerGpu",
-                                               "sequenceLength",
-                                               "computeTime",
-                                               "scale",
-                                               "parallelism"};
+const std::vector<std::string> kJobDefaultKeys{
+    "model",       "workers", "gpusPerHost", "placement",   "iterations",
+    "arrival",     "weight",  "collective",  "channels",    "buckets",
+    "dtype",       "gpu",     "mfu",         "batchPerGpu", "sequenceLength",
+    "computeTime", "scale",   "parallelism", "planned",     "workload"};
 
 /// Keys of a job: id first, then jobDefaults' with hosts after placement.
 std::vector<std::string>
@@ -332,9 +322,67 @@ ReadParallelism(const LocatedJson& w, const Node& n, ParallelLayout& l)
     });
 }
 
+/// A path of the scenario, relative to its file's folder.
+using PathResolver = std::function<std::string(const std::string&)>;
+
+/// A job's workload file (WorkloadFile); its paths resolved.
+void
+ReadWorkload(const LocatedJson& w, const Node& n, const PathResolver& resolve, WorkloadFile& f)
+{
+    Object o(w, n, {"format", "path", "commGroups", "deps"});
+    if (!o.Has("format") || !o.Has("path"))
+    {
+        w.Fail(n, std::string("needs ") + (o.Has("format") ? "path" : "format"));
+    }
+    f = WorkloadFile{};
+    o.With("format", [&](const Node& v) {
+        f.format = w.String(v);
+        if (f.format != "simai" && f.format != "chakra")
+        {
+            w.Fail(v, "unknown format \"" + f.format + "\" (known: simai, chakra)");
+        }
+    });
+    o.With("path", [&](const Node& v) { f.path = resolve(w.String(v)); });
+    for (const char* key : {"commGroups", "deps"})
+    {
+        if (o.Has(key) && f.format != "chakra")
+        {
+            w.Fail(o.Get(key), "only a chakra trace has it");
+        }
+    }
+    o.With("commGroups", [&](const Node& v) { f.commGroups = resolve(w.String(v)); });
+    o.With("deps", [&](const Node& v) {
+        f.deps = w.String(v);
+        try
+        {
+            ParseChakraDeps(f.deps);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            w.Fail(v, e.what());
+        }
+    });
+}
+
+/// The ranks of workload file \p f: what its header or its rank files say.
+uint32_t
+WorkloadRanks(const WorkloadFile& f)
+{
+    if (f.format == "chakra")
+    {
+        return static_cast<uint32_t>(FindChakraRankFiles(f.path, 0).size());
+    }
+    const uint32_t ranks = ReadSimaiWorkload(f.path).ranks;
+    if (ranks == 0)
+    {
+        throw std::runtime_error(f.path + ": its header has no all_gpus: give the job's workers");
+    }
+    return ranks;
+}
+
 /// Fields common to jobs and jobDefaults (all but id and hosts).
 void
-ReadJobFields(const LocatedJson& w, const Object& o, JobSpec& job)
+ReadJobFields(const LocatedJson& w, const Object& o, const PathResolver& resolve, JobSpec& job)
 {
     o.With("model", [&](const Node& v) { job.model = w.String(v); });
     o.With("workers", [&](const Node& v) { job.workers = w.Uint32(v, 1); });
@@ -359,6 +407,51 @@ ReadJobFields(const LocatedJson& w, const Object& o, JobSpec& job)
     o.With("sequenceLength", [&](const Node& v) { job.sequenceLength = w.Uint32(v, 1); });
     o.With("computeTime", [&](const Node& v) { job.computeTimeNs = w.TimeNs(v); });
     o.With("scale", [&](const Node& v) { job.scale = w.Positive(v); });
+    o.With("planned", [&](const Node& v) {
+        job.planned.clear();
+        for (const Node& g : w.Elements(v))
+        {
+            const std::string name = w.String(g);
+            CommGroup group = CommGroup::None;
+            for (CommGroup c : {CommGroup::Data, CommGroup::Tensor, CommGroup::Expert})
+            {
+                group = CommGroupName(c) == name ? c : group;
+            }
+            if (name == "pp")
+            {
+                w.Fail(g, "pipeline traffic is point-to-point transfers, which are not planned");
+            }
+            if (group == CommGroup::None)
+            {
+                w.Fail(g, "unknown group \"" + name + "\" (known: dp, tp, ep)");
+            }
+            if (std::find(job.planned.begin(), job.planned.end(), group) != job.planned.end())
+            {
+                w.Fail(g, "\"" + name + "\" listed twice");
+            }
+            job.planned.push_back(group);
+        }
+    });
+    o.With("workload", [&](const Node& v) {
+        ReadWorkload(w, v, resolve, job.workload);
+        if (!o.Has("model"))
+        {
+            job.model = job.workload.format + ":" +
+                        std::filesystem::path(job.workload.path).filename().string();
+        }
+        // Unless given, the job's workers are the file's ranks.
+        if (!o.Has("workers"))
+        {
+            try
+            {
+                job.workers = WorkloadRanks(job.workload);
+            }
+            catch (const std::runtime_error& e)
+            {
+                w.Fail(v, e.what());
+            }
+        }
+    });
     o.With("parallelism", [&](const Node& v) {
         ReadParallelism(w, v, job.parallelism);
         // Unless given, an LLM job's workers are its layout's GPUs.
@@ -370,11 +463,11 @@ ReadJobFields(const LocatedJson& w, const Object& o, JobSpec& job)
 }
 
 JobSpec
-ReadJobDefaults(const LocatedJson& w, const Node& n)
+ReadJobDefaults(const LocatedJson& w, const Node& n, const PathResolver& resolve)
 {
     JobSpec job;
     Object o(w, n, kJobDefaultKeys);
-    ReadJobFields(w, o, job);
+    ReadJobFields(w, o, resolve, job);
     if (job.placement == "explicit")
     {
         w.Fail(o.Get("placement"), "cannot be \"explicit\" here: hosts are given per job");
@@ -383,7 +476,11 @@ ReadJobDefaults(const LocatedJson& w, const Node& n)
 }
 
 void
-ReadJobs(const LocatedJson& w, const Node& n, const JobSpec& defaults, std::vector<JobSpec>& jobs)
+ReadJobs(const LocatedJson& w,
+         const Node& n,
+         const PathResolver& resolve,
+         const JobSpec& defaults,
+         std::vector<JobSpec>& jobs)
 {
     std::map<uint32_t, std::string> idOwner;
     for (const Node& element : w.Elements(n))
@@ -394,7 +491,7 @@ ReadJobs(const LocatedJson& w, const Node& n, const JobSpec& defaults, std::vect
         job.id = static_cast<uint32_t>(index);
         job.hosts.clear();
         o.With("id", [&](const Node& v) { job.id = w.Uint32(v); });
-        ReadJobFields(w, o, job);
+        ReadJobFields(w, o, resolve, job);
         o.With("hosts", [&](const Node& v) {
             auto hosts = w.Elements(v);
             if (hosts.empty())
@@ -669,7 +766,7 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
     spec.source = sourceName;
     w.CollectLines(spec.lines);
     const std::filesystem::path base = std::filesystem::path(sourceName).parent_path();
-    auto resolve = [&base](const std::string& p) {
+    const PathResolver resolve = [&base](const std::string& p) {
         std::filesystem::path fp(p);
         if (fp.is_relative() && !base.empty())
         {
@@ -721,8 +818,9 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
             spec.attributes.emplace_back(key, text);
         }
     });
-    top.With("jobDefaults", [&](const Node& v) { spec.jobDefaults = ReadJobDefaults(w, v); });
-    top.With("jobs", [&](const Node& v) { ReadJobs(w, v, spec.jobDefaults, spec.jobs); });
+    top.With("jobDefaults",
+             [&](const Node& v) { spec.jobDefaults = ReadJobDefaults(w, v, resolve); });
+    top.With("jobs", [&](const Node& v) { ReadJobs(w, v, resolve, spec.jobDefaults, spec.jobs); });
     top.With("jobTrace", [&](const Node& v) { spec.jobTrace = resolve(w.String(v)); });
     spec.synthetic.seed = spec.seed;
     top.With("synthetic", [&](const Node& v) {

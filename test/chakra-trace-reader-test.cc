@@ -37,7 +37,7 @@ namespace fs = std::filesystem;
 using ChakraProtoMsg::AttributeProto;
 using ChakraProtoMsg::Node;
 
-const fs::path kData = fs::path(CS_SOURCE_DIR) / "test" / "data";
+const fs::path kData = fs::path(CS_SOURCE_DIR) / "data" / "workloads";
 
 std::string
 ReadBytes(const fs::path& p)

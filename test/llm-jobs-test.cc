@@ -8,6 +8,7 @@
  */
 #include "scenario-run-test.h"
 
+#include "ns3/rail-optimized-topology.h"
 #include "ns3/scenario-helper.h"
 #include "ns3/scenario-reader.h"
 #include "ns3/scheduler-job-builder.h"
@@ -139,6 +140,69 @@ TEST_F(LlmJobsTest, TheSchedulersSeeEachJobAloneAsItRuns)
             << seen.computeTime.GetMicroSeconds() << " us, ready at "
             << (firstPlannedReady - e.job->GetStartTime()).GetMicroSeconds() << " us";
         Simulator::Destroy();
+    }
+}
+
+TEST_F(LlmJobsTest, ExpertAllToAllsArePlannedWhereTheyCrossRailGroups)
+{
+    // A Mixtral TP4 x DP4 with EP4 on two servers, planning [dp, ep]: its
+    // expert all-to-alls are planned when the servers are in two rail
+    // groups (scheduling racks), not when they share one; its data-parallel
+    // collectives are planned either way. The planners then run it to its end.
+    ScenarioSpec spec = FourJobs("flow");
+    spec.topology.Set("servers", UintegerValue(8)).Set("serversPerGroup", UintegerValue(4));
+    const RailOptimizedParams rails =
+        DynamicCast<RailOptimizedBuilder>(spec.topology.MakeBuilder())->GetParams();
+    JobSpec job = spec.jobs.at(2);
+    job.id = 0;
+    job.parallelism.tp = 4;
+    job.parallelism.dp = 4;
+    job.workers = 16;
+    job.placement = "explicit";
+    job.planned = {CommGroup::Data, CommGroup::Expert};
+    job.scale = spec.scale;
+    job.iterations = 1;
+    for (const std::vector<uint32_t>& servers :
+         {std::vector<uint32_t>{0, 4}, std::vector<uint32_t>{0, 1}})
+    {
+        job.hosts.clear();
+        for (uint32_t r = 0; r < 16; ++r)
+        {
+            job.hosts.push_back(RailOptimizedHost(rails, servers[r / 8], r % 8));
+        }
+        const ScenarioHelper helper(spec);
+        Ptr<ClusterNetwork> network = helper.MakeFlowNetwork(helper.BuildTopology());
+        Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
+        cluster->Setup(network, spec.topology.gpusPerHost);
+        cluster->AddJob(job);
+        Simulator::Run();
+        const JobGraph& g = cluster->GetJobs().at(0)->graph;
+        uint32_t expert = 0;
+        uint32_t expertPlanned = 0;
+        uint32_t dataUnplanned = 0;
+        for (const GraphOp& op : g.GetOps())
+        {
+            expert += op.group == CommGroup::Expert ? 1 : 0;
+            expertPlanned += op.group == CommGroup::Expert && op.planned ? 1 : 0;
+            dataUnplanned += op.group == CommGroup::Data && !op.planned ? 1 : 0;
+        }
+        ASSERT_GT(expert, 0u);
+        EXPECT_EQ(expertPlanned, servers[1] == 4 ? expert : 0u)
+            << "servers " << servers[0] << ", " << servers[1];
+        EXPECT_EQ(dataUnplanned, 0u);
+        Simulator::Destroy();
+    }
+    job.hosts.clear();
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        job.hosts.push_back(RailOptimizedHost(rails, r < 8 ? 0 : 4, r % 8));
+    }
+    spec.jobs = {job};
+    spec.scale = 1;
+    for (const std::string policy : {"symphony", "harmonics", "optimal"})
+    {
+        const RunOutcome o = ScenarioRunner(spec, "test").Run(policy);
+        EXPECT_TRUE(o.jobs.at(0).done) << policy;
     }
 }
 

@@ -3,7 +3,7 @@
  */
 
 // The SimAI / AICB workload reader against the real files it was written
-// for (test/data/simai/, from github.com/aliyun/SimAI and aliyun/aicb): the
+// for (data/workloads/simai/, from github.com/aliyun/SimAI and aliyun/aicb): the
 // bytes each group carries and the compute time per rank are sums taken
 // here straight from the files' columns (doc/workloads-simai.md says how
 // each column maps), and every malformed input is an error naming its line
@@ -26,7 +26,7 @@ using namespace ns3;
 namespace
 {
 
-const std::string kData = std::string(CS_SOURCE_DIR) + "/test/data/simai/";
+const std::string kData = std::string(CS_SOURCE_DIR) + "/data/workloads/simai/";
 
 /// The rows of a workload file, each split at white space (lines 3 on).
 std::vector<std::vector<std::string>>

@@ -372,12 +372,7 @@ WorkloadRanks(const WorkloadFile& f)
     {
         return static_cast<uint32_t>(FindChakraRankFiles(f.path, 0).size());
     }
-    const uint32_t ranks = ReadSimaiWorkload(f.path).ranks;
-    if (ranks == 0)
-    {
-        throw std::runtime_error(f.path + ": its header has no all_gpus: give the job's workers");
-    }
-    return ranks;
+    return ReadSimaiWorkload(f.path).ranks; // its header's all_gpus, or an error naming it
 }
 
 /// Fields common to jobs and jobDefaults (all but id and hosts).

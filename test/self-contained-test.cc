@@ -72,7 +72,9 @@ CollectPaths(const nlohmann::json& j, std::vector<std::string>& out)
         {
             if ((key == "path" || key == "jobTrace") && value.is_string())
             {
-                out.push_back(value.get<std::string>());
+                // A Chakra trace's path is its rank files' prefix: rank 0's file.
+                const bool chakra = j.value("format", "") == "chakra";
+                out.push_back(value.get<std::string>() + (chakra ? ".0.et" : ""));
             }
             CollectPaths(value, out);
         }

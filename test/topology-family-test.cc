@@ -16,6 +16,7 @@
 // rewrite them, e.g.
 //   CS_UPDATE_DOC=1 build/test/topology-family-test --gtest_filter='*Doc*'
 
+#include "simai-topology-test-util.h"
 #include "temp-dir-test.h"
 
 #include "ns3/boolean.h"
@@ -54,14 +55,16 @@ class TopologyFamilyTest : public test::TempDirTest
      */
     std::map<std::string, std::function<std::string()>> SmallFiles() const
     {
-        return {{"lingjun", [this] {
+        return {{"lingjun",
+                 [this] {
                      return Write("topo.csv",
                                   "ip,DSW,PSW,ASW\n"
                                   "10.0.0.1,DSW-1,PSW-1,ASW-1\n"
                                   "10.0.0.2,DSW-1,PSW-1,ASW-1\n"
                                   "10.0.0.3,DSW-1,PSW-1,ASW-2\n"
                                   "10.0.1.1,DSW-1,PSW-2,ASW-1\n");
-                 }}};
+                 }},
+                {"hpcc", [this] { return Write("topology.txt", ns3::test::kSimaiTopology); }}};
     }
 
     /// The message of the error reading \p text as a scenario; "" (and a failure) if none.

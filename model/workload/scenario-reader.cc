@@ -920,8 +920,14 @@ ScenarioTopologyKeysDoc()
             doc << " `gpusPerHost` is " << builder->GetGpusPerHost() << " ("
                 << builder->WhyGpusPerHost() << ").";
         }
+        const std::vector<TopologyBuilder::Key> keys = TopologyBuilder::GetKeys(kind);
+        if (keys.empty())
+        {
+            doc << " The block has no keys.\n";
+            continue;
+        }
         doc << "\n\n| Key | Type | Default | Meaning |\n|---|---|---|---|\n";
-        for (const TopologyBuilder::Key& key : TopologyBuilder::GetKeys(kind))
+        for (const TopologyBuilder::Key& key : keys)
         {
             const std::string def = DocDefault(*builder, key);
             doc << "| `" << key.name << "` | " << DocType(key) << " |"

@@ -65,7 +65,9 @@ class TrafficEstimate
      * Seconds of communication op \p op alone, step by step: a step takes
      * its busiest link's wire time plus its slowest path's latency. A
      * planned op's messages are added to the job's connections and its
-     * NVLink messages taken as free (its time is the fabric's); another
+     * NVLink messages beside fabric ones taken as free (its time is the
+     * fabric's), while its steps of NVLink alone (a hierarchical
+     * collective's server rings) take their slowest NVLink message; another
      * op's step takes at least its slowest NVLink message.
      */
     double Estimate(const GraphOp& op)
@@ -97,6 +99,11 @@ class TrafficEstimate
             m.dstRank = op.ranks[m.dstRank];
             AddMessage(m, op.planned, communicator);
         }
+        bool fabric = false;
+        for (const auto& [step, s] : m_steps)
+        {
+            fabric = fabric || !s.linkBytes.empty();
+        }
         double seconds = 0;
         for (const auto& [step, s] : m_steps)
         {
@@ -107,7 +114,11 @@ class TrafficEstimate
                     std::max(busiest,
                              8.0 * wire / static_cast<double>(m_topo.GetLink(link / 2).rateBps));
             }
-            seconds += std::max(busiest + s.latency, s.nvlink);
+            // A planned op's time is the fabric's: its NVLink messages beside
+            // fabric ones are free, but a step of NVLink alone between fabric
+            // steps (a hierarchical collective's server rings) takes its time.
+            const bool nvlinkCounts = !op.planned || (fabric && s.linkBytes.empty());
+            seconds += std::max(busiest + s.latency, nvlinkCounts ? s.nvlink : 0.0);
         }
         return seconds;
     }
@@ -147,12 +158,9 @@ class TrafficEstimate
         Step& step = m_steps[m.step];
         if (m_topo.SameServer(src, dst))
         {
-            if (!planned)
-            {
-                step.nvlink = std::max(step.nvlink,
-                                       m_nvlink.latency.GetSeconds() +
-                                           8.0 * m.bytes / m_nvlink.rate.GetBitRate());
-            }
+            step.nvlink = std::max(step.nvlink,
+                                   m_nvlink.latency.GetSeconds() +
+                                       8.0 * m.bytes / m_nvlink.rate.GetBitRate());
             return;
         }
         const uint16_t port = NetworkCollectiveTransport::ConnectionPort(m_job.id,

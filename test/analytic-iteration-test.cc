@@ -95,16 +95,6 @@ class AnalyticIterationTest : public ScenarioRunTest
         j.scale = scale;
         return j;
     }
-
-    /// The mean iteration of \p job alone, and where its time went.
-    static JobOutcome RunAlone(ScenarioSpec spec, const JobSpec& job)
-    {
-        spec.jobs = {job};
-        const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
-        EXPECT_EQ(o.jobs.size(), 1u);
-        EXPECT_TRUE(o.jobs.at(0).done);
-        return o.jobs.at(0);
-    }
 };
 
 /// Seconds of a tensor rank's forward and backward of one sequence through

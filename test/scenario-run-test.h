@@ -73,6 +73,16 @@ class ScenarioRunTest : public TempDirTest
         return spec;
     }
 
+    /// \p job alone on \p spec's fabric under fair sharing, run to its end.
+    static JobOutcome RunAlone(ScenarioSpec spec, const JobSpec& job)
+    {
+        spec.jobs = {job};
+        const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
+        EXPECT_EQ(o.jobs.size(), 1u);
+        EXPECT_TRUE(o.jobs.at(0).done);
+        return o.jobs.at(0);
+    }
+
     /// A job with one rank on each of \p hosts, all-reducing \p bytes after \p compute.
     static JobSpec Job(uint32_t id,
                        std::vector<uint32_t> hosts,

@@ -53,15 +53,6 @@ class WorkloadFilesTest : public ScenarioRunTest
         j.workload.path = kWorkloads + prefix;
         return j;
     }
-
-    static JobOutcome RunAlone(ScenarioSpec spec, const JobSpec& job)
-    {
-        spec.jobs = {job};
-        const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
-        EXPECT_EQ(o.jobs.size(), 1u);
-        EXPECT_TRUE(o.jobs.at(0).done);
-        return o.jobs.at(0);
-    }
 };
 
 /// Seconds on the wire of \p payload bytes cut into MTU packets at the link rate.

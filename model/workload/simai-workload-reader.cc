@@ -388,29 +388,17 @@ Reader::ReadHeader(SimaiWorkload& w)
             Fail(1, field, "missing value: the header ends after \"" + t[i] + "\"");
         }
         const std::string& value = t[++i];
-        if (key == "model_parallel_NPU_group:")
+        // The counts of at least one, each into its field.
+        static const std::map<std::string, uint32_t SimaiWorkload::*> counts{
+            {"model_parallel_NPU_group:", &SimaiWorkload::tp},
+            {"ep:", &SimaiWorkload::ep},
+            {"pp:", &SimaiWorkload::pp},
+            {"vpp:", &SimaiWorkload::vpp},
+            {"ga:", &SimaiWorkload::ga},
+            {"all_gpus:", &SimaiWorkload::allGpus}};
+        if (auto c = counts.find(key); c != counts.end())
         {
-            w.tp = static_cast<uint32_t>(Unsigned(1, field, value, 1, u32));
-        }
-        else if (key == "ep:")
-        {
-            w.ep = static_cast<uint32_t>(Unsigned(1, field, value, 1, u32));
-        }
-        else if (key == "pp:")
-        {
-            w.pp = static_cast<uint32_t>(Unsigned(1, field, value, 1, u32));
-        }
-        else if (key == "vpp:")
-        {
-            w.vpp = static_cast<uint32_t>(Unsigned(1, field, value, 1, u32));
-        }
-        else if (key == "ga:")
-        {
-            w.ga = static_cast<uint32_t>(Unsigned(1, field, value, 1, u32));
-        }
-        else if (key == "all_gpus:")
-        {
-            w.allGpus = static_cast<uint32_t>(Unsigned(1, field, value, 1, u32));
+            w.*(c->second) = static_cast<uint32_t>(Unsigned(1, field, value, 1, u32));
         }
         else if (key == "pp_comm:")
         {

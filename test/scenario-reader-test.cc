@@ -591,7 +591,7 @@ TEST_F(ScenarioFiles, ImpossibleValues)
 })",
                    "torus",
                    "topology.kind",
-                   "unknown topology kind \"torus\" (known: fat-tree, leaf-spine, lingjun, "
+                   "unknown topology kind \"torus\" (known: fat-tree, hpcc, leaf-spine, lingjun, "
                    "rail-optimized, star)");
     EXPECT_LOCATED(R"({"jobs": [{}],
   "model": "x"

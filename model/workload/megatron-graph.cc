@@ -297,8 +297,10 @@ Builder::Prefetch(uint32_t p,
     // where the previous layer started), so that it overlaps the previous layer.
     const Ops deps = Join(previousStart);
     previousStart = cur;
-    const Ops gather =
-        ZeroCollective(DataAlgorithm("all-gather"), p, deps, "zero3 parameters layer " + std::to_string(layer));
+    const Ops gather = ZeroCollective(DataAlgorithm("all-gather"),
+                                      p,
+                                      deps,
+                                      "zero3 parameters layer " + std::to_string(layer));
     for (Ops& c : cur)
     {
         c.insert(c.end(), gather.begin(), gather.end());
@@ -437,7 +439,8 @@ Builder::EmitBucket(uint32_t p, Bucket& b, bool expert)
     {
         return;
     }
-    const std::string algorithm = m_l.zero == 0 ? m_s.dataCollective : DataAlgorithm("reduce-scatter");
+    const std::string algorithm =
+        m_l.zero == 0 ? m_s.dataCollective : DataAlgorithm("reduce-scatter");
     const uint64_t bytes = Bytes(b.bytes);
     if (!expert)
     {

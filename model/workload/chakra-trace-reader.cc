@@ -4,8 +4,6 @@
 #include "chakra-trace-reader.h"
 
 #include "chakra-trace-decode.h"
-#include "et_def.pb.h"
-#include "located-json.h"
 
 #include "ns3/csv-fields.h"
 #include "ns3/input-file.h"
@@ -14,14 +12,12 @@
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <queue>
 #include <set>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
-#include <zlib.h>
 
 namespace ns3
 {

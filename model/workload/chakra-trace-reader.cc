@@ -4,6 +4,7 @@
 #include "chakra-trace-reader.h"
 
 #include "chakra-trace-decode.h"
+#include "et_def.pb.h"
 
 #include "ns3/csv-fields.h"
 #include "ns3/input-file.h"

@@ -519,6 +519,30 @@ class Builder
     }
 
     uint32_t Stream(int role, Group g, uint32_t instance);
+
+    /**
+     * What a collective over \p members waits for: each member's current
+     * ops, and with \p weightGradient its last weight-gradient collective
+     * (SimAI runs one stream per rank on the data-parallel dimension, so
+     * they go one at a time). Sorted, without repeats.
+     */
+    Ops MembersDeps(const std::vector<uint32_t>& members, bool weightGradient) const
+    {
+        Ops deps;
+        for (uint32_t m : members)
+        {
+            const Ops& c = m_cur[m / m_w.tp];
+            deps.insert(deps.end(), c.begin(), c.end());
+            if (weightGradient && m_lastWeightGradient[m] != kNone)
+            {
+                deps.push_back(m_lastWeightGradient[m]);
+            }
+        }
+        std::sort(deps.begin(), deps.end());
+        deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+        return deps;
+    }
+
     void Compute(Time duration, const std::string& name);
     void Blocking(const SimaiLayer& row, const SimaiLayer::Phase& phase, const std::string& name);
     void WeightGradient(const SimaiLayer& row, const std::string& name);
@@ -635,14 +659,7 @@ Builder::Blocking(const SimaiLayer& row, const SimaiLayer::Phase& phase, const s
     for (uint32_t i = 0; i < Instances(m_w, comm.group); ++i)
     {
         const std::vector<uint32_t> members = Members(comm.group, i);
-        Ops deps;
-        for (uint32_t m : members)
-        {
-            const Ops& c = m_cur[m / m_w.tp];
-            deps.insert(deps.end(), c.begin(), c.end());
-        }
-        std::sort(deps.begin(), deps.end());
-        deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+        const Ops deps = MembersDeps(members, false);
         // A tensor-parallel collective runs in its group's compute stream,
         // as NCCL kernels on the compute stream the layer waits for.
         const uint32_t stream = comm.group == Group::Tensor ? i : Stream(0, comm.group, i);
@@ -683,20 +700,7 @@ Builder::WeightGradient(const SimaiLayer& row, const std::string& name)
     for (uint32_t i = 0; i < Instances(m_w, comm.group); ++i)
     {
         const std::vector<uint32_t> members = Members(comm.group, i);
-        Ops deps;
-        for (uint32_t m : members)
-        {
-            const Ops& c = m_cur[m / m_w.tp];
-            deps.insert(deps.end(), c.begin(), c.end());
-            // One weight-gradient collective at a time per rank: SimAI
-            // runs one stream per rank on the data-parallel dimension.
-            if (m_lastWeightGradient[m] != kNone)
-            {
-                deps.push_back(m_lastWeightGradient[m]);
-            }
-        }
-        std::sort(deps.begin(), deps.end());
-        deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+        const Ops deps = MembersDeps(members, true);
         const uint32_t op = m_g.AddCollective(Algorithm(comm),
                                               members,
                                               phase.bytes,

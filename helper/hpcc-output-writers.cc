@@ -45,11 +45,9 @@ CloseOutput(std::ofstream& out, const std::string& path)
 
 } // namespace
 
-HpccFctWriter::HpccFctWriter(const std::string& path,
-                             Ptr<RoceFabric> fabric,
-                             std::map<uint64_t, HpccPostedFlow> flows)
+HpccFctWriter::HpccFctWriter(const std::string& path, Ptr<RoceFabric> fabric, HpccPostedFlows flows)
     : m_path(path),
-      m_flows(std::move(flows))
+      m_flows(std::move(flows.fabric))
 {
     OpenOutput(m_out, path);
     for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
@@ -57,6 +55,12 @@ HpccFctWriter::HpccFctWriter(const std::string& path,
         fabric->GetNic(h)->TraceConnectWithoutContext(
             "SendComplete",
             MakeCallback(&HpccFctWriter::OnComplete, this));
+    }
+    for (HpccPostedFlow& p : flows.nvlink)
+    {
+        const auto fct = static_cast<int64_t>(p.standaloneFctNs);
+        Simulator::Schedule(NanoSeconds(p.flow.startNs + fct) - Simulator::Now(),
+                            [this, p = std::move(p), fct]() { Write(p, p.flow.startNs, fct); });
     }
 }
 
@@ -70,14 +74,19 @@ HpccFctWriter::OnComplete(const RdmaMessageInfo& info,
     {
         return; // not a flow of the flow file
     }
-    const HpccPostedFlow& p = it->second;
+    Write(it->second, info.start.GetNanoSeconds(), (ackTime - info.start).GetNanoSeconds());
+}
+
+void
+HpccFctWriter::Write(const HpccPostedFlow& p, int64_t startNs, int64_t fctNs)
+{
     m_out << FormatHpccFctLine(p.flow.src,
                                p.flow.dst,
                                p.srcPort,
                                p.flow.dport,
                                p.flow.bytes,
-                               info.start.GetNanoSeconds(),
-                               (ackTime - info.start).GetNanoSeconds(),
+                               startNs,
+                               fctNs,
                                p.standaloneFctNs);
     ++m_lines;
 }

@@ -62,7 +62,8 @@ FormatHpccFctLine(uint32_t srcNode,
  * \brief Writes fct.txt as the HPCC-lineage simulators do: a line per flow
  * when the sender has every byte acknowledged (their QP completion), in
  * completion order. fct = that time - the flow's start, whole nanoseconds
- * (truncated); standalone_fct = HpccPostedFlow::standaloneFctNs.
+ * (truncated); standalone_fct = HpccPostedFlow::standaloneFctNs. A flow
+ * NVLink carries completes at its start + its standalone FCT.
  *
  * Listens to the NICs' SendComplete trace; must outlive the simulation run.
  */
@@ -73,9 +74,7 @@ class HpccFctWriter
      * Create (truncate) \p path and follow the completions of \p flows on \p fabric.
      * \throw std::runtime_error if the file cannot be opened
      */
-    HpccFctWriter(const std::string& path,
-                  Ptr<RoceFabric> fabric,
-                  std::map<uint64_t, HpccPostedFlow> flows);
+    HpccFctWriter(const std::string& path, Ptr<RoceFabric> fabric, HpccPostedFlows flows);
 
     /// Lines written so far.
     uint64_t GetLines() const
@@ -88,6 +87,7 @@ class HpccFctWriter
 
   private:
     void OnComplete(const RdmaMessageInfo& info, Time ackTime, uint64_t retransmittedBytes);
+    void Write(const HpccPostedFlow& p, int64_t startNs, int64_t fctNs);
 
     std::string m_path;
     std::ofstream m_out;

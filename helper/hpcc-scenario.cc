@@ -10,6 +10,7 @@
 #include "ns3/csv-fields.h"
 #include "ns3/dcqcn.h"
 #include "ns3/enum.h"
+#include "ns3/hpcc-topology-builder.h"
 #include "ns3/roce-header.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -181,6 +182,16 @@ HpccScenario::BuildFabricTopology()
                          link.delayNs);
         m_fileLink.push_back(l);
     }
+    // A SimAI file's GPUs joined through an NVSwitch are one server.
+    const std::vector<int32_t> servers = HpccNvlinkServers(m_file, m_topologyFile);
+    for (uint32_t i = 0; i < file.GetNNodes(); ++i)
+    {
+        if (servers[i] >= 0)
+        {
+            m_fabric.SetServer(static_cast<uint32_t>(m_fabric.GetHostIndex(m_fabricNode[i])),
+                               servers[i]);
+        }
+    }
     for (uint32_t i = 0; i < file.GetNNodes(); ++i)
     {
         if (file.IsHost(i) && firstLinkLine[i] < 0)
@@ -225,6 +236,17 @@ HpccScenario::CheckFlows() const
                             "priority group " + std::to_string(f.pg) +
                                 " carries this module's ACKs, NAKs and CNPs; data uses 0-" +
                                 std::to_string(RoceNetDevice::kControlClass - 1));
+        }
+        const auto src = static_cast<uint32_t>(m_fabric.GetHostIndex(m_fabricNode[f.src]));
+        const auto dst = static_cast<uint32_t>(m_fabric.GetHostIndex(m_fabricNode[f.dst]));
+        if (m_fabric.SameServer(src, dst) && GetNvlinkPath(f.src, f.dst).empty())
+        {
+            ThrowInputError(m_flowFile,
+                            f.line,
+                            "dst",
+                            "GPUs " + std::to_string(f.src) + " and " + std::to_string(f.dst) +
+                                " are one server's in " + m_topologyFile +
+                                " (joined through NVSwitches) but share no NVSwitch");
         }
     }
 }
@@ -546,10 +568,39 @@ HpccScenario::GetFaults() const
     return faults;
 }
 
-std::map<uint64_t, HpccPostedFlow>
+std::vector<uint32_t>
+HpccScenario::GetNvlinkPath(uint32_t src, uint32_t dst) const
+{
+    const FabricTopology& file = m_file.topology;
+    // src's NVLink links in file order, then the first of their NVSwitches that links dst.
+    for (uint32_t l = 0; l < file.GetNLinks(); ++l)
+    {
+        const FabricLink& up = file.GetLink(l);
+        if (up.a != src && up.b != src)
+        {
+            continue;
+        }
+        const uint32_t nv = up.a == src ? up.b : up.a;
+        if (m_file.nodeType[nv] != HpccNodeType::NvSwitch)
+        {
+            continue;
+        }
+        for (uint32_t m = 0; m < file.GetNLinks(); ++m)
+        {
+            const FabricLink& down = file.GetLink(m);
+            if ((down.a == nv && down.b == dst) || (down.b == nv && down.a == dst))
+            {
+                return {l, m};
+            }
+        }
+    }
+    return {};
+}
+
+HpccPostedFlows
 HpccScenario::PostFlows(Ptr<RoceFabric> fabric) const
 {
-    std::map<uint64_t, HpccPostedFlow> posted;
+    HpccPostedFlows posted;
     std::map<uint32_t, uint16_t> nextPort; // by source node
     const uint32_t payload = GetPayloadBytes();
     for (const HpccFlow& f : m_flows)
@@ -559,6 +610,16 @@ HpccScenario::PostFlows(Ptr<RoceFabric> fabric) const
         HpccPostedFlow p;
         p.flow = f;
         p.srcPort = nextPort.emplace(f.src, kFirstSourcePort).first->second++;
+        if (m_fabric.SameServer(src, dst))
+        {
+            // Through the NVSwitch, as SimAI carries it, alone on its two links.
+            p.nvlink = true;
+            p.path = GetNvlinkPath(f.src, f.dst);
+            NS_ABORT_MSG_IF(p.path.size() != 2, "GPUs of one server without a shared NVSwitch");
+            p.standaloneFctNs = HpccStandaloneFctNs(m_file.topology, p.path, f.bytes, payload);
+            posted.nvlink.push_back(std::move(p));
+            continue;
+        }
         RdmaMessageInfo info;
         info.bytes = f.bytes;
         info.priority = static_cast<uint8_t>(f.pg);
@@ -566,7 +627,7 @@ HpccScenario::PostFlows(Ptr<RoceFabric> fabric) const
         const uint64_t id = fabric->SendMessage(src, dst, info, NanoSeconds(f.startNs));
         p.path = fabric->GetPath(src, dst, p.srcPort);
         p.standaloneFctNs = HpccStandaloneFctNs(m_fabric, p.path, f.bytes, payload);
-        posted.emplace(id, std::move(p));
+        posted.fabric.emplace(id, std::move(p));
     }
     return posted;
 }

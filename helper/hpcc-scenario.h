@@ -31,13 +31,24 @@ struct HpccScenarioOptions
     bool strict{false};        ///< refuse config keys (or values) the module does not model
 };
 
-/// One flow of the flow file as posted on the fabric.
+/// One flow of the flow file as posted on the fabric, or on a server's NVLink.
 struct HpccPostedFlow
 {
-    HpccFlow flow;               ///< as read, with the file's node ids
-    uint16_t srcPort{0};         ///< UDP source port (see HpccScenario::PostFlows)
-    std::vector<uint32_t> path;  ///< fabric link ids the data frames cross
+    HpccFlow flow;       ///< as read, with the file's node ids
+    uint16_t srcPort{0}; ///< UDP source port (see HpccScenario::PostFlows)
+    /// Between two GPUs of one server: carried by their NVSwitch, not the fabric.
+    bool nvlink{false};
+    /// The links the data frames cross: fabric link ids; for an NVLink flow,
+    /// the file's link ids (to the NVSwitch and from it).
+    std::vector<uint32_t> path;
     uint64_t standaloneFctNs{0}; ///< HpccStandaloneFctNs of the flow on that path
+};
+
+/// The flows of the flow file as HpccScenario::PostFlows posted them.
+struct HpccPostedFlows
+{
+    std::map<uint64_t, HpccPostedFlow> fabric; ///< on the RoCE fabric, by its flow id
+    std::vector<HpccPostedFlow> nvlink;        ///< on NVLink, in file order
 };
 
 /**
@@ -50,11 +61,14 @@ struct HpccPostedFlow
  * Paths are resolved as the simulators do: the config's paths, and those
  * given in HpccScenarioOptions, relative to the working directory.
  *
- * The RoCE fabric is the topology file's, with one exception: NVSwitches
- * of a SimAI topology and the NVLink links that touch them are left out
- * (NVLink is not a RoCE network, and this module's hosts have one NIC
- * port), so traffic between two GPUs of a server crosses their NICs. Node
- * and link ids in every output stay the file's.
+ * The RoCE fabric is the topology file's, with one exception: a SimAI
+ * topology's NVSwitches and the NVLink links that touch them are not
+ * fabric nodes and links (this module's hosts have one NIC port); the GPUs
+ * they join are one server (FabricTopology::SetServer, as BuildHpccFabric),
+ * and a flow between two GPUs of one server goes through their NVSwitch,
+ * as in SimAI, not through their NICs: it takes the standalone time of its
+ * two NVLink links (HpccStandaloneFctNs; NVLink contention is not
+ * modelled). Node and link ids in every output stay the file's.
  *
  * Everything wrong with the inputs is reported before the run, as
  * std::runtime_error "path:line: field: message" where a line is to blame.
@@ -136,17 +150,24 @@ class HpccScenario
     /// simulators' configs use for "no limit": run until nothing is left.
     bool RunsUntilDone() const;
 
-    /// NVSwitches left out of the fabric.
-    uint32_t GetNLeftOutNodes() const
+    /// NVSwitches: nodes of the file that are not fabric nodes.
+    uint32_t GetNNvSwitches() const
     {
         return m_file.topology.GetNNodes() - m_fabric.GetNNodes();
     }
 
-    /// Links left out of the fabric (NVLink links).
-    uint32_t GetNLeftOutLinks() const
+    /// NVLink links: links of the file that are not fabric links.
+    uint32_t GetNNvlinkLinks() const
     {
         return m_file.topology.GetNLinks() - m_fabric.GetNLinks();
     }
+
+    /**
+     * The file's links from GPU \p src to an NVSwitch and from it to GPU
+     * \p dst (file node ids): the first NVSwitch, in the order of src's
+     * links in the file, that links both; empty if none does.
+     */
+    std::vector<uint32_t> GetNvlinkPath(uint32_t src, uint32_t dst) const;
 
     /// The file's node id of fabric node \p fabricNode.
     uint32_t GetFileNode(uint32_t fabricNode) const
@@ -199,14 +220,14 @@ class HpccScenario
     Ptr<RoceFabric> Install(const RoceFabricHelper& helper, int64_t stream = 0) const;
 
     /**
-     * Post every flow on \p fabric at its start time, in file order. As the
-     * simulators do, each source host numbers its flows' UDP source ports
-     * 10000, 10001, ... (the ECMP hash input); pg is the traffic class; the
-     * flow's dport is reported in fct.txt only (RoCEv2 frames go to UDP
-     * port 4791).
-     * \return the posted flows by RoceFabric flow id
+     * Post every flow on \p fabric at its start time, in file order, except
+     * those between two GPUs of one server, which NVLink carries (see the
+     * class; HpccFctWriter completes them). As the simulators do, each
+     * source host numbers its flows' UDP source ports 10000, 10001, ... (the
+     * ECMP hash input); pg is the traffic class; the flow's dport is
+     * reported in fct.txt only (RoCEv2 frames go to UDP port 4791).
      */
-    std::map<uint64_t, HpccPostedFlow> PostFlows(Ptr<RoceFabric> fabric) const;
+    HpccPostedFlows PostFlows(Ptr<RoceFabric> fabric) const;
 
     /**
      * The config's LINK_DOWN as faults for FabricFaults: every fabric link

@@ -5,7 +5,8 @@
 // module's attributes, fct.txt against the analytic completion time and
 // the documented standalone FCT, a lossy link recovered by go-back-N, PFC
 // lines in an incast, a fat-tree file building the same fabric as
-// MakeFatTree, SimAI's NVSwitches left out, unmodelled keys named, and
+// MakeFatTree, SimAI's NVSwitches carrying the flows inside a server,
+// unmodelled keys named, and
 // "path:line: field" errors for inputs that are wrong together.
 
 #include "fabric-test-util.h"
@@ -602,7 +603,7 @@ TEST_F(HpccScenarioTest, UnmodelledKeysAreReportedByName)
 
 // ------------------------------------------------------------ SimAI
 
-TEST_F(HpccScenarioTest, SimAiNvSwitchesAreLeftOutAndGpusTalkOverTheirNics)
+TEST_F(HpccScenarioTest, SimAiNvSwitchesCarryTheFlowsBetweenGpusOfOneServer)
 {
     // Two servers of two GPUs (0-3), one NVSwitch each (4, 5), one ToR (6);
     // each GPU's NVLink is its first link in the file, its NIC the second.
@@ -619,12 +620,18 @@ TEST_F(HpccScenarioTest, SimAiNvSwitchesAreLeftOutAndGpusTalkOverTheirNics)
     const std::string flows = "2\n0 1 3 100 100000 2.0\n0 3 3 100 100000 2.0\n";
     const FileRun r = Run(Files(topology, flows));
     const HpccScenario& s = *r.scenario;
-    EXPECT_EQ(s.GetNLeftOutNodes(), 2u);
-    EXPECT_EQ(s.GetNLeftOutLinks(), 4u);
+    EXPECT_EQ(s.GetNNvSwitches(), 2u);
+    EXPECT_EQ(s.GetNNvlinkLinks(), 4u);
     const FabricTopology& fabric = s.GetFabricTopology();
     ASSERT_EQ(fabric.GetNNodes(), 5u);
     EXPECT_EQ(fabric.GetNHosts(), 4u);
     EXPECT_EQ(fabric.GetNSwitches(), 1u);
+    // The GPUs an NVSwitch joins are one server.
+    EXPECT_TRUE(fabric.SameServer(0, 1));
+    EXPECT_TRUE(fabric.SameServer(2, 3));
+    EXPECT_FALSE(fabric.SameServer(1, 2));
+    EXPECT_EQ(s.GetNvlinkPath(0, 1), (std::vector<uint32_t>{0, 2}));
+    EXPECT_TRUE(s.GetNvlinkPath(0, 3).empty());
     // Fabric node 4 is the ToR, file node 6; its links are the NIC links.
     EXPECT_EQ(s.GetFileNode(4), 6u);
     for (uint32_t l = 0; l < 4; ++l)
@@ -638,15 +645,30 @@ TEST_F(HpccScenarioTest, SimAiNvSwitchesAreLeftOutAndGpusTalkOverTheirNics)
     {
         EXPECT_EQ(s.GetSimulatorIfIndex(4, port), port + 1);
     }
-    // Both flows, within and across servers, complete over the NICs.
+    // Both flows complete: 0 -> 1 over NVLink, 0 -> 3 over the NICs.
     ASSERT_EQ(r.fctLines.size(), 2u);
-    std::multiset<std::string> dsts;
+    std::map<std::string, Fields> byDst;
     for (const Fields& f : r.fctLines)
     {
         EXPECT_EQ(f[0], "0b000001");
-        dsts.insert(f[1]);
+        byDst[f[1]] = f;
     }
-    EXPECT_EQ(dsts, (std::multiset<std::string>{"0b000101", "0b000301"}));
+    ASSERT_EQ(byDst.count("0b000101"), 1u);
+    ASSERT_EQ(byDst.count("0b000301"), 1u);
+    const double nicBoundNs = 100000 * 8 / 100.0; // the bytes at the NIC's 100 Gb/s
+    const double nvlinkNs = 100000 * 8 / 2400.0;  // ... at NVLink's 2400 Gb/s
+    const Fields& inServer = byDst["0b000101"];
+    const double fct = std::stod(inServer[6]);
+    // The bytes at NVLink's rate, plus at most 10% of headers and the two
+    // links' delays and a packet's store-and-forward, there and back.
+    EXPECT_GE(fct, nvlinkNs);
+    EXPECT_LE(fct, 1.1 * nvlinkNs + 2 * (25 + 25) + 2 * 2 * 1100 * 8 / 2400.0);
+    EXPECT_EQ(inServer[6], inServer[7]) << "alone on its links: fct is the standalone";
+    EXPECT_GE(std::stod(byDst["0b000301"][6]), nicBoundNs);
+    // Only the flow between servers reached the fabric: GPU 1's NIC link is idle.
+    const Ptr<RoceChannel> gpu1Nic = r.fabric->GetChannel(1);
+    EXPECT_EQ(gpu1Nic->GetTxBytes(0) + gpu1Nic->GetTxBytes(1), 0u);
+    EXPECT_GT(r.fabric->GetChannel(3)->GetTxBytes(1), 100000u) << "GPU 3's NIC link";
 
     // A flow may not start or end at an NVSwitch.
     ExpectError(Files(topology, "1\n0 4 3 100 1000 2.0\n"),
@@ -654,6 +676,25 @@ TEST_F(HpccScenarioTest, SimAiNvSwitchesAreLeftOutAndGpusTalkOverTheirNics)
                 2,
                 "dst",
                 "node 4 is an NVSwitch");
+}
+
+TEST_F(HpccScenarioTest, GpusOfOneServerThatShareNoNvSwitchAreAnError)
+{
+    // GPU 1 joins NVSwitches 3 and 4; GPU 0 is on 3 only, GPU 2 on 4 only.
+    const std::string topology = "6 3 2 1 7 H100\n"
+                                 "3 4 5\n"
+                                 "0 3 2400Gbps 25ns 0\n"
+                                 "1 3 2400Gbps 25ns 0\n"
+                                 "1 4 2400Gbps 25ns 0\n"
+                                 "2 4 2400Gbps 25ns 0\n"
+                                 "0 5 100Gbps 1us 0\n"
+                                 "1 5 100Gbps 1us 0\n"
+                                 "2 5 100Gbps 1us 0\n";
+    ExpectError(Files(topology, "1\n0 2 3 100 1000 2.0\n"),
+                (m_dir / "flow.txt").string(),
+                2,
+                "dst",
+                "share no NVSwitch");
 }
 
 // ------------------------------------------------------------ bad inputs

@@ -11,8 +11,18 @@
 namespace ns3
 {
 
-FabricTopology
-BuildHpccFabric(const HpccTopology& file, const std::string& path)
+namespace
+{
+
+/// What a topology file's GPUs are linked to: their server and their NIC's switch.
+struct HpccGpuLinks
+{
+    std::vector<int32_t> server; ///< by node: GPUs joined through NVSwitches share one; else -1
+    std::vector<int64_t> edgeOf; ///< by GPU node: the node its one NIC link reaches; else -1
+};
+
+HpccGpuLinks
+LinkGpus(const HpccTopology& file, const std::string& path)
 {
     const FabricTopology& in = file.topology;
     const uint32_t n = in.GetNNodes();
@@ -31,8 +41,8 @@ BuildHpccFabric(const HpccTopology& file, const std::string& path)
         }
         return x;
     };
-    std::vector<int64_t> edgeOf(n, -1); // GPU: the switch its NIC link reaches
-    std::vector<bool> edge(n, false);
+    HpccGpuLinks out;
+    out.edgeOf.assign(n, -1);
     for (uint32_t l = 0; l < in.GetNLinks(); ++l)
     {
         const FabricLink& link = in.GetLink(l);
@@ -46,18 +56,62 @@ BuildHpccFabric(const HpccTopology& file, const std::string& path)
             {
                 parent[find(gpu)] = find(other);
             }
-            else if (edgeOf[gpu] >= 0)
+            else if (out.edgeOf[gpu] >= 0)
             {
                 throw std::runtime_error(path + ": host " + std::to_string(gpu) +
                                          ": more than one NIC link (to nodes " +
-                                         std::to_string(edgeOf[gpu]) + " and " +
+                                         std::to_string(out.edgeOf[gpu]) + " and " +
                                          std::to_string(other) + "); a GPU has one NIC");
             }
             else
             {
-                edgeOf[gpu] = other;
-                edge[other] = !host(other);
+                out.edgeOf[gpu] = other;
             }
+        }
+    }
+    // Numbered in the order of each server's first GPU.
+    out.server.assign(n, -1);
+    std::vector<int32_t> serverOfRoot(n, -1);
+    int32_t servers = 0;
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        const uint32_t root = find(v);
+        if (host(v) && (root != v || nvswitch(root)))
+        {
+            if (serverOfRoot[root] < 0)
+            {
+                serverOfRoot[root] = servers++;
+            }
+            out.server[v] = serverOfRoot[root];
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<int32_t>
+HpccNvlinkServers(const HpccTopology& file, const std::string& path)
+{
+    return LinkGpus(file, path).server;
+}
+
+FabricTopology
+BuildHpccFabric(const HpccTopology& file, const std::string& path)
+{
+    const FabricTopology& in = file.topology;
+    const uint32_t n = in.GetNNodes();
+    auto nvswitch = [&file](uint32_t node) {
+        return file.nodeType[node] == HpccNodeType::NvSwitch;
+    };
+    auto host = [&file](uint32_t node) { return file.nodeType[node] == HpccNodeType::Host; };
+    const HpccGpuLinks gpus = LinkGpus(file, path);
+    std::vector<bool> edge(n, false);
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        if (gpus.edgeOf[v] >= 0 && !host(static_cast<uint32_t>(gpus.edgeOf[v])))
+        {
+            edge[gpus.edgeOf[v]] = true;
         }
     }
 
@@ -72,8 +126,6 @@ BuildHpccFabric(const HpccTopology& file, const std::string& path)
             rack[v] = racks++;
         }
     }
-    std::vector<int32_t> serverIndex(n, -1);
-    int32_t servers = 0;
     for (uint32_t v = 0; v < n; ++v)
     {
         const std::string& name = in.GetNode(v).name;
@@ -86,21 +138,15 @@ BuildHpccFabric(const HpccTopology& file, const std::string& path)
             id[v] = out.AddSwitch(name, edge[v] ? 1 : 2, -1, rack[v]);
             continue;
         }
-        if (edgeOf[v] < 0)
+        if (gpus.edgeOf[v] < 0)
         {
             throw std::runtime_error(path + ": host " + std::to_string(v) +
                                      ": no NIC link (only NVSwitch links, or none)");
         }
-        id[v] = out.AddHost(name, -1, rack[edgeOf[v]]);
-        const uint32_t root = find(v);
-        if (root != v || nvswitch(root))
+        id[v] = out.AddHost(name, -1, rack[gpus.edgeOf[v]]);
+        if (gpus.server[v] >= 0)
         {
-            // On an NVSwitch: its server is its NVSwitch group's.
-            if (serverIndex[root] < 0)
-            {
-                serverIndex[root] = servers++;
-            }
-            out.SetServer(static_cast<uint32_t>(id[v]), serverIndex[root]);
+            out.SetServer(static_cast<uint32_t>(id[v]), gpus.server[v]);
         }
     }
     for (uint32_t l = 0; l < in.GetNLinks(); ++l)

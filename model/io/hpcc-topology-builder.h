@@ -28,6 +28,15 @@ FabricTopology BuildHpccFabric(const HpccTopology& file, const std::string& path
 
 /**
  * \ingroup collective-scheduling
+ * The server of every node of \p file, as BuildHpccFabric groups them: GPUs
+ * joined through NVSwitches share one, numbered from 0 in the order of each
+ * server's first GPU; -1 for switches, NVSwitches and GPUs without NVLink.
+ * \throw std::runtime_error naming \p path and a GPU with more than one NIC link
+ */
+std::vector<int32_t> HpccNvlinkServers(const HpccTopology& file, const std::string& path);
+
+/**
+ * \ingroup collective-scheduling
  * Topology kind "hpcc": an HPCC or SimAI topology file (BuildHpccFabric),
  * read from the path a scenario's topology.path gives.
  */

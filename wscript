@@ -137,6 +137,7 @@ def build(bld):
         'model/scheduling/harmonics-coordinator.cc',
         'model/scheduling/harmonics-planner.cc',
         'helper/link-sampler.cc',
+        'helper/hpcc-network-config.cc',
         'helper/hpcc-scenario.cc',
         'helper/hpcc-output-writers.cc',
         ]
@@ -269,6 +270,7 @@ def build(bld):
         'model/scheduling/harmonics-coordinator.h',
         'model/scheduling/harmonics-planner.h',
         'helper/link-sampler.h',
+        'helper/hpcc-network-config.h',
         'helper/hpcc-scenario.h',
         'helper/hpcc-output-writers.h',
         ]

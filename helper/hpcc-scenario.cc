@@ -28,11 +28,6 @@ namespace ns3
 namespace
 {
 
-/// The simulators' defaults for keys a config omits.
-constexpr uint32_t kDefaultPayloadBytes = 1000;
-constexpr int64_t kDefaultStopNs = 3010000000; // SIMULATOR_STOP_TIME 3.01
-/// Largest payload per packet the NIC carries (its PayloadPerPacket range).
-constexpr uint32_t kMaxPayloadBytes = 9000;
 /// First UDP source port of each host's flows, as third.cc numbers them.
 constexpr uint16_t kFirstSourcePort = 10000;
 
@@ -51,19 +46,6 @@ NodeKindName(HpccNodeType type)
     return "a node";
 }
 
-/// The rates a KMIN_MAP, KMAX_MAP or PMAX_MAP gives values for.
-template <typename T>
-std::set<uint64_t>
-RatesOf(const std::map<uint64_t, T>& map)
-{
-    std::set<uint64_t> rates;
-    for (const auto& kv : map)
-    {
-        rates.insert(kv.first);
-    }
-    return rates;
-}
-
 } // namespace
 
 HpccScenario::HpccScenario(const HpccScenarioOptions& options)
@@ -74,7 +56,9 @@ HpccScenario::HpccScenario(const HpccScenarioOptions& options)
     BuildFabricTopology();
     m_flows = ReadHpccFlows(m_flowFile, m_file.topology.GetNNodes());
     CheckFlows();
-    CheckEcnMaps();
+    m_network.CheckEcnMaps(m_fabric, [this](uint32_t l) {
+        return m_topologyFile + " line " + std::to_string(m_file.linkLine[m_fileLink[l]]);
+    });
 }
 
 void
@@ -83,10 +67,9 @@ HpccScenario::ReadConfig()
     const std::string& config = m_options.configFile;
     if (!config.empty())
     {
-        m_configFile = ReadHpccConfig(config);
-        m_mapping = MapHpccConfig(m_configFile, m_options.strict);
+        m_network = HpccNetworkConfig(config, m_options.strict);
     }
-    const HpccConfig& c = m_mapping.config;
+    const HpccConfig& c = m_network.GetMapping().config;
     const std::string where = config.empty() ? "no config file" : "the config " + config;
     m_topologyFile =
         !m_options.topologyFile.empty() ? m_options.topologyFile : c.topologyFile.value_or("");
@@ -105,32 +88,6 @@ HpccScenario::ReadConfig()
                                                        : c.fctOutputFile.value_or("fct.txt");
     m_pfcOutputFile = !m_options.pfcOutputFile.empty() ? m_options.pfcOutputFile
                                                        : c.pfcOutputFile.value_or("pfc.txt");
-    // Values the module's attributes cannot take, reported here rather than by ns-3's fatal errors.
-    if (c.payloadBytes && *c.payloadBytes > kMaxPayloadBytes)
-    {
-        ThrowInputError(config,
-                        ConfigLine("PACKET_PAYLOAD_SIZE"),
-                        "PACKET_PAYLOAD_SIZE",
-                        std::to_string(*c.payloadBytes) + " bytes is above the largest payload " +
-                            "the NIC carries (" + std::to_string(kMaxPayloadBytes) + ")");
-    }
-    if (c.bufferBytes && *c.bufferBytes == 0)
-    {
-        ThrowInputError(config, ConfigLine("BUFFER_SIZE"), "BUFFER_SIZE", "must be at least 1 MB");
-    }
-}
-
-uint32_t
-HpccScenario::ConfigLine(const std::string& key) const
-{
-    for (const HpccConfigEntry& e : m_configFile.entries)
-    {
-        if (e.key == key)
-        {
-            return e.line;
-        }
-    }
-    return 0;
 }
 
 void
@@ -251,73 +208,6 @@ HpccScenario::CheckFlows() const
     }
 }
 
-void
-HpccScenario::CheckEcnMaps() const
-{
-    const HpccConfig& c = m_mapping.config;
-    const std::vector<std::pair<const char*, std::set<uint64_t>>> maps = {
-        {"KMIN_MAP", RatesOf(c.kminBytes)},
-        {"KMAX_MAP", RatesOf(c.kmaxBytes)},
-        {"PMAX_MAP", RatesOf(c.pmax)},
-    };
-    for (const auto& [key, rates] : maps)
-    {
-        if (rates.empty())
-        {
-            continue;
-        }
-        // As the simulators require: an entry for the rate of every switch port.
-        for (uint32_t l = 0; l < m_fabric.GetNLinks(); ++l)
-        {
-            const FabricLink& link = m_fabric.GetLink(l);
-            if ((m_fabric.IsHost(link.a) && m_fabric.IsHost(link.b)) || rates.count(link.rateBps))
-            {
-                continue;
-            }
-            ThrowInputError(m_options.configFile,
-                            ConfigLine(key),
-                            key,
-                            "no entry for " + std::to_string(link.rateBps) +
-                                " bit/s, the rate of a switch port (" + m_topologyFile + " line " +
-                                std::to_string(m_file.linkLine[m_fileLink[l]]) + ")");
-        }
-    }
-}
-
-std::string
-HpccScenario::DescribeUnmodelledKeys() const
-{
-    if (m_mapping.unmodelled.empty())
-    {
-        return "";
-    }
-    std::string text = m_options.configFile + ": " + std::to_string(m_mapping.unmodelled.size()) +
-                       " config keys not modelled, ignored:";
-    for (const HpccUnmodelledKey& k : m_mapping.unmodelled)
-    {
-        text += "\n  " + k.key + " (line " + std::to_string(k.line) + "): " + k.reason;
-    }
-    return text;
-}
-
-uint32_t
-HpccScenario::GetPayloadBytes() const
-{
-    return m_mapping.config.payloadBytes.value_or(kDefaultPayloadBytes);
-}
-
-Time
-HpccScenario::GetStopTime() const
-{
-    return NanoSeconds(m_mapping.config.stopTimeNs.value_or(kDefaultStopNs));
-}
-
-bool
-HpccScenario::RunsUntilDone() const
-{
-    return m_mapping.config.stopTimeBeyondRange;
-}
-
 uint32_t
 HpccScenario::GetSimulatorIfIndex(uint32_t fabricNode, uint32_t port) const
 {
@@ -329,218 +219,29 @@ double
 HpccScenario::LinkErrorRate(uint32_t fileLink) const
 {
     const double own = m_file.linkErrorRate.at(fileLink);
-    return own > 0.0 ? own : m_mapping.config.errorRatePerLink.value_or(0.0);
-}
-
-void
-HpccScenario::Configure(RoceFabricHelper& helper) const
-{
-    const HpccConfig& c = m_mapping.config;
-    // A value the attribute rejects is an error at its key's line.
-    auto checked = [this](TypeId tid,
-                          const std::string& attribute,
-                          const AttributeValue& value,
-                          const std::string& key) {
-        std::string where = m_configFile.path + ": " + key;
-        for (const HpccConfigEntry& e : m_configFile.entries)
-        {
-            if (e.key == key)
-            {
-                where = m_configFile.path + ":" + std::to_string(e.line) + ": " + key;
-            }
-        }
-        try
-        {
-            return CheckedAttributeValue(tid, attribute, value, where);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw std::runtime_error(e.what());
-        }
-    };
-    const uint32_t payload = GetPayloadBytes();
-    helper.SetNicAttribute("PayloadPerPacket",
-                           *checked(RdmaNic::GetTypeId(),
-                                    "PayloadPerPacket",
-                                    UintegerValue(payload),
-                                    "PACKET_PAYLOAD_SIZE"));
-    // Bytes in the file; the NIC acknowledges every N packets. Without the
-    // key, an ACK per packet, and always the simulators' fixed 4 ms timeout
-    // with unlimited retries, not the NIC's defaults.
-    const uint32_t ackPackets =
-        c.l2AckInterval ? std::max<uint32_t>(1, (*c.l2AckInterval + payload - 1) / payload) : 1;
-    helper.SetNicAttribute("AckInterval",
-                           *checked(RdmaNic::GetTypeId(),
-                                    "AckInterval",
-                                    UintegerValue(ackPackets),
-                                    "L2_ACK_INTERVAL"));
-    helper.SetNicAttribute("RetransmitTimeout", TimeValue(MilliSeconds(4)));
-    if (c.bufferBytes)
-    {
-        helper.SetMmuAttribute("BufferSize",
-                               *checked(SwitchMmu::GetTypeId(),
-                                        "BufferSize",
-                                        UintegerValue(*c.bufferBytes),
-                                        "BUFFER_SIZE"));
-    }
-    // The simulators' MMU: every queue is lossless, and BufferSize less one
-    // reserve and one headroom of 3 x rate x delay per port is the shared
-    // pool (doc/hpcc-compat.md).
-    helper.SetMmuAttribute("LosslessClasses", StringValue("0-7"));
-    helper.SetMmuAttribute("Carving", EnumValue(SwitchMmu::CARVE_PER_PORT));
-    helper.SetMmuAttribute("HeadroomFrames", UintegerValue(0));
-    if (c.enableQcn)
-    {
-        helper.SetSwitchAttribute("EcnEnabled", BooleanValue(*c.enableQcn));
-    }
-    helper.SetSwitchAttribute("PfcEnabled", BooleanValue(true));
-    const std::string spec = GetCongestionControlSpec();
-    try
-    {
-        helper.SetCongestionControl(spec);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw std::runtime_error(m_options.configFile + ": DCQCN settings: " + e.what());
-    }
-}
-
-std::string
-HpccScenario::GetCongestionControlSpec() const
-{
-    const HpccConfig& c = m_mapping.config;
-    // The HPCC simulator's DCQCN is the base; the file's keys replace its values.
-    std::vector<Dcqcn::AttributeSetting> values = Dcqcn::GetProfile("hpcc");
-    const auto set = [&values](const std::string& name, const std::string& value) {
-        auto it = std::find_if(values.begin(), values.end(), [&name](const auto& v) {
-            return v.first == name;
-        });
-        NS_ABORT_MSG_IF(it == values.end(), "the hpcc profile has no " << name);
-        it->second = value;
-    };
-    if (c.rateAiBps)
-    {
-        set("AdditiveIncreaseRate", std::to_string(*c.rateAiBps) + "bps");
-    }
-    if (c.rateHaiBps)
-    {
-        set("HyperIncreaseRate", std::to_string(*c.rateHaiBps) + "bps");
-    }
-    if (c.minRateBps)
-    {
-        set("MinRate", std::to_string(*c.minRateBps) + "bps");
-    }
-    if (c.alphaResumeIntervalNs)
-    {
-        set("AlphaUpdateInterval", std::to_string(*c.alphaResumeIntervalNs) + "ns");
-    }
-    if (c.rateDecreaseIntervalNs)
-    {
-        set("RateDecreaseInterval", std::to_string(*c.rateDecreaseIntervalNs) + "ns");
-    }
-    if (c.rpTimerNs)
-    {
-        set("RateIncreaseInterval", std::to_string(*c.rpTimerNs) + "ns");
-    }
-    if (c.fastRecoveryTimes)
-    {
-        set("FastRecoveryTimes", std::to_string(*c.fastRecoveryTimes));
-    }
-    if (c.ewmaGain)
-    {
-        std::ostringstream g;
-        g << std::setprecision(std::numeric_limits<double>::max_digits10) << *c.ewmaGain;
-        set("G", g.str());
-    }
-    if (c.clampTargetRate)
-    {
-        // HPCC's CLAMP_TARGET_RATE clamps at every decrease: the firmware's CLAMP_TGT_RATE.
-        set("ClampTargetRate", *c.clampTargetRate ? "true" : "false");
-    }
-    std::string spec = "ns3::Dcqcn";
-    for (size_t i = 0; i < values.size(); ++i)
-    {
-        spec += (i == 0 ? "[" : "|") + values[i].first + "=" + values[i].second;
-    }
-    spec += values.empty() ? "" : "]";
-    return spec;
+    return own > 0.0 ? own : m_network.GetMapping().config.errorRatePerLink.value_or(0.0);
 }
 
 Ptr<RoceFabric>
 HpccScenario::Install(const RoceFabricHelper& helper, int64_t stream) const
 {
-    Ptr<RoceFabric> fabric;
-    try
-    {
-        fabric = helper.Install(m_fabric);
-    }
-    catch (const std::runtime_error& e)
-    {
-        // The MMU refuses a buffer that cannot hold the ports' reserves and headrooms.
-        const uint32_t line = ConfigLine("BUFFER_SIZE");
-        if (line == 0 || std::string(e.what()).find("BufferSize") == std::string::npos)
-        {
-            throw;
-        }
-        ThrowInputError(m_options.configFile, line, "BUFFER_SIZE", e.what());
-    }
-
-    const HpccConfig& c = m_mapping.config;
-    if (!c.kminBytes.empty() || !c.kmaxBytes.empty() || !c.pmax.empty())
-    {
-        for (uint32_t node = 0; node < m_fabric.GetNNodes(); ++node)
-        {
-            Ptr<RoceSwitch> sw = fabric->GetSwitch(node);
-            if (!sw)
-            {
-                continue;
-            }
-            Ptr<SwitchMmu> mmu = sw->GetMmu();
-            const std::vector<uint32_t>& ports = m_fabric.AdjacentLinks(node);
-            for (uint32_t port = 0; port < ports.size(); ++port)
-            {
-                // CheckEcnMaps made sure every given map has this rate.
-                const uint64_t rate = m_fabric.GetLink(ports[port]).rateBps;
-                const uint64_t kmin =
-                    c.kminBytes.empty() ? mmu->GetKmin(port) : c.kminBytes.at(rate);
-                const uint64_t kmax =
-                    c.kmaxBytes.empty() ? mmu->GetKmax(port) : c.kmaxBytes.at(rate);
-                const double pmax = c.pmax.empty() ? mmu->GetPmax(port) : c.pmax.at(rate);
-                if (kmin > kmax)
-                {
-                    ThrowInputError(m_options.configFile,
-                                    ConfigLine(c.kmaxBytes.empty() ? "KMIN_MAP" : "KMAX_MAP"),
-                                    c.kmaxBytes.empty() ? "KMIN_MAP" : "KMAX_MAP",
-                                    "at " + std::to_string(rate) + " bit/s Kmin " +
-                                        std::to_string(kmin) + " bytes is above Kmax " +
-                                        std::to_string(kmax) + " bytes");
-                }
-                mmu->SetEcnParams(port, kmin, kmax, pmax);
-            }
-        }
-    }
-    for (uint32_t l = 0; l < m_fabric.GetNLinks(); ++l)
-    {
-        const double rate = LinkErrorRate(m_fileLink[l]);
-        if (rate > 0.0)
-        {
-            fabric->SetLinkErrorRate(l, rate);
-        }
-    }
-    fabric->AssignStreams(stream);
-    return fabric;
+    return m_network.Install(
+        helper,
+        m_fabric,
+        [this](uint32_t l) { return LinkErrorRate(m_fileLink[l]); },
+        stream);
 }
 
 std::vector<FabricFault>
 HpccScenario::GetFaults() const
 {
     std::vector<FabricFault> faults;
-    const auto& down = m_mapping.config.linkDown;
+    const auto& down = m_network.GetMapping().config.linkDown;
     if (!down || down->timeNs == 0)
     {
         return faults; // as the simulators: a time of 0 means no failure
     }
-    const uint32_t line = ConfigLine("LINK_DOWN");
+    const uint32_t line = m_network.Line("LINK_DOWN");
     const std::string where = m_options.configFile + ":" + std::to_string(line) + ": LINK_DOWN";
     for (uint32_t l = 0; l < m_fabric.GetNLinks(); ++l)
     {
@@ -602,7 +303,7 @@ HpccScenario::PostFlows(Ptr<RoceFabric> fabric) const
 {
     HpccPostedFlows posted;
     std::map<uint32_t, uint16_t> nextPort; // by source node
-    const uint32_t payload = GetPayloadBytes();
+    const uint32_t payload = m_network.GetPayloadBytes();
     for (const HpccFlow& f : m_flows)
     {
         const auto src = static_cast<uint32_t>(m_fabric.GetHostIndex(m_fabricNode[f.src]));

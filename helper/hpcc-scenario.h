@@ -4,6 +4,7 @@
 #ifndef HPCC_SCENARIO_H
 #define HPCC_SCENARIO_H
 
+#include "hpcc-network-config.h"
 #include "roce-fabric-helper.h"
 
 #include "ns3/fabric-fault.h"
@@ -83,20 +84,29 @@ class HpccScenario
      */
     explicit HpccScenario(const HpccScenarioOptions& options);
 
+    /// The config's network settings (the simulators' defaults without a config file).
+    const HpccNetworkConfig& GetNetworkConfig() const
+    {
+        return m_network;
+    }
+
     /// The config's modelled settings and the keys it does not model.
     const HpccConfigMapping& GetConfig() const
     {
-        return m_mapping;
+        return m_network.GetMapping();
     }
 
     /// Config keys (or values) not modelled, in file order; empty in strict mode.
     const std::vector<HpccUnmodelledKey>& GetUnmodelledKeys() const
     {
-        return m_mapping.unmodelled;
+        return m_network.GetMapping().unmodelled;
     }
 
     /// "config: keys not modelled, ignored: KEY (line n: why), ..."; empty if none.
-    std::string DescribeUnmodelledKeys() const;
+    std::string DescribeUnmodelledKeys() const
+    {
+        return m_network.DescribeUnmodelledKeys();
+    }
 
     /// The topology as the file has it, NVSwitches included.
     const HpccTopology& GetFileTopology() const
@@ -141,14 +151,22 @@ class HpccScenario
     }
 
     /// PACKET_PAYLOAD_SIZE, or 1000 bytes (the simulators' default).
-    uint32_t GetPayloadBytes() const;
+    uint32_t GetPayloadBytes() const
+    {
+        return m_network.GetPayloadBytes();
+    }
 
     /// SIMULATOR_STOP_TIME, or 3.01 s (the simulators' default).
-    Time GetStopTime() const;
+    Time GetStopTime() const
+    {
+        return m_network.GetStopTime();
+    }
 
-    /// SIMULATOR_STOP_TIME is beyond the simulator's range, which the
-    /// simulators' configs use for "no limit": run until nothing is left.
-    bool RunsUntilDone() const;
+    /// SIMULATOR_STOP_TIME is beyond the simulator's range: run until nothing is left.
+    bool RunsUntilDone() const
+    {
+        return m_network.RunsUntilDone();
+    }
 
     /// NVSwitches: nodes of the file that are not fabric nodes.
     uint32_t GetNNvSwitches() const
@@ -189,23 +207,17 @@ class HpccScenario
      */
     uint32_t GetSimulatorIfIndex(uint32_t fabricNode, uint32_t port) const;
 
-    /**
-     * Configure \p helper from the config, each key onto its attribute (the
-     * table in doc/hpcc-compat.md): payload size, ACK interval, switch
-     * buffer, ECN marking on or off, DCQCN and its parameters. PFC stays on
-     * (the simulators are lossless). Keys the file omits keep the module's
-     * defaults.
-     */
-    void Configure(RoceFabricHelper& helper) const;
+    /// Configure \p helper from the config (HpccNetworkConfig::Configure).
+    void Configure(RoceFabricHelper& helper) const
+    {
+        m_network.Configure(helper);
+    }
 
-    /**
-     * The congestion control Configure sets, in RoceFabricHelper::
-     * SetCongestionControl syntax: "ns3::Dcqcn" with every value of its
-     * "hpcc" profile (Dcqcn::GetProfile), the config's DCQCN keys replacing
-     * theirs (rates in bps, times in ns). DCQCN is CC_MODE 1, and also what
-     * runs when the config asks for a mode that is reported as not modelled.
-     */
-    std::string GetCongestionControlSpec() const;
+    /// The congestion control Configure sets (HpccNetworkConfig::GetCongestionControlSpec).
+    std::string GetCongestionControlSpec() const
+    {
+        return m_network.GetCongestionControlSpec();
+    }
 
     /**
      * Build the fabric with \p helper (configured by Configure), set every
@@ -243,15 +255,11 @@ class HpccScenario
     void ReadConfig();
     void BuildFabricTopology();
     void CheckFlows() const;
-    void CheckEcnMaps() const;
-    /// Line of \p key in the config file, 0 if absent.
-    uint32_t ConfigLine(const std::string& key) const;
     /// The error rate link \p fileLink gets: its own, or ERROR_RATE_PER_LINK if its own is 0.
     double LinkErrorRate(uint32_t fileLink) const;
 
     HpccScenarioOptions m_options;
-    HpccConfigFile m_configFile;
-    HpccConfigMapping m_mapping;
+    HpccNetworkConfig m_network;
     std::string m_topologyFile;
     std::string m_flowFile;
     std::string m_fctOutputFile;

@@ -166,8 +166,27 @@ MakeRunNetwork(const ScenarioSpec& spec,
         WeighAsCongestionControl(*network, cc);
         return std::make_unique<FlowRunNetwork>(spec, network);
     }
-    Ptr<RoceFabric> fabric = fabricHelper.Install(topology);
-    fabric->AssignStreams(0);
+    Ptr<RoceFabric> fabric;
+    if (const HpccNetworkConfig* hpcc = scenario.GetHpccConfig())
+    {
+        // Its ECN thresholds by port rate, and its loss rate on every link.
+        try
+        {
+            hpcc->CheckEcnMaps(topology, [](uint32_t l) { return "link " + std::to_string(l); });
+            const double lossRate = hpcc->GetMapping().config.errorRatePerLink.value_or(0.0);
+            fabric =
+                hpcc->Install(fabricHelper, topology, [lossRate](uint32_t) { return lossRate; });
+        }
+        catch (const std::runtime_error& e)
+        {
+            throw std::runtime_error(spec.Where("fabric.hpccConfig") + ": " + e.what());
+        }
+    }
+    else
+    {
+        fabric = fabricHelper.Install(topology);
+        fabric->AssignStreams(0);
+    }
     return std::make_unique<PacketRunNetwork>(spec, fabric);
 }
 

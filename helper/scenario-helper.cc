@@ -23,9 +23,79 @@
 namespace ns3
 {
 
+namespace
+{
+
+/// The fabric keys an HPCC config's network settings replace.
+constexpr const char* kKeysHpccConfigSets[] =
+    {"mtu", "cc", "pfc", "bufferBytes", "ackInterval", "rto", "ackTimeoutExponent", "retryCount"};
+
+/// Config keys of a flow-file run that a scenario gives its own way.
+constexpr const char* kKeysAScenarioGives[] = {"TOPOLOGY_FILE",
+                                               "FLOW_FILE",
+                                               "FCT_OUTPUT_FILE",
+                                               "PFC_OUTPUT_FILE",
+                                               "SIMULATOR_STOP_TIME",
+                                               "LINK_DOWN"};
+
+} // namespace
+
 ScenarioHelper::ScenarioHelper(const ScenarioSpec& spec)
     : m_spec(spec)
 {
+    if (spec.fabric.hpccConfig.empty())
+    {
+        return;
+    }
+    for (const char* key : kKeysHpccConfigSets)
+    {
+        const std::string field = std::string("fabric.") + key;
+        if (spec.lines.count(field) != 0)
+        {
+            throw std::runtime_error(spec.Where(field) + ": fabric.hpccConfig sets the NICs, " +
+                                     "switches and congestion control: give one or the other");
+        }
+    }
+    try
+    {
+        m_hpcc.emplace(spec.fabric.hpccConfig, false);
+    }
+    catch (const std::runtime_error& e)
+    {
+        throw std::runtime_error(spec.Where("fabric.hpccConfig") + ": " + e.what());
+    }
+}
+
+std::string
+ScenarioHelper::DescribeHpccConfigLeftOut() const
+{
+    if (!m_hpcc)
+    {
+        return "";
+    }
+    std::string text = m_hpcc->DescribeUnmodelledKeys();
+    std::string own;
+    for (const char* key : kKeysAScenarioGives)
+    {
+        if (const uint32_t line = m_hpcc->Line(key); line > 0)
+        {
+            own +=
+                std::string(own.empty() ? "" : ", ") + key + " (line " + std::to_string(line) + ")";
+        }
+    }
+    if (!own.empty())
+    {
+        text += std::string(text.empty() ? "" : "\n") + m_hpcc->GetPath() +
+                ": not used beside a scenario, which gives its own topology, jobs, outputs, " +
+                "end and faults: " + own;
+    }
+    return text;
+}
+
+std::string
+ScenarioHelper::GetFabricCc() const
+{
+    return m_hpcc ? m_hpcc->GetCongestionControlSpec() : m_spec.fabric.cc;
 }
 
 ScopedConfigDefaults
@@ -122,6 +192,12 @@ ScenarioHelper::MakeFabricHelper() const
 {
     const ScenarioSpec::Fabric& f = m_spec.fabric;
     RoceFabricHelper helper;
+    helper.SetEcmpSeed(static_cast<uint32_t>(m_spec.seed));
+    if (m_hpcc)
+    {
+        m_hpcc->Configure(helper);
+        return helper;
+    }
     try
     {
         helper.SetCongestionControl(f.cc);
@@ -175,7 +251,6 @@ ScenarioHelper::MakeFabricHelper() const
         "ns3::SwitchMmu::BufferSize",
         UintegerValue(f.bufferBytes),
         &RoceFabricHelper::SetMmuAttribute);
-    helper.SetEcmpSeed(static_cast<uint32_t>(m_spec.seed));
     return helper;
 }
 
@@ -187,10 +262,13 @@ ScenarioHelper::MakeFlowNetwork(const FabricTopology& topology) const
     // The same values the NICs take, wherever they were set.
     network->SetAttribute(
         "PayloadPerPacket",
-        UintegerValue(FabricUint("mtu", "ns3::RdmaNic::PayloadPerPacket", f.mtu)));
+        UintegerValue(m_hpcc ? m_hpcc->GetPayloadBytes()
+                             : FabricUint("mtu", "ns3::RdmaNic::PayloadPerPacket", f.mtu)));
     network->SetAttribute(
         "AckInterval",
-        UintegerValue(FabricUint("ackInterval", "ns3::RdmaNic::AckInterval", f.ackInterval)));
+        UintegerValue(m_hpcc
+                          ? m_hpcc->GetAckIntervalPackets()
+                          : FabricUint("ackInterval", "ns3::RdmaNic::AckInterval", f.ackInterval)));
     network->SetAttribute("EcmpSeed", UintegerValue(static_cast<uint32_t>(m_spec.seed)));
     network->SetAttribute("RecordMessages", BooleanValue(m_spec.output.flowRows));
     network->Build(topology);

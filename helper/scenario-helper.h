@@ -5,6 +5,7 @@
 #define SCENARIO_HELPER_H
 
 #include "checked-attributes.h"
+#include "hpcc-network-config.h"
 #include "roce-fabric-helper.h"
 
 #include "ns3/flow-network.h"
@@ -12,6 +13,7 @@
 #include "ns3/training-cluster.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace ns3
@@ -26,7 +28,28 @@ namespace ns3
 class ScenarioHelper
 {
   public:
+    /**
+     * \throw std::runtime_error naming fabric.hpccConfig and the config's
+     *        line when that file is wrong, or naming a fabric key the file
+     *        gives beside it
+     */
     explicit ScenarioHelper(const ScenarioSpec& spec);
+
+    /// The network settings of fabric.hpccConfig; null without one.
+    const HpccNetworkConfig* GetHpccConfig() const
+    {
+        return m_hpcc ? &*m_hpcc : nullptr;
+    }
+
+    /**
+     * What of fabric.hpccConfig does not apply: keys the module does not
+     * model, and keys that name a flow-file run's files, stop time or
+     * failures, for which the scenario has its own; empty if none.
+     */
+    std::string DescribeHpccConfigLeftOut() const;
+
+    /// The fabric's congestion control: fabric.cc, or fabric.hpccConfig's DCQCN.
+    std::string GetFabricCc() const;
 
     /**
      * Set the default of every "attributes" entry (checked: an error names
@@ -80,6 +103,7 @@ class ScenarioHelper
     std::string JobLocation(std::size_t index, uint32_t id) const;
 
     const ScenarioSpec& m_spec;
+    std::optional<HpccNetworkConfig> m_hpcc;
     mutable std::size_t m_listed{0};                     ///< jobs listed in the spec
     mutable std::size_t m_listedOrTraced{0};             ///< ... plus those of the job trace
     mutable std::map<uint32_t, std::size_t> m_indexOfId; ///< job id -> index in CollectJobs()

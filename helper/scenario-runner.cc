@@ -399,6 +399,10 @@ ScenarioRunner::ScenarioRunner(const ScenarioSpec& spec, std::string exampleName
       m_example(std::move(exampleName)),
       m_scenario(m_spec)
 {
+    if (const std::string leftOut = m_scenario.DescribeHpccConfigLeftOut(); !leftOut.empty())
+    {
+        std::cerr << m_example << ": warning: " << leftOut << "\n";
+    }
 }
 
 void
@@ -473,15 +477,17 @@ ScenarioRunner::SetCongestionControl(const CollectiveScheduler& policy,
     std::string cc;
     try
     {
-        cc = policy.GetCongestionControl(m_spec.fabric.cc);
+        cc = policy.GetCongestionControl(m_scenario.GetFabricCc());
     }
     catch (const std::invalid_argument& e)
     {
-        throw std::runtime_error(m_spec.Where("fabric.cc") + ": " + e.what());
+        const bool hpcc = m_scenario.GetHpccConfig() != nullptr;
+        throw std::runtime_error(m_spec.Where(hpcc ? "fabric.hpccConfig" : "fabric.cc") + ": " +
+                                 e.what());
     }
     if (cc.empty())
     {
-        return m_spec.fabric.cc;
+        return m_scenario.GetFabricCc();
     }
     fabricHelper.SetCongestionControl(cc);
     return cc;
@@ -494,14 +500,16 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
                               const CollectiveScheduler& policy,
                               const std::string& runTag) const
 {
+    const HpccNetworkConfig* hpcc = m_scenario.GetHpccConfig();
     nlohmann::json params = {
         {"topology", m_spec.topology.kind},
         {"backend", m_spec.backend},
         {"gpusPerHost", m_spec.topology.gpusPerHost},
         {"jobs", jobs.size()},
         {"cc", cc},
-        {"mtu", m_spec.fabric.mtu},
-        {"pfc", m_spec.fabric.pfc},
+        {"mtu", hpcc ? hpcc->GetPayloadBytes() : m_spec.fabric.mtu},
+        {"pfc", hpcc ? true : m_spec.fabric.pfc},
+        {"hpccConfig", m_spec.fabric.hpccConfig},
         {"scale", m_spec.scale},
         {"source", m_spec.source},
         {"description", m_spec.description},

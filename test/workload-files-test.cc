@@ -5,9 +5,11 @@
  * ASTRA-sim's collective microbenchmarks (Chakra traces) alone on an idle
  * switch against the collectives' closed forms at the link rate, its
  * point-to-point ring against the built-in ring all-reduce, the scenario
- * key that names a workload file (and its errors), and the three-tenant
- * example from files under every policy at both levels.
+ * key that names a workload file (and its errors), the three-tenant
+ * example from files under every policy at both levels, and SimAI's own
+ * network inputs (SimAI.conf, a topology in its layout) beside its workload.
  */
+#include "example-process-test-util.h"
 #include "scenario-run-test.h"
 
 #include "ns3/roce-header.h"
@@ -206,6 +208,68 @@ TEST_F(WorkloadFilesTest, ThreeTenantsFromFilesRunUnderEveryPolicyAtBothLevels)
                             1.0)
                     << policy << ", " << backend << ", job " << j.id;
             }
+        }
+    }
+}
+
+TEST_F(WorkloadFilesTest, SimAiNetworkInputsRunBesideItsWorkload)
+{
+    const std::string example =
+        std::string(CS_SOURCE_DIR) + "/examples/scenarios/workloads/simai-network-inputs.json";
+    for (const std::string backend : {"packet", "flow"})
+    {
+        ScenarioSpec spec = ReadScenarioFile(example);
+        spec.backend = backend;
+        spec.scale = 0.01;
+        const std::filesystem::path db = m_dir / (backend + ".db");
+        spec.output.db = db.string();
+        const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
+        ASSERT_EQ(o.jobs.size(), 1u);
+        EXPECT_TRUE(o.jobs[0].done && !o.jobs[0].failed) << backend;
+        if (backend != "packet")
+        {
+            continue;
+        }
+        // SimAI.conf's 9000-byte payloads and an ACK per packet (L2_ACK_INTERVAL
+        // 1), each crossing the two links between GPUs through the switch: 4
+        // packet-hops per 9000 bytes of every message (the module's default
+        // 4096-byte MTU and an ACK per 16 packets would make 2.1 per 4096).
+        const int64_t hops = QueryInt(db, "SELECT packet_hops FROM runs");
+        const int64_t packets = QueryInt(db, "SELECT sum((bytes + 8999) / 9000) FROM flows");
+        ASSERT_GT(packets, 0);
+        EXPECT_NEAR(static_cast<double>(hops), 4.0 * packets, 0.01 * 4 * packets);
+        // The NICs' traffic is data-parallel only: each tensor-parallel pair shares a server.
+        EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM flows WHERE (src_node < 8) = (dst_node < 8)"),
+                  0);
+    }
+
+    // The config replaces the fabric keys: giving one beside it is an error
+    // at the key; a config that misses the topology's port rate is one at its line.
+    const std::string topo =
+        std::string(CS_SOURCE_DIR) + "/examples/scenarios/workloads/simai-two-servers-topo.txt";
+    const std::string job = R"("jobs": [{"workers": 2, "hosts": [0, 8]}])";
+    auto scenario = [&](const std::string& fabric) {
+        return Write("bad.json",
+                     "{\n  \"topology\": {\"kind\": \"hpcc\", \"path\": \"" + topo +
+                         "\"},\n  \"fabric\": " + fabric + ",\n  " + job + "\n}\n");
+    };
+    const std::string conf = Write("k.conf", "KMAX_MAP 1 100000000000 1600\n");
+    const std::vector<std::pair<std::string, std::string>> bad{
+        {R"({"mtu": 1024, "hpccConfig": "k.conf"})", "bad.json:3: fabric.mtu: fabric.hpccConfig"},
+        {R"({"hpccConfig": "missing.conf"})", "bad.json:3: fabric.hpccConfig: "},
+        {R"({"hpccConfig": "k.conf"})", "k.conf:1: KMAX_MAP: no entry for 400000000000 bit/s"},
+    };
+    for (const auto& [fabric, message] : bad)
+    {
+        try
+        {
+            ScenarioRunner(ReadScenarioFile(scenario(fabric)), "test").Run("fair");
+            ADD_FAILURE() << fabric << ": accepted";
+        }
+        catch (const std::exception& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
+                << fabric << ": " << e.what();
         }
     }
 }

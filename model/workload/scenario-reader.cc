@@ -44,7 +44,10 @@ using Object = LocatedJsonObject;
 // ------------------------------------------------------------------ sections
 
 void
-ReadFabric(const LocatedJson& w, const Node& n, ScenarioSpec::Fabric& f)
+ReadFabric(const LocatedJson& w,
+           const Node& n,
+           const std::function<std::string(const std::string&)>& resolve,
+           ScenarioSpec::Fabric& f)
 {
     Object o(w,
              n,
@@ -55,7 +58,9 @@ ReadFabric(const LocatedJson& w, const Node& n, ScenarioSpec::Fabric& f)
               "ackInterval",
               "rto",
               "ackTimeoutExponent",
-              "retryCount"});
+              "retryCount",
+              "hpccConfig"});
+    o.With("hpccConfig", [&](const Node& v) { f.hpccConfig = resolve(w.String(v)); });
     o.With("mtu", [&](const Node& v) {
         f.mtu = w.Uint32(v, 1);
         if (!RoceWire::IsPathMtu(f.mtu))
@@ -553,7 +558,7 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
     {
         spec.topology.path = resolve(spec.topology.path);
     }
-    top.With("fabric", [&](const Node& v) { ReadFabric(w, v, spec.fabric); });
+    top.With("fabric", [&](const Node& v) { ReadFabric(w, v, resolve, spec.fabric); });
     top.With("faults", [&](const Node& v) { ReadFaults(w, v, spec.faults); });
     top.With("attributes", [&](const Node& v) {
         static const std::regex name(R"(^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)+$)");

@@ -118,6 +118,10 @@ struct ScenarioSpec
         int64_t rtoNs{0};                  ///< fixed retransmission timeout; 0: InfiniBand's
         uint32_t ackTimeoutExponent{20};   ///< local ACK timeout 4.096 us x 2^N, 1-31
         uint32_t retryCount{7};            ///< timeouts retried before the queue pair errors, 0-7
+        /// An HPCC-lineage config (SimAI.conf) whose network settings replace
+        /// the keys above (HpccNetworkConfig); resolved against the scenario
+        /// file's directory; empty for none.
+        std::string hpccConfig;
     } fabric;
 
     /// Links, switches and hosts to take down and up (FabricFaults), in file order.

@@ -11,6 +11,7 @@ packages=(
   protobuf-compiler libprotobuf-dev zlib1g-dev  # Chakra execution traces
   tshark                  # tests dissect the module's pcap output
   python3 python3-matplotlib
+  chromium                # tests open the run report page headless
 )
 
 missing=()

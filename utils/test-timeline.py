@@ -1,0 +1,565 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks of timeline.py on small synthetic results databases.
+
+Each test writes a database with the results schema in a temporary directory, runs the
+script (as a subprocess, or through its API) and checks the trace against the rows
+inserted here: the expectations below are worked out by hand from those rows, not taken
+from anything the script wrote before.
+
+    /usr/bin/python3 utils/test-timeline.py
+"""
+
+import json
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent / "timeline.py"
+sys.path.insert(0, str(SCRIPT.parent))
+import timeline  # noqa: E402  (after the path it is found on)
+
+SCHEMA = """
+CREATE TABLE runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT, example TEXT NOT NULL, scheduler TEXT NOT NULL,
+    seed INTEGER NOT NULL, params_json TEXT NOT NULL, status TEXT NOT NULL,
+    started_at TEXT NOT NULL, finished_at TEXT, sim_end_ns INTEGER, wall_s REAL,
+    events INTEGER, packet_hops INTEGER, error TEXT, pid INTEGER, host TEXT);
+CREATE TABLE jobs (
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, model TEXT, workers INTEGER,
+    gpus_per_host INTEGER, placement_json TEXT, arrival_ns INTEGER, start_ns INTEGER,
+    end_ns INTEGER, iterations INTEGER, weight REAL, PRIMARY KEY (run_id, job_id));
+CREATE TABLE iterations (
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, iter INTEGER NOT NULL,
+    compute_start_ns INTEGER, comm_ready_ns INTEGER, comm_start_ns INTEGER,
+    comm_end_ns INTEGER, PRIMARY KEY (run_id, job_id, iter));
+CREATE TABLE iteration_times (
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, iter INTEGER NOT NULL,
+    end_ns INTEGER NOT NULL, compute_ns REAL NOT NULL, overlapped_ns REAL NOT NULL,
+    exposed_dp_ns REAL NOT NULL, exposed_tp_ns REAL NOT NULL, exposed_pp_ns REAL NOT NULL,
+    exposed_ep_ns REAL NOT NULL, exposed_other_ns REAL NOT NULL, gate_wait_ns REAL NOT NULL,
+    bubble_ns REAL NOT NULL, PRIMARY KEY (run_id, job_id, iter));
+CREATE TABLE collectives (
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, iteration INTEGER NOT NULL,
+    ready_ns INTEGER NOT NULL, start_ns INTEGER, finish_ns INTEGER, route INTEGER,
+    planned_start_ns INTEGER, planned_finish_ns INTEGER, planned_route INTEGER,
+    estimate_ns INTEGER, PRIMARY KEY (run_id, job_id, iteration));
+CREATE TABLE gates (
+    run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL, job_id INTEGER NOT NULL,
+    open INTEGER NOT NULL);
+CREATE TABLE scheduler_decisions (
+    run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL, scheduler TEXT NOT NULL,
+    kind TEXT NOT NULL, job_id INTEGER, detail_json TEXT NOT NULL, wall_us REAL NOT NULL);
+CREATE TABLE links (
+    run_id INTEGER NOT NULL, link_id INTEGER NOT NULL, node_a INTEGER NOT NULL,
+    node_b INTEGER NOT NULL, rate_bps INTEGER NOT NULL, delay_ns INTEGER NOT NULL,
+    tx_bytes_ab INTEGER NOT NULL, tx_bytes_ba INTEGER NOT NULL, drops INTEGER NOT NULL,
+    pfc_pauses_sent INTEGER NOT NULL, ecn_marked INTEGER NOT NULL,
+    max_queue_bytes INTEGER NOT NULL);
+CREATE TABLE link_samples (
+    run_id INTEGER NOT NULL, link_id INTEGER NOT NULL, direction INTEGER NOT NULL,
+    job_id INTEGER, t_ns INTEGER NOT NULL, tx_bytes INTEGER NOT NULL);
+"""
+
+NEW_TABLES = """
+CREATE TABLE op_spans (
+    run_id INTEGER NOT NULL, job_id INTEGER NOT NULL, iteration INTEGER NOT NULL,
+    op INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, grp TEXT NOT NULL,
+    algorithm TEXT, bytes INTEGER NOT NULL, ranks TEXT NOT NULL, planned INTEGER NOT NULL,
+    ready_ns INTEGER, start_ns INTEGER, end_ns INTEGER,
+    PRIMARY KEY (run_id, job_id, iteration, op));
+CREATE TABLE port_samples (
+    run_id INTEGER NOT NULL, node_id INTEGER NOT NULL, port INTEGER NOT NULL,
+    link_id INTEGER, t_ns INTEGER NOT NULL, class INTEGER NOT NULL,
+    queue_bytes INTEGER NOT NULL, paused_ns INTEGER NOT NULL, ecn_marks INTEGER NOT NULL);
+"""
+
+RUN = 1
+SIM_END = 1_500_000_000_000  # 1500 s: times above 1e12 ns must stay exact
+LINK_INTERVAL = 1000
+PORT_INTERVAL = 500
+PARAMS = {"sample_interval_ns": LINK_INTERVAL, "monitorIntervalNs": PORT_INTERVAL}
+
+JOBS = [(0, "llama-7b", 8), (1, "gpt2-124m", 4)]
+
+# (job, iteration, ready, start, finish, route, planned start, planned finish, planned
+# route, estimate)
+COLLECTIVES = [
+    (0, 0, 1000, 1500, 1234567891, 0, 1400, 1300000000, 0, 1200000000),
+    (0, 1, 1000000000123, 1000000000500, 1000123456789, 1, 1000000000400, 1000100000000, 1,
+     99000000000),
+    (0, 2, 1200000000001, None, None, None, 1200000000100, 1200000100000, 0, 90000),
+    (1, 0, 2000, 2001, 999999999, None, None, None, None, None),
+    (1, 1, 1100000000000, 1100000000007, 1100000000999, 2, None, None, None, None),
+    (1, 2, 1300000000000, 1300000000010, None, 2, None, None, None, None),
+]
+
+# (t, job, open), in the order written; job 0 starts closed, closes twice in a row once,
+# and is still closed at the end.
+GATES = [(0, 0, 0), (0, 1, 1), (1500, 0, 1), (1300000000, 0, 0), (1350000000, 0, 0),
+         (1000000000500, 0, 1), (1400000000000, 0, 0)]
+# Worked out by hand from GATES: [closed, opened] per job (job 1's never closed).
+GATE_CLOSED = {0: [(0, 1500), (1300000000, 1000000000500), (1400000000000, SIM_END)]}
+
+# (job, iter, compute start, comm ready, comm start, comm end)
+ITERATIONS = [
+    (0, 0, 0, 1000, 1500, 1234567891),
+    (0, 1, 1000000000000, 1000000000123, 1000000000500, 1000123456789),
+    (1, 0, 0, 2000, 2001, 999999999),
+    (1, 1, 1099999999000, 1100000000000, 1100000000007, 1100000000999),
+]
+# (job, iter, end, compute, overlapped, dp, tp, pp, ep, other, gate wait, bubble): each
+# sums to end - compute start.
+ITERATION_TIMES = [
+    (0, 0, 1234567900, 1000.0, 0.0, 1234566000.0, 0.0, 0.0, 0.0, 0.0, 500.0, 400.0),
+    (1, 1, 1100000001000, 1000.0, 10.0, 992.0, 0.0, 0.0, 0.0, 0.0, 0.0, 8.0),
+]
+# An iteration's slice by hand: end_ns if timed, else the next start, else the comm end.
+ITERATION_SLICES = {(0, 0): (0, 1234567900), (0, 1): (1000000000000, 1000123456789),
+                    (1, 0): (0, 1099999999000), (1, 1): (1099999999000, 1100000001000)}
+
+# (t, kind, job, detail_json, wall_us)
+DECISIONS = [
+    (0, "job-arrived", 0, '{"workers": 8}', 10.5),
+    (0, "job-arrived", 1, '{"workers": 4}', 11.0),
+    (1400, "plan-ready", None, '{"planned_start_slots": {"0": [1]}, "slot_ns": 1000}', 200.25),
+    (1000000000400, "planned-start", 0, '{"slot": 7}', 1.5),
+    (1100000000000, "collective-ready", 1, "{}", 0.5),
+    (1200000000000, "epoch", None, '{"epoch": 3}', 2.0),
+    (1300000000000, "job-done", 1, "{}", 0.25),
+]
+
+# (link, node a, node b): 8 Gb/s, so 1000 bytes in an interval of 1000 ns is 100 %.
+LINKS = [(0, 10, 20), (1, 11, 21)]
+RATE_BPS = 8_000_000_000
+# (link, direction, job, t, bytes in the interval ending at t)
+LINK_SAMPLES = [(0, 0, 0, 2000, 500), (0, 0, 1, 2000, 250), (0, 0, 0, 3000, 1000),
+                (0, 0, 0, 6000, 80), (0, 1, 0, 1000000001000, 100), (1, 0, 0, 2000, 0)]
+# By hand: an interval's value from its start, 0 after a gap and after the last; link 1
+# carried nothing and has no track.
+LINK_COUNTERS = {
+    "link 0 10->20": [(1000, 0.75), (2000, 1.0), (3000, 0), (5000, 0.08), (6000, 0)],
+    "link 0 20->10": [(1000000000000, 0.1), (1000000001000, 0)],
+}
+
+# (node, port, link, t, class, queue bytes, paused ns, ECN marks)
+PORT_SAMPLES = [(30, 1, 0, 1000, 0, 100, 0, 0), (30, 1, 0, 1000, 3, 50, 0, 0),
+                (30, 1, 0, 1500, 0, 20, 0, 0), (30, 2, 1, 1000, 0, 0, 5, 0)]
+# By hand: classes summed; the sample after the last row is absent, so 0.
+QUEUE_COUNTERS = {"queue node 30 port 1": [(1000, 150), (1500, 20), (2000, 0)]}
+
+# (job, iteration, op, kind, name, grp, algorithm, bytes, ranks, planned, ready, start, end)
+OP_SPANS = [
+    (0, 0, 0, "compute", "forward", "none", None, 0, "0-7", 0, 0, 0, 1000),
+    (0, 0, 1, "collective", "", "dp", "ring-all-reduce", 4096, "0-7", 1, 1000, 1500,
+     1234567891),
+    (0, 0, 2, "compute", "backward", "none", None, 0, "0-7", 0, 1000, 1000, 1000000),
+    (0, 0, 3, "transfer", "", "pp", None, 1024, "3,7", 0, 2000, 2000, 3000),
+    (1, 0, 0, "collective", "", "tp", "ring-all-reduce", 512, "0-3", 0, 2000, 2001,
+     999999999),
+]
+# By hand: the label of each op, and the waits (ready < start) with their candidates (the
+# dp all-reduce is planned and job 0's gate was closed until 1500).
+OP_NAMES = {(0, 0): "forward", (0, 1): "dp ring-all-reduce", (0, 2): "backward",
+            (0, 3): "pp transfer", (1, 0): "tp ring-all-reduce"}
+WAITS = {(0, 1): (1000, 1500, ["stream", "gate"]), (1, 0): (2000, 2001, ["stream"])}
+
+
+def make_db(path, new_tables=True, runs=1):
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA + (NEW_TABLES if new_tables else ""))
+    for _ in range(runs):
+        conn.execute("INSERT INTO runs (example, scheduler, seed, params_json, status,"
+                     " started_at, sim_end_ns) VALUES ('synthetic', 'harmonics', 1, ?,"
+                     " 'complete', '2026-01-01T00:00:00Z', ?)", (json.dumps(PARAMS), SIM_END))
+    for job, model, workers in JOBS:
+        conn.execute("INSERT INTO jobs (run_id, job_id, model, workers) VALUES (?, ?, ?, ?)",
+                     (RUN, job, model, workers))
+    inserts = [("iterations", ITERATIONS), ("iteration_times", ITERATION_TIMES),
+               ("collectives", COLLECTIVES)]
+    if new_tables:
+        inserts += [("op_spans", OP_SPANS), ("port_samples", PORT_SAMPLES)]
+    for table, rows in inserts:
+        for row in rows:
+            marks = ", ".join("?" * (len(row) + 1))
+            conn.execute(f"INSERT INTO {table} VALUES ({marks})", (RUN, *row))
+    for t, job, is_open in GATES:
+        conn.execute("INSERT INTO gates VALUES (?, ?, ?, ?)", (RUN, t, job, is_open))
+    for t, kind, job, detail, wall in DECISIONS:
+        conn.execute("INSERT INTO scheduler_decisions VALUES (?, ?, 'harmonics', ?, ?, ?, ?)",
+                     (RUN, t, kind, job, detail, wall))
+    for link, a, b in LINKS:
+        conn.execute("INSERT INTO links VALUES (?, ?, ?, ?, ?, 1000, 0, 0, 0, 0, 0, 0)",
+                     (RUN, link, a, b, RATE_BPS))
+    for row in LINK_SAMPLES:
+        conn.execute("INSERT INTO link_samples VALUES (?, ?, ?, ?, ?, ?)", (RUN, *row))
+    conn.commit()
+    conn.close()
+
+
+def ns(value):
+    """A trace time (us) back in ns."""
+    return round(value * 1000)
+
+
+def overlaps(start, end, t_from, t_to):
+    return (t_from is None or end >= t_from) and (t_to is None or start <= t_to)
+
+
+class Trace:
+    """A parsed trace, indexed by process and thread names."""
+
+    def __init__(self, data):
+        self.data = data
+        self.events = data["traceEvents"]
+        self.processes = {e["pid"]: e["args"]["name"] for e in self.events
+                          if e["ph"] == "M" and e["name"] == "process_name"}
+        self.threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in self.events
+                        if e["ph"] == "M" and e["name"] == "thread_name"}
+
+    def pid(self, prefix):
+        pids = [p for p, name in self.processes.items() if name.startswith(prefix)]
+        return pids[0] if len(pids) == 1 else None
+
+    def job_pid(self, job):
+        return self.pid(f"job {job}:")
+
+    def thread(self, pid, name):
+        """The events of the thread so named (not its metadata)."""
+        return [e for e in self.events if e["pid"] == pid and e["ph"] != "M"
+                and self.threads.get((pid, e["tid"])) == name]
+
+    def threads_named(self, pid, prefix):
+        return [e for e in self.events if e["pid"] == pid and e["ph"] != "M"
+                and self.threads.get((pid, e["tid"]), "").startswith(prefix)]
+
+    def counters(self):
+        tracks = {}
+        for e in self.events:
+            if e["ph"] == "C":
+                (value,) = e["args"].values()
+                tracks.setdefault(e["name"], []).append((ns(e["ts"]), value))
+        return tracks
+
+
+class TimelineTest(unittest.TestCase):
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.tmp = Path(self.dir.name)
+        self.db = self.tmp / "results.db"
+        make_db(self.db)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_cli(self, *args, db=None, out="trace.json"):
+        argv = [sys.executable, str(SCRIPT), str(db or self.db), "--out", str(self.tmp / out)]
+        if not any(a == "--run" for a in args):
+            argv += ["--run", str(RUN)]
+        return subprocess.run(argv + list(args), capture_output=True, text=True, timeout=60)
+
+    def trace(self, *args, db=None):
+        result = self.run_cli(*args, db=db)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(self.tmp / "trace.json") as f:
+            return Trace(json.load(f)), result
+
+    def assert_refused(self, result, *words):
+        """Exit 2, one line on stderr naming what is wrong, no file written."""
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        lines = result.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        for word in words:
+            self.assertIn(word, lines[0])
+        self.assertEqual(result.stdout, "")
+        self.assertEqual(list(self.tmp.glob("trace.json*")) + list(self.tmp.glob(".trace*")),
+                         [])
+
+    # ------------------------------------------------------------------------ the format
+
+    def test_format(self):
+        trace, result = self.trace()
+        data = trace.data
+        self.assertEqual(data["displayTimeUnit"], "ns")
+        self.assertEqual(data["otherData"]["run_id"], RUN)
+        self.assertEqual(data["otherData"]["params"], PARAMS)
+        number = (int, float)
+        for e in trace.events:
+            with self.subTest(event=e):
+                self.assertIsInstance(e["name"], str)
+                self.assertIn(e["ph"], ("X", "i", "C", "M"))
+                self.assertIsInstance(e["ts"], number)
+                self.assertNotIsInstance(e["ts"], bool)
+                self.assertIsInstance(e["pid"], int)
+                self.assertIsInstance(e["tid"], int)
+                if e["ph"] == "X":
+                    self.assertIsInstance(e["dur"], number)
+                    self.assertGreaterEqual(e["dur"], 0)
+                if e["ph"] == "i":
+                    self.assertEqual(e["s"], "t")
+                if e["ph"] in ("C", "M"):
+                    self.assertIsInstance(e["args"], dict)
+                if "args" in e:
+                    self.assertIsInstance(e["args"], dict)
+        # Every process and thread that has events is named.
+        for e in trace.events:
+            if e["ph"] != "M":
+                self.assertIn(e["pid"], trace.processes)
+                self.assertIn((e["pid"], e["tid"]), trace.threads)
+        # The slices of a thread nest (the format's rule): none overlaps another partly.
+        by_thread = {}
+        for e in trace.events:
+            if e["ph"] == "X":
+                by_thread.setdefault((e["pid"], e["tid"]), []).append(
+                    (ns(e["ts"]), ns(e["ts"] + e["dur"])))
+        for slices in by_thread.values():
+            for a_start, a_end in slices:
+                for b_start, b_end in slices:
+                    partly = a_start < b_start < a_end < b_end
+                    self.assertFalse(partly, (a_start, a_end, b_start, b_end))
+        # Sorted by (pid, tid, ts).
+        keys = [(e["pid"], e["tid"], e["ph"] != "M", e["ts"]) for e in trace.events]
+        self.assertEqual(keys, sorted(keys))
+        # The summary line: events, bytes, time range.
+        size = (self.tmp / "trace.json").stat().st_size
+        self.assertEqual(len(result.stdout.strip().splitlines()), 1)
+        self.assertIn(f"{len(trace.events)} events, {size} bytes", result.stdout)
+        self.assertIn(f"0 ns to {SIM_END} ns", result.stdout)
+
+    def test_names(self):
+        trace, _ = self.trace()
+        self.assertEqual(trace.processes[trace.job_pid(0)], "job 0: llama-7b (8 GPUs)")
+        self.assertEqual(trace.processes[trace.job_pid(1)], "job 1: gpt2-124m (4 GPUs)")
+        self.assertIsNotNone(trace.pid("scheduler"))
+        self.assertIsNotNone(trace.pid("fabric"))
+
+    # ------------------------------------------------------------------------ jobs
+
+    def test_collectives_exact(self):
+        trace, _ = self.trace()
+        for job, it, ready, start, finish, *_ in COLLECTIVES:
+            with self.subTest(job=job, iteration=it):
+                events = [e for e in trace.thread(trace.job_pid(job), "collectives")
+                          if e["args"]["iteration"] == it]
+                self.assertEqual(len(events), 1)
+                (e,) = events
+                if start is not None and finish is not None:
+                    self.assertEqual(e["ph"], "X")
+                    self.assertEqual(ns(e["ts"]), start)
+                    self.assertEqual(ns(e["ts"] + e["dur"]), finish)
+                    self.assertEqual(e["args"]["ready_ns"], ready)
+                else:
+                    self.assertEqual((e["ph"], e["name"]), ("i", "collective not finished"))
+                    self.assertEqual(ns(e["ts"]), ready)
+
+    def test_plan(self):
+        trace, _ = self.trace()
+        planned = [(ps, pf) for job, _, _, _, _, _, ps, pf, *_ in COLLECTIVES
+                   if job == 0 and ps is not None]
+        slots = [(ns(e["ts"]), ns(e["ts"] + e["dur"]))
+                 for e in trace.thread(trace.job_pid(0), "plan")]
+        self.assertEqual(sorted(slots), sorted(planned))
+        self.assertEqual(len(planned), 3)
+        # Job 1 never ran planned: no plan thread.
+        self.assertNotIn("plan", [name for (pid, _), name in trace.threads.items()
+                                  if pid == trace.job_pid(1)])
+
+    def test_gates(self):
+        trace, _ = self.trace()
+        for job in (0, 1):
+            closed = [(ns(e["ts"]), ns(e["ts"] + e["dur"]))
+                      for e in trace.thread(trace.job_pid(job), "gate")]
+            self.assertEqual(closed, GATE_CLOSED.get(job, []))
+
+    def test_iterations(self):
+        trace, _ = self.trace()
+        for job in (0, 1):
+            got = {(job, e["args"]["iteration"]): (ns(e["ts"]), ns(e["ts"] + e["dur"]))
+                   for e in trace.thread(trace.job_pid(job), "iterations")}
+            self.assertEqual(got, {k: v for k, v in ITERATION_SLICES.items() if k[0] == job})
+        (first,) = [e for e in trace.thread(trace.job_pid(0), "iterations")
+                    if e["args"]["iteration"] == 0]
+        self.assertEqual(first["args"]["exposed_dp_ns"], 1234566000.0)
+        self.assertEqual(first["args"]["gate_wait_ns"], 500.0)
+
+    def test_op_spans(self):
+        trace, _ = self.trace()
+        for job, _, op, _, _, _, _, _, ranks, _, _, start, end in OP_SPANS:
+            with self.subTest(job=job, op=op):
+                events = [e for e in trace.threads_named(trace.job_pid(job), f"ranks {ranks}")
+                          if e["name"] != "waiting" and e["args"]["op"] == op]
+                self.assertEqual(len(events), 1)
+                (e,) = events
+                self.assertEqual(e["name"], OP_NAMES[(job, op)])
+                self.assertEqual((ns(e["ts"]), ns(e["ts"] + e["dur"])), (start, end))
+                waits = [w for w in trace.threads_named(trace.job_pid(job), f"ranks {ranks}")
+                         if w["name"] == "waiting" and w["args"]["op"] == e["name"]]
+                if (job, op) in WAITS:
+                    w_start, w_end, why = WAITS[(job, op)]
+                    self.assertEqual(len(waits), 1)
+                    self.assertEqual((ns(waits[0]["ts"]), ns(waits[0]["ts"] + waits[0]["dur"])),
+                                     (w_start, w_end))
+                    self.assertEqual(waits[0]["args"]["candidates"], why)
+                    self.assertEqual(waits[0]["tid"], e["tid"])
+                else:
+                    self.assertEqual(waits, [])
+        names = sorted(name for (pid, _), name in trace.threads.items()
+                       if pid == trace.job_pid(0) and name.startswith("ranks"))
+        # The backward pass overlaps the all-reduce: a second lane of the same ranks.
+        self.assertEqual(names, ["ranks 0-7 (dp)", "ranks 0-7 (dp) (2)", "ranks 3,7 (pp)"])
+
+    # ------------------------------------------------------------------------ scheduler, fabric
+
+    def test_decisions(self):
+        trace, _ = self.trace()
+        pid = trace.pid("scheduler")
+        got = sorted((ns(e["ts"]), e["name"], trace.threads[(pid, e["tid"])], e["args"]["wall_us"])
+                     for e in trace.events if e["pid"] == pid and e["ph"] != "M")
+        expected = sorted(
+            (t, kind if job is None else f"{kind} job {job}",
+             "plans" if kind in ("plan-ready", "planned-start") else "decisions", wall)
+            for t, kind, job, _, wall in DECISIONS)
+        self.assertEqual(got, expected)
+        (plan,) = [e for e in trace.events if e["pid"] == pid and e["name"] == "plan-ready"]
+        self.assertEqual(plan["args"]["slot_ns"], 1000)
+        self.assertEqual(plan["ph"], "i")
+
+    def test_counters(self):
+        trace, _ = self.trace()
+        self.assertEqual(trace.counters(), {**LINK_COUNTERS, **QUEUE_COUNTERS})
+        trace, _ = self.trace("--no-counters")
+        self.assertEqual(trace.counters(), {})
+        self.assertIsNone(trace.pid("fabric"))
+
+    # ------------------------------------------------------------------------ selection
+
+    def test_jobs(self):
+        trace, _ = self.trace("--jobs", "1")
+        self.assertIsNone(trace.job_pid(0))
+        self.assertIsNotNone(trace.job_pid(1))
+        pid = trace.pid("scheduler")
+        got = sorted(e["name"] for e in trace.events if e["pid"] == pid and e["ph"] != "M")
+        expected = sorted(kind if job is None else f"{kind} job {job}"
+                          for _, kind, job, _, _ in DECISIONS if job in (None, 1))
+        self.assertEqual(got, expected)
+        self.assertEqual(trace.data["otherData"]["selection"]["jobs"], [1])
+
+    def test_window(self):
+        t_from, t_to = 1_000_000_000_000, 1_100_000_000_000
+        trace, _ = self.trace("--from", "1000s", "--to", "1100000ms")
+        for job in (0, 1):
+            expected = sorted(it for j, it, ready, start, finish, *_ in COLLECTIVES
+                              if j == job and (overlaps(start, finish, t_from, t_to)
+                                               if finish is not None
+                                               else overlaps(ready, ready, t_from, t_to)))
+            pid = trace.job_pid(job)
+            got = sorted(e["args"]["iteration"] for e in trace.thread(pid, "collectives"))
+            self.assertEqual(got, expected)
+            # By hand: job 0's iteration 1 is the one collective in the window.
+            self.assertEqual(expected, [1] if job == 0 else [])
+            gates = [(ns(e["ts"]), ns(e["ts"] + e["dur"])) for e in trace.thread(pid, "gate")]
+            self.assertEqual(gates, [g for g in GATE_CLOSED.get(job, [])
+                                     if overlaps(*g, t_from, t_to)])
+        # Nothing wholly outside the window, slices that reach into it kept whole.
+        for e in trace.events:
+            if e["ph"] in ("X", "i"):
+                start = ns(e["ts"])
+                self.assertTrue(overlaps(start, start + ns(e.get("dur", 0)), t_from, t_to), e)
+        pid = trace.pid("scheduler")
+        self.assertEqual(sorted(ns(e["ts"]) for e in trace.events
+                                if e["pid"] == pid and e["ph"] == "i"),
+                         sorted(t for t, *_ in DECISIONS if t_from <= t <= t_to))
+
+    def test_empty_selection(self):
+        result = self.run_cli("--jobs", "1", "--from", "1400s", "--to", "1450s",
+                              "--no-counters")
+        self.assert_refused(result, "no event")
+        self.assert_refused(self.run_cli("--from", "1600s"), "no event")
+
+    def test_max_events(self):
+        trace, _ = self.trace()
+        count = len(trace.events)
+        (self.tmp / "trace.json").unlink()
+        result = self.run_cli("--max-events", str(count - 1))
+        self.assert_refused(result, str(count), "--jobs")
+        self.assertEqual(self.run_cli("--max-events", str(count)).returncode, 0)
+
+    def test_without_new_tables(self):
+        old = self.tmp / "old.db"
+        make_db(old, new_tables=False)
+        trace, result = self.trace(db=old)
+        self.assertFalse(any(name.startswith("ranks") for name in trace.threads.values()))
+        self.assertEqual(trace.counters(), LINK_COUNTERS)
+        self.assertIn("op_spans", result.stdout)
+        self.assertIn("port_samples", result.stdout)
+        self.assertEqual(trace.data["otherData"]["missing"], ["op_spans", "port_samples"])
+        self.assertEqual(len(trace.thread(trace.job_pid(0), "collectives")), 3)
+
+    # ------------------------------------------------------------------------ bad inputs
+
+    def test_bad_inputs(self):
+        missing = self.tmp / "nowhere.db"
+        self.assert_refused(self.run_cli(db=missing), str(missing), "no such file")
+        foreign = self.tmp / "foreign.db"
+        conn = sqlite3.connect(foreign)
+        conn.execute("CREATE TABLE foo (x)")
+        conn.close()
+        self.assert_refused(self.run_cli(db=foreign), str(foreign), "not a results database")
+        text = self.tmp / "text.db"
+        text.write_text("not a database at all, " * 100)
+        self.assert_refused(self.run_cli(db=text), str(text), "not an SQLite database")
+        self.assert_refused(self.run_cli("--run", "9"), "no run 9")
+        self.assert_refused(self.run_cli("--run", "x"), "--run")
+        self.assert_refused(self.run_cli("--jobs", "7"), "no job 7")
+        self.assert_refused(self.run_cli("--jobs", "0,x"), "--jobs")
+        self.assert_refused(self.run_cli("--from", "5 parsecs"), "--from")
+        self.assert_refused(self.run_cli("--to", "1.5ns"), "--to")
+        self.assert_refused(self.run_cli("--from", "2s", "--to", "1s"), "--from")
+        self.assert_refused(self.run_cli("--max-events", "0"), "--max-events")
+
+    # ------------------------------------------------------------------------ API, bytes
+
+    def test_deterministic(self):
+        self.trace()
+        first = (self.tmp / "trace.json").read_bytes()
+        (self.tmp / "trace.json").unlink()
+        self.trace()
+        self.assertEqual((self.tmp / "trace.json").read_bytes(), first)
+
+    def test_api(self):
+        out = self.tmp / "api.json"
+        summary = timeline.write_timeline(str(self.db), RUN, str(out), jobs=[0],
+                                          t_from_ns=None, t_to_ns=None, counters=False)
+        data = json.loads(out.read_text())
+        self.assertEqual(summary["events"], len(data["traceEvents"]))
+        self.assertEqual(summary["bytes"], out.stat().st_size)
+        self.assertEqual((summary["from_ns"], summary["to_ns"]), (0, SIM_END))
+        self.assertFalse(any(e["ph"] == "C" for e in data["traceEvents"]))
+        conn = sqlite3.connect(self.db)
+        trace = timeline.build_trace(conn, RUN, jobs=[1], t_from_ns=0, t_to_ns=2000)
+        conn.close()
+        names = {e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"}
+        self.assertEqual(names, {"job 1: gpt2-124m (4 GPUs)", "scheduler", "fabric"})
+        with self.assertRaises(timeline.TimelineError):
+            timeline.write_timeline(str(self.db), 5, str(out))
+
+    def test_parse_time(self):
+        cases = {"7": 7, "7ns": 7, "1.5ms": 1_500_000, "250us": 250_000, "3s": 3_000_000_000,
+                 "1e3us": 1_000_000, "0.000000001s": 1}
+        for text, expected in cases.items():
+            self.assertEqual(timeline.parse_time(text), expected, text)
+        for text in ("", "-5", "1.5", "5 parsecs", "ms", "0.1ns"):
+            with self.assertRaises(timeline.TimelineError, msg=text):
+                timeline.parse_time(text)
+
+    def test_exact_microseconds(self):
+        for value in (0, 1, 999, 1234567891, 1_000_123_456_789, SIM_END, 2**50 + 7):
+            self.assertEqual(round(timeline.us(value) * 1000), value)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -205,7 +205,7 @@ RoceFlowMonitor::Combine()
     // Links: each direction's frames are counted by the sending rank, each
     // switch port's drops, pauses and marks by the switch's rank.
     m_links = GetLinkRecords(0);
-    constexpr std::size_t kLinkFields = 8;
+    constexpr std::size_t kLinkFields = 9;
     std::vector<int64_t> counters;
     std::vector<int64_t> peaks;
     for (const LinkRecord& l : m_links)
@@ -218,7 +218,8 @@ RoceFlowMonitor::Combine()
                          static_cast<int64_t>(l.ecnMarked),
                          static_cast<int64_t>(l.lostBytesBuffer),
                          static_cast<int64_t>(l.lostBytesError),
-                         static_cast<int64_t>(l.lostBytesLinkDown)});
+                         static_cast<int64_t>(l.lostBytesLinkDown),
+                         static_cast<int64_t>(l.pfcPausedNs)});
         peaks.push_back(static_cast<int64_t>(l.maxQueueBytes));
     }
     counters.push_back(static_cast<int64_t>(GetCnpsSent()));
@@ -244,6 +245,7 @@ RoceFlowMonitor::Combine()
         l.lostBytesBuffer = at[5];
         l.lostBytesError = at[6];
         l.lostBytesLinkDown = at[7];
+        l.pfcPausedNs = at[8];
         l.maxQueueBytes = peaks[i];
         m_lostBytes[0] += l.lostBytesBuffer;
         m_lostBytes[1] += l.lostBytesError;
@@ -387,7 +389,12 @@ RoceFlowMonitor::GetLinkRecords(int64_t runId) const
         for (uint32_t end = 0; end < 2; ++end)
         {
             const uint32_t node = end == 0 ? link.a : link.b;
-            r.maxQueueBytes = std::max(r.maxQueueBytes, ch->GetRoceDevice(end)->GetMaxQueueBytes());
+            Ptr<RoceNetDevice> device = ch->GetRoceDevice(end);
+            r.maxQueueBytes = std::max(r.maxQueueBytes, device->GetMaxQueueBytes());
+            for (uint8_t c = 0; c < RoceNetDevice::kClasses; ++c)
+            {
+                r.pfcPausedNs += static_cast<uint64_t>(device->GetPausedTime(c).GetNanoSeconds());
+            }
             if (Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node))
             {
                 const uint32_t port = topo.PortOf(node, l);

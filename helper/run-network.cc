@@ -38,18 +38,20 @@ class PacketRunNetwork : public RunNetwork
     void Instrument(SimulationRun& run,
                     FabricFaults& faults,
                     LinkSampler& sampler,
+                    PortMonitor& monitor,
                     std::function<bool()> workRemains) override
     {
         m_monitor = std::make_unique<RoceFlowMonitor>(m_fabric);
         run.StreamFlows(*m_monitor, m_spec.output.flowRows);
         faults.Install(m_fabric, m_spec.faults);
-        if (sampler.IsEnabled() && DistributedSize() > 1)
+        if ((sampler.IsEnabled() || monitor.IsEnabled()) && DistributedSize() > 1)
         {
-            throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) is not "
-                                     "combined across MPI ranks: turn it off for a "
-                                     "distributed run");
+            throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) and port "
+                                     "monitors (ns3::PortMonitor::Interval) are not combined "
+                                     "across MPI ranks: turn them off for a distributed run");
         }
         sampler.Install(m_fabric);
+        monitor.Install(m_fabric, run.GetDatabase(), run.GetRunId(), workRemains);
         // The null-message engine never runs out of events.
         StopWhenFabricIdle(m_fabric, std::move(workRemains));
     }
@@ -95,12 +97,14 @@ class FlowRunNetwork : public RunNetwork
     void Instrument(SimulationRun& run,
                     FabricFaults& /* faults */,
                     LinkSampler& sampler,
+                    PortMonitor& monitor,
                     std::function<bool()> /* workRemains */) override
     {
-        if (sampler.IsEnabled())
+        if (sampler.IsEnabled() || monitor.IsEnabled())
         {
-            throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) samples "
-                                     "packets: the flow backend has none, turn it off");
+            throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) and port "
+                                     "monitors (ns3::PortMonitor::Interval) sample packets "
+                                     "and queues: the flow backend has none, turn them off");
         }
         if (!m_spec.faults.empty())
         {

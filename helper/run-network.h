@@ -6,6 +6,7 @@
 
 #include "fabric-faults.h"
 #include "link-sampler.h"
+#include "port-monitor.h"
 #include "run-records.h"
 #include "scenario-helper.h"
 #include "simulation-run.h"
@@ -38,14 +39,16 @@ class RunNetwork
 
     /**
      * Before the run: stream the flows rows into \p run, install \p faults
-     * (the spec's) and \p sampler, and stop the run once \p workRemains says
-     * no more where the engine would not stop by itself.
+     * (the spec's), \p sampler and \p monitor (its rows streamed into \p run
+     * too), and stop the run once \p workRemains says no more where the
+     * engine would not stop by itself.
      * \throw std::runtime_error, naming the spec's field, for what the level
      *        cannot do
      */
     virtual void Instrument(SimulationRun& run,
                             FabricFaults& faults,
                             LinkSampler& sampler,
+                            PortMonitor& monitor,
                             std::function<bool()> workRemains) = 0;
 
     /// The flows and links rows (after Instrument).

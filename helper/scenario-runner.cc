@@ -317,7 +317,8 @@ RunCluster(const RunSetting& setting,
         streamedSchedulerRows = StreamSchedulerResults(run.GetDatabase(), run.GetRunId(), policy);
     }
     Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
-    network.Instrument(run, *faults, *sampler, [cluster, n = jobs.size()]() {
+    Ptr<PortMonitor> monitor = CreateObject<PortMonitor>();
+    network.Instrument(run, *faults, *sampler, *monitor, [cluster, n = jobs.size()]() {
         return cluster->GetFinishedJobs() + cluster->GetFailedJobs() < n;
     });
     if (out)
@@ -552,6 +553,9 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
     TimeValue sampleInterval;
     CreateObject<LinkSampler>()->GetAttribute("Interval", sampleInterval);
     params["sample_interval_ns"] = sampleInterval.Get().GetNanoSeconds();
+    TimeValue monitorInterval;
+    CreateObject<PortMonitor>()->GetAttribute("Interval", monitorInterval);
+    params["monitorIntervalNs"] = monitorInterval.Get().GetNanoSeconds();
     return params.dump();
 }
 

@@ -3,6 +3,7 @@
  */
 #include "training-results.h"
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,50 @@ const char* const kInsertIterationTime =
     " exposed_dp_ns, exposed_tp_ns, exposed_pp_ns, exposed_ep_ns, exposed_other_ns,"
     " gate_wait_ns, bubble_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
     " ON CONFLICT (run_id, job_id, iter) DO NOTHING";
+
+const char* const kInsertOpSpan =
+    "INSERT INTO op_spans (run_id, job_id, iteration, op, kind, name, grp, algorithm, bytes,"
+    " ranks, planned, ready_ns, start_ns, end_ns)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+    " ON CONFLICT (run_id, job_id, iteration, op) DO NOTHING";
+
+/// \p ranks as ascending ranges: "0-7,16-23".
+std::string
+RankRanges(std::vector<uint32_t> ranks)
+{
+    std::sort(ranks.begin(), ranks.end());
+    std::string text;
+    for (std::size_t i = 0; i < ranks.size();)
+    {
+        std::size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+        {
+            ++j;
+        }
+        text += (text.empty() ? "" : ",") + std::to_string(ranks[i]);
+        if (j > i)
+        {
+            text += "-" + std::to_string(ranks[j]);
+        }
+        i = j + 1;
+    }
+    return text;
+}
+
+const char*
+OpKindName(GraphOp::Kind kind)
+{
+    switch (kind)
+    {
+    case GraphOp::Kind::Compute:
+        return "compute";
+    case GraphOp::Kind::Collective:
+        return "collective";
+    case GraphOp::Kind::Transfer:
+        return "transfer";
+    }
+    return "compute";
+}
 
 void
 AddJobRow(ResultsDatabase& db, int64_t runId, const TrainingCluster::JobEntry& e)
@@ -88,12 +133,14 @@ AddIterationRow(ResultsDatabase& db,
                t.bubbleNs});
 }
 
-/// Streams one run's iteration rows as the cluster's jobs start and iterate.
+/// Streams one run's iteration and op rows as the cluster's jobs start and iterate.
 struct IterationStream
 {
     Ptr<ResultsDatabase> db;
     int64_t runId;
     TrainingCluster* cluster; ///< owns the callback that holds this stream
+    /// Per started job: its graph, and each op's ranks as text (made once).
+    std::map<uint32_t, std::pair<const JobGraph*, std::vector<std::string>>> graphs;
 
     static void Started(std::shared_ptr<IterationStream> self, uint32_t job)
     {
@@ -104,8 +151,45 @@ struct IterationStream
                 e->job->TraceConnectWithoutContext(
                     "IterationDone",
                     MakeBoundCallback(&IterationStream::Iteration, self));
+                e->job->TraceConnectWithoutContext("OpDone",
+                                                   MakeBoundCallback(&IterationStream::Op, self));
+                std::vector<std::string> ranks;
+                for (const GraphOp& o : e->job->GetGraph().GetOps())
+                {
+                    ranks.push_back(RankRanges(o.ranks));
+                }
+                self->graphs[job] = {&e->job->GetGraph(), std::move(ranks)};
             }
         }
+    }
+
+    static void Op(std::shared_ptr<IterationStream> self,
+                   uint32_t job,
+                   uint32_t iteration,
+                   const TrainingJob::OpSpan& span)
+    {
+        if (!self->db->IsOpen())
+        {
+            return;
+        }
+        const auto& [graph, ranks] = self->graphs.at(job);
+        const GraphOp& o = graph->GetOp(span.op);
+        self->db->AddRow(self->runId,
+                         kInsertOpSpan,
+                         {self->runId,
+                          static_cast<int64_t>(job),
+                          static_cast<int64_t>(iteration),
+                          static_cast<int64_t>(span.op),
+                          OpKindName(o.kind),
+                          o.name,
+                          CommGroupName(o.group),
+                          o.kind == GraphOp::Kind::Collective ? SqlValue(o.algorithm) : SqlValue(),
+                          static_cast<int64_t>(o.bytes),
+                          ranks[span.op],
+                          static_cast<int64_t>(o.planned ? 1 : 0),
+                          span.ready.GetNanoSeconds(),
+                          span.start.GetNanoSeconds(),
+                          span.end.GetNanoSeconds()});
     }
 
     static void Iteration(std::shared_ptr<IterationStream> self,
@@ -146,7 +230,7 @@ StreamTrainingResults(Ptr<ResultsDatabase> db, int64_t runId, Ptr<TrainingCluste
         AddJobRow(*db, runId, *e);
     }
     auto stream =
-        std::make_shared<IterationStream>(IterationStream{db, runId, PeekPointer(cluster)});
+        std::make_shared<IterationStream>(IterationStream{db, runId, PeekPointer(cluster), {}});
     cluster->TraceConnectWithoutContext("JobStarted",
                                         MakeBoundCallback(&IterationStream::Started, stream));
 }

@@ -144,10 +144,11 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion1FileKeepingEveryRow)
     EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
 }
 
-TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheCollectivesAndIterationTimesTables)
+TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheTablesAndColumnsSince)
 {
-    // A version 3 file is this schema without the collectives and
-    // iteration_times tables (added in versions 4 and 5).
+    // A version 3 file is this schema without the collectives,
+    // iteration_times, op_spans and monitor tables (added in versions 4 to 6)
+    // and without links.pfc_paused_ns (6).
     {
         auto db = OpenDb();
         const int64_t id = db->BeginRun("old", "symphony", 1, "{}");
@@ -156,8 +157,16 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheCollectivesAndIteratio
                    "INSERT INTO gates (run_id, t_ns, job_id, open) VALUES (?1, ?2, ?3, ?4)",
                    {id, int64_t{100}, int64_t{0}, int64_t{1}});
         db->FinishRun(id, 1000, 0.1, 10, 20);
-        db->Exec("DROP TABLE collectives");
-        db->Exec("DROP TABLE iteration_times");
+        for (const char* table : {"collectives",
+                                  "iteration_times",
+                                  "op_spans",
+                                  "port_samples",
+                                  "nic_samples",
+                                  "qp_samples"})
+        {
+            db->Exec(std::string("DROP TABLE ") + table);
+        }
+        db->Exec("ALTER TABLE links DROP COLUMN pfc_paused_ns");
         db->Exec("UPDATE schema_version SET version = 3");
         db->Dispose();
     }
@@ -168,9 +177,19 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheCollectivesAndIteratio
     }
     auto db = OpenDb(0);
     Reader r(m_path);
-    EXPECT_EQ(ResultsDatabase::GetSchemaVersion(), 5);
-    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), 5);
-    EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_master WHERE name = 'iteration_times'"), 1);
+    EXPECT_EQ(ResultsDatabase::GetSchemaVersion(), 6);
+    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), 6);
+    for (const char* table :
+         {"iteration_times", "op_spans", "port_samples", "nic_samples", "qp_samples"})
+    {
+        EXPECT_EQ(
+            r.Int(std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + table + "'"),
+            1)
+            << table;
+    }
+    EXPECT_EQ(r.Int("SELECT count(*) FROM pragma_table_info('links') WHERE name = "
+                    "'pfc_paused_ns'"),
+              1);
     EXPECT_EQ(r.Int("SELECT count(*) FROM schema_version"), 1);
     // The version 3 rows are kept.
     EXPECT_EQ(r.Text("SELECT status FROM runs WHERE run_id = 1"), "complete");

@@ -64,7 +64,7 @@ PARTS = [("compute_ns", "compute"), ("overlapped_ns", "overlapped"),
          ("bubble_ns", "bubble")]
 LINK_SAMPLES_HINT = ("run the example with --ns3::LinkSampler::Interval=100us, or set that "
                      "attribute in the scenario's \"attributes\"")
-PORT_MONITOR_HINT = "run the example with --monitorInterval=10us"
+PORT_MONITOR_HINT = "run the example with --ns3::PortMonitor::Interval=10us"
 
 CSS = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1300px; padding: 0 1em;

@@ -448,7 +448,7 @@ class OtherRunsTest(unittest.TestCase):
         self.assertIn("No link samples in this run", page)
         self.assertIn("--ns3::LinkSampler::Interval=100us", page)
         self.assertIn("no port monitors", page)
-        self.assertIn("--monitorInterval=10us", page)
+        self.assertIn("--ns3::PortMonitor::Interval=10us", page)
         self.assertIn("No timeline: utils/timeline.py could not be imported", page)
         self.assertFalse((self.dir / "out" / "timeline.json").exists())
 

@@ -103,6 +103,7 @@ RoceSwitch::Setup(const std::vector<Ptr<RoceNetDevice>>& ports,
     m_stats.assign(ports.size(), PortStats{});
     m_classStats.fill(PortStats{});
     m_pauseRefresh.assign(ports.size() * RoceNetDevice::kClasses, EventId());
+    m_portClassMarks.assign(ports.size() * RoceNetDevice::kClasses, 0);
     if (!m_mmu)
     {
         m_mmu = CreateObject<SwitchMmu>();
@@ -184,6 +185,7 @@ RoceSwitch::HandleDequeue(RoceNetDevice* port,
         {
             ++m_stats[outPort].ecnMarked;
             ++m_classStats[cls].ecnMarked;
+            ++m_portClassMarks[outPort * RoceNetDevice::kClasses + cls];
             RoceFire(m_ecnMarkTrace, p, info, outPort, cls);
         }
     }

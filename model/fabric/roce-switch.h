@@ -86,6 +86,12 @@ class RoceSwitch : public Object, public RocePortOwner
         return m_stats[port].ecnMarked;
     }
 
+    /// Packets of class \p cls ECN-marked at egress port \p port.
+    uint64_t GetEcnMarked(uint32_t port, uint8_t cls) const
+    {
+        return m_portClassMarks[port * RoceNetDevice::kClasses + cls];
+    }
+
     uint64_t GetTotalDrops() const;
     uint64_t GetTotalPausesSent() const;
     uint64_t GetTotalEcnMarked() const;
@@ -138,6 +144,7 @@ class RoceSwitch : public Object, public RocePortOwner
     std::vector<PortStats> m_stats;                              ///< per port
     std::array<PortStats, RoceNetDevice::kClasses> m_classStats; ///< per class, all ports
     std::vector<EventId> m_pauseRefresh;                         ///< per (port, class)
+    std::vector<uint64_t> m_portClassMarks;                      ///< per (port, class)
     std::shared_ptr<const EcmpRoutes> m_routes;
     const EcmpRoutes::ForwardingTable* m_forwarding{nullptr}; ///< this switch's, in m_routes
     uint32_t m_topologyNode{0};

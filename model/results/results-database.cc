@@ -37,8 +37,8 @@ const char* const kInsertFlow =
 const char* const kInsertLink =
     "INSERT INTO links (run_id, link_id, node_a, node_b, rate_bps, delay_ns, tx_bytes_ab,"
     " tx_bytes_ba, drops, pfc_pauses_sent, ecn_marked, max_queue_bytes, lost_bytes_buffer,"
-    " lost_bytes_error, lost_bytes_link_down)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    " lost_bytes_error, lost_bytes_link_down, pfc_paused_ns)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 
 const char* const kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -612,6 +612,7 @@ ResultsDatabase::AddLink(const LinkRecord& link)
     ToInt64(link.lostBytesBuffer, row, "lost_bytes_buffer");
     ToInt64(link.lostBytesError, row, "lost_bytes_error");
     ToInt64(link.lostBytesLinkDown, row, "lost_bytes_link_down");
+    ToInt64(link.pfcPausedNs, row, "pfc_paused_ns");
     if (link.delayNs < 0)
     {
         throw std::runtime_error("ResultsDatabase: " + row + ": delay_ns " +
@@ -632,7 +633,8 @@ ResultsDatabase::AddLink(const LinkRecord& link)
            static_cast<int64_t>(link.maxQueueBytes),
            static_cast<int64_t>(link.lostBytesBuffer),
            static_cast<int64_t>(link.lostBytesError),
-           static_cast<int64_t>(link.lostBytesLinkDown)});
+           static_cast<int64_t>(link.lostBytesLinkDown),
+           static_cast<int64_t>(link.pfcPausedNs)});
 }
 
 void

@@ -85,6 +85,9 @@ struct LinkRecord
     uint64_t lostBytesBuffer{0};
     uint64_t lostBytesError{0};
     uint64_t lostBytesLinkDown{0};
+    /// Time the link's ports were held by PFC, summed over both ends and
+    /// their classes (RoceNetDevice::GetPausedTime).
+    uint64_t pfcPausedNs{0};
 };
 
 /**

@@ -34,7 +34,10 @@ namespace
 //      scheduling_bench records seed, hit_limit and parts.
 //   4  a collectives table: each collective as planned and as executed.
 //   5  an iteration_times table: where each iteration's time went.
-constexpr int64_t kSchemaVersion = 5;
+//   6  an op_spans table: when each op of a job's iteration graph ran; the
+//      port monitors' port_samples, nic_samples and qp_samples tables;
+//      links.pfc_paused_ns.
+constexpr int64_t kSchemaVersion = 6;
 
 /// Columns added since version 2, added in place by the migration (tables
 /// added since are created by the CREATE TABLE IF NOT EXISTS below).
@@ -45,7 +48,7 @@ struct AddedColumn
     const char* declaration;
 };
 
-const AddedColumn kAddedInVersion3[] = {
+const AddedColumn kAddedSinceVersion2[] = {
     {"flows", "lost_bytes_buffer", "INTEGER NOT NULL DEFAULT 0"},
     {"flows", "lost_bytes_error", "INTEGER NOT NULL DEFAULT 0"},
     {"flows", "lost_bytes_link_down", "INTEGER NOT NULL DEFAULT 0"},
@@ -55,6 +58,7 @@ const AddedColumn kAddedInVersion3[] = {
     {"scheduling_bench", "seed", "INTEGER"},
     {"scheduling_bench", "hit_limit", "INTEGER"},
     {"scheduling_bench", "parts", "INTEGER"},
+    {"links", "pfc_paused_ns", "INTEGER NOT NULL DEFAULT 0"},
 };
 
 const char* const kRunsTable = R"sql(
@@ -135,7 +139,8 @@ CREATE TABLE IF NOT EXISTS links (
     max_queue_bytes INTEGER NOT NULL,
     lost_bytes_buffer INTEGER NOT NULL DEFAULT 0,
     lost_bytes_error INTEGER NOT NULL DEFAULT 0,
-    lost_bytes_link_down INTEGER NOT NULL DEFAULT 0
+    lost_bytes_link_down INTEGER NOT NULL DEFAULT 0,
+    pfc_paused_ns INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS links_run_id ON links (run_id, link_id);
 CREATE TABLE IF NOT EXISTS jobs (
@@ -236,6 +241,54 @@ CREATE TABLE IF NOT EXISTS iteration_times (
     PRIMARY KEY (run_id, job_id, iter),
     FOREIGN KEY (run_id, job_id) REFERENCES jobs (run_id, job_id)
 );
+CREATE TABLE IF NOT EXISTS op_spans (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    job_id INTEGER NOT NULL,
+    iteration INTEGER NOT NULL,
+    op INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('compute', 'collective', 'transfer')),
+    name TEXT NOT NULL,
+    grp TEXT NOT NULL,
+    algorithm TEXT,
+    bytes INTEGER NOT NULL,
+    ranks TEXT NOT NULL,
+    planned INTEGER NOT NULL,
+    ready_ns INTEGER NOT NULL,
+    start_ns INTEGER NOT NULL,
+    end_ns INTEGER NOT NULL,
+    PRIMARY KEY (run_id, job_id, iteration, op),
+    FOREIGN KEY (run_id, job_id) REFERENCES jobs (run_id, job_id)
+);
+CREATE TABLE IF NOT EXISTS port_samples (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    node_id INTEGER NOT NULL,
+    port INTEGER NOT NULL,
+    link_id INTEGER NOT NULL,
+    t_ns INTEGER NOT NULL,
+    class INTEGER NOT NULL,
+    queue_bytes INTEGER NOT NULL,
+    paused_ns INTEGER NOT NULL,
+    ecn_marks INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS port_samples_run ON port_samples (run_id, node_id, port);
+CREATE TABLE IF NOT EXISTS nic_samples (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    node_id INTEGER NOT NULL,
+    t_ns INTEGER NOT NULL,
+    cnps_sent INTEGER NOT NULL,
+    cnps_received INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS nic_samples_run ON nic_samples (run_id, node_id);
+CREATE TABLE IF NOT EXISTS qp_samples (
+    run_id INTEGER NOT NULL REFERENCES runs (run_id),
+    node_id INTEGER NOT NULL,
+    job_id INTEGER,
+    dst_node INTEGER NOT NULL,
+    src_port INTEGER NOT NULL,
+    t_ns INTEGER NOT NULL,
+    rate_bps INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS qp_samples_run ON qp_samples (run_id, node_id);
 CREATE TABLE IF NOT EXISTS collectives (
     run_id INTEGER NOT NULL REFERENCES runs (run_id),
     job_id INTEGER NOT NULL,
@@ -450,7 +503,7 @@ CreateOrMigrateResultsSchema(ResultsDatabase& db)
         db.Exec(kIterationsTable);
         db.Exec(kOtherTables);
         // Tables kept from an earlier version get the columns added since.
-        for (const AddedColumn& a : kAddedInVersion3)
+        for (const AddedColumn& a : kAddedSinceVersion2)
         {
             bool present = false;
             for (const auto& [name, type] : TableColumns(db, a.table))

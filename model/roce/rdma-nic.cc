@@ -403,6 +403,27 @@ RdmaNic::SetRateWeight(int64_t jobId, double weight)
     }
 }
 
+std::vector<RdmaNic::SendingRate>
+RdmaNic::GetSendingRates(Time now) const
+{
+    std::vector<SendingRate> rates;
+    rates.reserve(m_sendQps.size());
+    for (const auto& [qpn, qp] : m_sendQps)
+    {
+        // The congestion control's timers run lazily up to now, as they would at the next send.
+        rates.push_back(
+            {qpn,
+             qp->dstIp,
+             qp->info.srcPort,
+             qp->info.jobId,
+             qp->cc ? qp->cc->GetRate(now).GetBitRate() : m_port->GetDataRate().GetBitRate()});
+    }
+    std::sort(rates.begin(), rates.end(), [](const SendingRate& a, const SendingRate& b) {
+        return a.qpn < b.qpn;
+    });
+    return rates;
+}
+
 void
 RdmaNic::SetSourcePort(int64_t jobId, uint32_t dstIp, uint16_t srcPort)
 {

@@ -119,6 +119,19 @@ class RdmaNic : public Object, public RocePortOwner
         return m_sendQps.size();
     }
 
+    /// A sending queue pair as a monitor sees it.
+    struct SendingRate
+    {
+        uint32_t qpn{0};
+        uint32_t dstIp{0};
+        uint16_t srcPort{0};
+        int64_t jobId{-1};
+        uint64_t rateBps{0}; ///< its congestion control's rate now
+    };
+
+    /// Every queue pair still sending or waiting for ACKs, by queue pair number.
+    std::vector<SendingRate> GetSendingRates(Time now) const;
+
     uint64_t GetCnpsSent() const
     {
         return m_cnpsSent;

@@ -452,6 +452,12 @@ RoceNetDevice::ProcessFrame(Ptr<Packet> p, const RoceForwardingInfo& info)
     m_owner->HandleReceive(this, TakeRef(p), info);
 }
 
+Time
+RoceNetDevice::GetPausedTime(uint8_t cls) const
+{
+    return m_pausedThroughUntil[cls] - std::max(m_pausedUntil[cls] - Simulator::Now(), Time(0));
+}
+
 void
 RoceNetDevice::HandlePfc(Ptr<Packet> p)
 {
@@ -471,6 +477,8 @@ RoceNetDevice::HandlePfc(Ptr<Packet> p)
             continue;
         }
         uint16_t q = pfc.GetQuanta(c);
+        // The pause that was ahead is replaced by this frame's.
+        m_pausedThroughUntil[c] -= std::max(m_pausedUntil[c] - now, Time(0));
         if (q == 0)
         {
             resumed = resumed || now < m_pausedUntil[c];
@@ -479,6 +487,7 @@ RoceNetDevice::HandlePfc(Ptr<Packet> p)
         else
         {
             m_pausedUntil[c] = now + PicoSeconds(std::llround(q * psPerQuantum));
+            m_pausedThroughUntil[c] += m_pausedUntil[c] - now;
             latest = std::max(latest, m_pausedUntil[c]);
             m_pauseHorizon = std::max(m_pauseHorizon, m_pausedUntil[c]);
         }

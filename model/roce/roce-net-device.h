@@ -174,6 +174,10 @@ class RoceNetDevice : public NetDevice
 
     bool IsPaused(uint8_t cls) const;
 
+    /// Time class \p cls has been held by PFC so far (pauses received, until
+    /// resumed or expired).
+    Time GetPausedTime(uint8_t cls) const;
+
     uint64_t GetPfcFramesReceived() const
     {
         return m_pfcReceived;
@@ -286,6 +290,8 @@ class RoceNetDevice : public NetDevice
     uint8_t m_dwrrNext{0};
     bool m_dwrrCredited{false};
     std::array<Time, kClasses> m_pausedUntil{};
+    /// Per class: paused time counted through m_pausedUntil (what is ahead of now included).
+    std::array<Time, kClasses> m_pausedThroughUntil{};
     uint64_t m_pfcReceived{0};
     uint64_t m_pfcSent{0};
     uint64_t m_receiveErrors{0};

@@ -37,6 +37,11 @@ TrainingJob::GetTypeId()
                             "A planned communication op finished on every rank.",
                             MakeTraceSourceAccessor(&TrainingJob::m_doneTrace),
                             "ns3::TrainingJob::CollectiveCallback")
+            .AddTraceSource("OpDone",
+                            "An op of the iteration's graph finished on every rank (args: "
+                            "job, iteration, when it was ready, started and ended).",
+                            MakeTraceSourceAccessor(&TrainingJob::m_opTrace),
+                            "ns3::TrainingJob::OpCallback")
             .AddTraceSource("IterationDone",
                             "An iteration finished.",
                             MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
@@ -159,6 +164,8 @@ TrainingJob::StartIteration()
     m_streamNext.assign(m_streamOps.size(), 0);
     m_streamBusy.assign(m_streamOps.size(), false);
     m_computeEvents.assign(ops.size(), EventId());
+    m_opReady.resize(ops.size());
+    m_opStart.resize(ops.size());
     m_opsDone = 0;
     m_plannedReady = 0;
     m_plannedStarted = 0;
@@ -178,6 +185,7 @@ void
 TrainingJob::OpReady(uint32_t op)
 {
     const GraphOp& o = m_graph.GetOp(op);
+    m_opReady[op] = Simulator::Now();
     if (o.kind != GraphOp::Kind::Compute)
     {
         if (!m_commSeen)
@@ -209,6 +217,7 @@ void
 TrainingJob::StartOp(uint32_t op)
 {
     const GraphOp& o = m_graph.GetOp(op);
+    m_opStart[op] = Simulator::Now();
     m_time.OpStarted(o, Simulator::Now());
     if (o.kind == GraphOp::Kind::Compute)
     {
@@ -302,6 +311,7 @@ TrainingJob::OpDone(uint32_t op)
 {
     const GraphOp& o = m_graph.GetOp(op);
     m_time.OpDone(o, Simulator::Now());
+    m_opTrace(m_spec.id, m_iteration, OpSpan{op, m_opReady[op], m_opStart[op], Simulator::Now()});
     m_streamBusy[o.stream] = false;
     ++m_streamNext[o.stream];
     ++m_opsDone;

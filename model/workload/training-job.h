@@ -169,8 +169,20 @@ class TrainingJob : public Object
      * minus one, whatever the graph's order.
      */
     typedef void (*CollectiveCallback)(uint32_t job, uint32_t iteration, uint32_t commOp);
+
+    /// When one op of an iteration's graph ran.
+    struct OpSpan
+    {
+        uint32_t op{0}; ///< its index in the graph
+        Time ready;     ///< its dependencies were done
+        Time start;     ///< it started (its stream free; a communication op posted)
+        Time end;       ///< it finished on every rank
+    };
+
     /// Trace signature: job id, record.
     typedef void (*IterationCallback)(uint32_t job, const IterationRecord& record);
+    /// Trace signature: job id, iteration, the op's span.
+    typedef void (*OpCallback)(uint32_t job, uint32_t iteration, const OpSpan& span);
     /// Trace signature: job id.
     typedef void (*JobCallback)(uint32_t job);
     /// Trace signature: job id, where and why it failed.
@@ -233,6 +245,8 @@ class TrainingJob : public Object
     std::vector<uint32_t> m_streamNext;   ///< by stream: position of its next op to start
     std::vector<bool> m_streamBusy;       ///< by stream: an op of it is running
     std::vector<EventId> m_computeEvents; ///< by op: the end of a running compute op
+    std::vector<Time> m_opReady;          ///< by op: when it became ready this iteration
+    std::vector<Time> m_opStart;          ///< by op: when it started this iteration
     uint32_t m_opsDone{0};
     uint32_t m_plannedReady{0};   ///< planned ops ready this iteration
     uint32_t m_plannedStarted{0}; ///< planned ops started this iteration
@@ -254,6 +268,7 @@ class TrainingJob : public Object
     TracedCallback<uint32_t, uint32_t, uint32_t> m_startedTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t> m_doneTrace;
     TracedCallback<uint32_t, const IterationRecord&> m_iterationTrace;
+    TracedCallback<uint32_t, uint32_t, const OpSpan&> m_opTrace;
     TracedCallback<uint32_t> m_jobDoneTrace;
     TracedCallback<uint32_t, const Failure&> m_jobFailedTrace;
 };

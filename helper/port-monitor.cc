@@ -1,0 +1,318 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "port-monitor.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/strict-numbers.h"
+#include "ns3/string.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("PortMonitor");
+NS_OBJECT_ENSURE_REGISTERED(PortMonitor);
+
+namespace
+{
+
+const char* const kInsertPortSample =
+    "INSERT INTO port_samples (run_id, node_id, port, link_id, t_ns, class, queue_bytes,"
+    " paused_ns, ecn_marks) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+const char* const kInsertNicSample =
+    "INSERT INTO nic_samples (run_id, node_id, t_ns, cnps_sent, cnps_received)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
+const char* const kInsertQpSample =
+    "INSERT INTO qp_samples (run_id, node_id, job_id, dst_node, src_port, t_ns, rate_bps)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+
+/// The comma-separated items of \p text, blanks trimmed; none for "".
+std::vector<std::string>
+Items(const std::string& text)
+{
+    std::vector<std::string> items;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        const auto first = item.find_first_not_of(" \t");
+        const auto last = item.find_last_not_of(" \t");
+        items.push_back(first == std::string::npos ? "" : item.substr(first, last - first + 1));
+    }
+    return items;
+}
+
+/// \p text as an integer in [0, max), or an error naming \p attribute and \p what.
+uint32_t
+Index(const std::string& text, uint32_t count, const std::string& attribute, const char* what)
+{
+    try
+    {
+        return static_cast<uint32_t>(ParseUnsignedText(text, 0, count - 1));
+    }
+    catch (const std::exception&)
+    {
+        throw std::invalid_argument("ns3::PortMonitor::" + attribute + ": \"" + text +
+                                    "\" is not a " + what + " of this fabric (0-" +
+                                    std::to_string(count - 1) + ")");
+    }
+}
+
+} // namespace
+
+TypeId
+PortMonitor::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::PortMonitor")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<PortMonitor>()
+            .AddAttribute("Interval",
+                          "Time between samples; 0 turns the monitors off.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&PortMonitor::m_interval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("Ports",
+                          "Ports to sample: \"\" for every port of every switch and NIC, else "
+                          "a comma-separated list of topology node ids (all their ports) and "
+                          "node:port pairs.",
+                          StringValue(""),
+                          MakeStringAccessor(&PortMonitor::m_ports),
+                          MakeStringChecker())
+            .AddAttribute("QueuePairHosts",
+                          "Hosts (host indices, comma-separated, or \"all\") whose sending "
+                          "queue pairs' rates are sampled; \"\" for none.",
+                          StringValue(""),
+                          MakeStringAccessor(&PortMonitor::m_qpHosts),
+                          MakeStringChecker());
+    return tid;
+}
+
+PortMonitor::PortMonitor() = default;
+
+void
+PortMonitor::DoDispose()
+{
+    m_event.Cancel();
+    m_fabric = nullptr;
+    m_db = nullptr;
+    m_watched.clear();
+    Object::DoDispose();
+}
+
+void
+PortMonitor::SetPortSampleSink(std::function<void(const PortSample&)> sink)
+{
+    m_sink = std::move(sink);
+}
+
+void
+PortMonitor::Parse(const FabricTopology& topology)
+{
+    // (node, port) pairs to watch, in node then port order.
+    std::set<std::pair<uint32_t, uint32_t>> ports;
+    auto addNode = [&](uint32_t node) {
+        for (uint32_t p = 0; p < topology.AdjacentLinks(node).size(); ++p)
+        {
+            ports.insert({node, p});
+        }
+    };
+    if (m_ports.empty())
+    {
+        for (uint32_t n = 0; n < topology.GetNNodes(); ++n)
+        {
+            addNode(n);
+        }
+    }
+    for (const std::string& item : Items(m_ports))
+    {
+        const auto colon = item.find(':');
+        const uint32_t node = Index(item.substr(0, colon), topology.GetNNodes(), "Ports", "node");
+        if (colon == std::string::npos)
+        {
+            addNode(node);
+            continue;
+        }
+        const auto nPorts = static_cast<uint32_t>(topology.AdjacentLinks(node).size());
+        ports.insert({node, Index(item.substr(colon + 1), nPorts, "Ports", "port of the node")});
+    }
+    for (const auto& [node, port] : ports)
+    {
+        Watched w;
+        w.node = m_fabric->GetNode(node)->GetId();
+        w.port = port;
+        w.link = topology.AdjacentLinks(node).at(port);
+        if (topology.IsHost(node))
+        {
+            Ptr<RdmaNic> nic = m_fabric->GetNic(static_cast<uint32_t>(topology.GetHostIndex(node)));
+            if (port != 0)
+            {
+                continue; // a NIC has one port
+            }
+            w.device = nic->GetPort();
+        }
+        else
+        {
+            w.sw = m_fabric->GetSwitch(node);
+            w.device = w.sw->GetPort(port);
+        }
+        m_watched.push_back(w);
+    }
+    for (uint32_t h = 0; h < topology.GetNHosts(); ++h)
+    {
+        m_nics.push_back(h);
+    }
+    m_cnps.assign(m_nics.size(), {0, 0});
+    if (m_qpHosts == "all")
+    {
+        m_qpHostList = m_nics;
+    }
+    else
+    {
+        for (const std::string& item : Items(m_qpHosts))
+        {
+            m_qpHostList.push_back(Index(item, topology.GetNHosts(), "QueuePairHosts", "host"));
+        }
+    }
+}
+
+void
+PortMonitor::Install(Ptr<RoceFabric> fabric,
+                     Ptr<ResultsDatabase> db,
+                     int64_t runId,
+                     std::function<bool()> workRemains)
+{
+    if (!IsEnabled())
+    {
+        return;
+    }
+    m_workRemains = std::move(workRemains);
+    m_fabric = fabric;
+    m_db = db;
+    m_runId = runId;
+    Parse(fabric->GetTopology());
+    m_event = Simulator::Schedule(m_interval, &PortMonitor::Sample, this);
+}
+
+void
+PortMonitor::Sample()
+{
+    const Time now = Simulator::Now();
+    const int64_t t = now.GetNanoSeconds();
+    const bool writing = m_db && m_db->IsOpen();
+    bool busy = false;
+    for (Watched& w : m_watched)
+    {
+        busy = busy || w.device->GetTotalQueueBytes() > 0;
+        for (uint8_t c = 0; c < RoceNetDevice::kClasses; ++c)
+        {
+            // Whole nanoseconds, so that a port's samples add up to its total exactly.
+            const int64_t paused = w.device->GetPausedTime(c).GetNanoSeconds();
+            const uint64_t marks = w.sw ? w.sw->GetEcnMarked(w.port, c) : 0;
+            PortSample s{w.node,
+                         w.port,
+                         w.link,
+                         t,
+                         c,
+                         w.device->GetQueueBytes(c),
+                         paused - w.paused[c],
+                         marks - w.marks[c]};
+            w.paused[c] = paused;
+            w.marks[c] = marks;
+            if (s.queueBytes == 0 && s.pausedNs == 0 && s.ecnMarks == 0)
+            {
+                continue;
+            }
+            ++m_samples;
+            if (m_sink)
+            {
+                m_sink(s);
+            }
+            if (writing)
+            {
+                m_db->AddRow(m_runId,
+                             kInsertPortSample,
+                             {m_runId,
+                              static_cast<int64_t>(s.node),
+                              static_cast<int64_t>(s.port),
+                              static_cast<int64_t>(s.link),
+                              t,
+                              static_cast<int64_t>(c),
+                              static_cast<int64_t>(s.queueBytes),
+                              s.pausedNs,
+                              static_cast<int64_t>(s.ecnMarks)});
+            }
+        }
+    }
+    const FabricTopology& topology = m_fabric->GetTopology();
+    for (std::size_t i = 0; i < m_nics.size(); ++i)
+    {
+        Ptr<RdmaNic> nic = m_fabric->GetNic(m_nics[i]);
+        busy = busy || nic->GetActiveSendQueuePairs() > 0;
+        const std::array<uint64_t, 2> now{nic->GetCnpsSent(), nic->GetCnpsReceived()};
+        const uint64_t sent = now[0] - m_cnps[i][0];
+        const uint64_t received = now[1] - m_cnps[i][1];
+        m_cnps[i] = now;
+        if (sent == 0 && received == 0)
+        {
+            continue;
+        }
+        ++m_samples;
+        if (writing)
+        {
+            const uint32_t node = m_fabric->GetHost(m_nics[i])->GetId();
+            m_db->AddRow(m_runId,
+                         kInsertNicSample,
+                         {m_runId,
+                          static_cast<int64_t>(node),
+                          t,
+                          static_cast<int64_t>(sent),
+                          static_cast<int64_t>(received)});
+        }
+    }
+    if (!m_qpHostList.empty())
+    {
+        std::map<uint32_t, uint32_t> nodeOfAddress;
+        for (uint32_t h = 0; h < topology.GetNHosts(); ++h)
+        {
+            nodeOfAddress[m_fabric->GetNic(h)->GetAddress()] = m_fabric->GetHost(h)->GetId();
+        }
+        for (uint32_t h : m_qpHostList)
+        {
+            const uint32_t node = m_fabric->GetHost(h)->GetId();
+            for (const RdmaNic::SendingRate& r : m_fabric->GetNic(h)->GetSendingRates(now))
+            {
+                ++m_samples;
+                if (writing)
+                {
+                    const auto dst = nodeOfAddress.find(r.dstIp);
+                    m_db->AddRow(
+                        m_runId,
+                        kInsertQpSample,
+                        {m_runId,
+                         static_cast<int64_t>(node),
+                         r.jobId >= 0 ? SqlValue(r.jobId) : SqlValue(),
+                         static_cast<int64_t>(dst == nodeOfAddress.end() ? 0 : dst->second),
+                         static_cast<int64_t>(r.srcPort),
+                         t,
+                         static_cast<int64_t>(r.rateBps)});
+                }
+            }
+        }
+    }
+    // Sampling goes on while the fabric carries anything or the model has work
+    // left; after that it stops, so that it does not keep an ended run alive.
+    if (busy || (m_workRemains && m_workRemains()))
+    {
+        m_event = Simulator::Schedule(m_interval, &PortMonitor::Sample, this);
+    }
+}
+
+} // namespace ns3

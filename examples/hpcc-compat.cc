@@ -130,8 +130,12 @@ main(int argc, char* argv[])
         Ptr<FabricFaults> faults =
             CreateObjectWithAttributes<FabricFaults>("DetectionDelay", TimeValue(Time(0)));
         faults->Install(fabric, scenario.GetFaults());
-        HpccFctWriter fct(scenario.GetFctOutputFile(), fabric, scenario.PostFlows(fabric));
+        const HpccPostedFlows posted = scenario.PostFlows(fabric);
+        HpccFctWriter fct(scenario.GetFctOutputFile(), fabric, posted);
         HpccPfcWriter pfc(scenario.GetPfcOutputFile(), fabric, scenario);
+        SimAiMonitorWriter monitors(scenario, fabric, posted, [&fct, &scenario]() {
+            return fct.GetLines() < scenario.GetFlows().size();
+        });
 
         const FabricTopology& topo = fabric->GetTopology();
         std::cout << "hpcc-compat: " << scenario.GetTopologyFile() << ": " << topo.GetNHosts()
@@ -154,12 +158,18 @@ main(int argc, char* argv[])
         run->EndIfInterrupted(monitor);
         fct.Close();
         pfc.Close();
+        monitors.Close();
 
         monitor.PrintSummary(std::cout);
         faults->PrintSummary(std::cout);
         std::cout << "fct lines:        " << fct.GetLines() << " in " << scenario.GetFctOutputFile()
                   << "\npfc lines:        " << pfc.GetLines() << " in "
                   << scenario.GetPfcOutputFile() << "\n";
+        if (monitors.GetLines() > 0)
+        {
+            std::cout << "monitor lines:    " << monitors.GetLines()
+                      << " (SimAI's QLEN/BW/RATE/CNP_MON_FILE)\n";
+        }
         auto writeFaults = [&](ResultsDatabase& db, int64_t id) { faults->Write(db, id); };
         if (fct.GetLines() != scenario.GetFlows().size())
         {

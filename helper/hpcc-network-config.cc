@@ -63,6 +63,15 @@ HpccNetworkConfig::HpccNetworkConfig(const std::string& path, bool strict)
     {
         Fail("BUFFER_SIZE", "must be at least 1 MB");
     }
+    for (const auto& [key, interval] : {std::pair{"QLEN_MON_INTERVAL", c.qlenMonIntervalNs},
+                                        std::pair{"BW_MON_INTERVAL", c.bwMonIntervalNs},
+                                        std::pair{"QP_MON_INTERVAL", c.qpMonIntervalNs}})
+    {
+        if (interval && *interval <= 0)
+        {
+            Fail(key, "must be above 0: a monitor's period");
+        }
+    }
 }
 
 uint32_t

@@ -17,12 +17,8 @@ HpccNodeAddress(uint32_t nodeId)
     return 0x0b000001u + (nodeId / 256) * 0x00010000u + (nodeId % 256) * 0x00000100u;
 }
 
-namespace
-{
-
-/// Open \p path for writing, or throw naming it.
 void
-OpenOutput(std::ofstream& out, const std::string& path)
+OpenHpccOutput(std::ofstream& out, const std::string& path)
 {
     out.open(path, std::ios::out | std::ios::trunc);
     if (!out)
@@ -31,9 +27,8 @@ OpenOutput(std::ofstream& out, const std::string& path)
     }
 }
 
-/// Flush \p out, or throw naming \p path.
 void
-CloseOutput(std::ofstream& out, const std::string& path)
+CloseHpccOutput(std::ofstream& out, const std::string& path)
 {
     out.flush();
     if (!out)
@@ -43,13 +38,11 @@ CloseOutput(std::ofstream& out, const std::string& path)
     out.close();
 }
 
-} // namespace
-
 HpccFctWriter::HpccFctWriter(const std::string& path, Ptr<RoceFabric> fabric, HpccPostedFlows flows)
     : m_path(path),
       m_flows(std::move(flows.fabric))
 {
-    OpenOutput(m_out, path);
+    OpenHpccOutput(m_out, path);
     for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
     {
         fabric->GetNic(h)->TraceConnectWithoutContext(
@@ -94,7 +87,7 @@ HpccFctWriter::Write(const HpccPostedFlow& p, int64_t startNs, int64_t fctNs)
 void
 HpccFctWriter::Close()
 {
-    CloseOutput(m_out, m_path);
+    CloseHpccOutput(m_out, m_path);
 }
 
 HpccPfcWriter::HpccPfcWriter(const std::string& path,
@@ -102,7 +95,7 @@ HpccPfcWriter::HpccPfcWriter(const std::string& path,
                              const HpccScenario& scenario)
     : m_path(path)
 {
-    OpenOutput(m_out, path);
+    OpenHpccOutput(m_out, path);
     const FabricTopology& topo = fabric->GetTopology();
     for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
     {
@@ -146,7 +139,7 @@ HpccPfcWriter::OnPfc(uint32_t fileNode,
 void
 HpccPfcWriter::Close()
 {
-    CloseOutput(m_out, m_path);
+    CloseHpccOutput(m_out, m_path);
 }
 
 } // namespace ns3

@@ -25,6 +25,12 @@ namespace ns3
  */
 uint32_t HpccNodeAddress(uint32_t nodeId);
 
+/// Open (truncate) output file \p path, or throw "path: file: cannot open for writing".
+void OpenHpccOutput(std::ofstream& out, const std::string& path);
+
+/// Flush and close \p out, or throw "path: file: write error".
+void CloseHpccOutput(std::ofstream& out, const std::string& path);
+
 /**
  * One line of fct.txt as third.cc prints it ("%08x %08x %u %u %lu %lu %lu
  * %lu\n"): source and destination address (HpccNodeAddress of the file's

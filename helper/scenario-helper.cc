@@ -36,7 +36,15 @@ constexpr const char* kKeysAScenarioGives[] = {"TOPOLOGY_FILE",
                                                "FCT_OUTPUT_FILE",
                                                "PFC_OUTPUT_FILE",
                                                "SIMULATOR_STOP_TIME",
-                                               "LINK_DOWN"};
+                                               "LINK_DOWN",
+                                               "QLEN_MON_FILE",
+                                               "BW_MON_FILE",
+                                               "RATE_MON_FILE",
+                                               "CNP_MON_FILE",
+                                               "MON_START",
+                                               "QLEN_MON_INTERVAL",
+                                               "BW_MON_INTERVAL",
+                                               "QP_MON_INTERVAL"};
 
 } // namespace
 
@@ -86,8 +94,8 @@ ScenarioHelper::DescribeHpccConfigLeftOut() const
     if (!own.empty())
     {
         text += std::string(text.empty() ? "" : "\n") + m_hpcc->GetPath() +
-                ": not used beside a scenario, which gives its own topology, jobs, outputs, " +
-                "end and faults: " + own;
+                ": not used beside a scenario, which gives its own topology, jobs, outputs " +
+                "(the results database, with ns3::PortMonitor's samples), end and faults: " + own;
     }
     return text;
 }

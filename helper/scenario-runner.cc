@@ -510,7 +510,6 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
         {"cc", cc},
         {"mtu", hpcc ? hpcc->GetPayloadBytes() : m_spec.fabric.mtu},
         {"pfc", hpcc ? true : m_spec.fabric.pfc},
-        {"hpccConfig", m_spec.fabric.hpccConfig},
         {"scale", m_spec.scale},
         {"source", m_spec.source},
         {"description", m_spec.description},
@@ -549,6 +548,10 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
     if (!runTag.empty())
     {
         params["run"] = runTag;
+    }
+    if (hpcc)
+    {
+        params["hpccConfig"] = m_spec.fabric.hpccConfig;
     }
     TimeValue sampleInterval;
     CreateObject<LinkSampler>()->GetAttribute("Interval", sampleInterval);

@@ -218,6 +218,38 @@ TEST_F(ExamplesSettingsTest, Figure4AfterFigure3GivesTheRowsOfFigure4Alone)
     EXPECT_EQ(ResultRows(Path("after.db"), "figure4"), rowsAlone);
 }
 
+TEST_F(ExamplesSettingsTest, TheTimeBreakdownAddsUpToEveryIterationOfEveryFigureScenario)
+{
+    // Figures 1 (three fabrics), 3, 4 and 6, small, at both levels: on every
+    // iteration the parts of iteration_times add up to its duration.
+    for (const std::string backend : {"packet", "flow"})
+    {
+        const std::string db = backend + ".db";
+        const Outcome o = Example("paper-figures",
+                                  {"--figure=all",
+                                   "--scale=0.001",
+                                   "--iterations=1",
+                                   "--progress=0",
+                                   "--policies=symphony",
+                                   "--backend=" + backend,
+                                   "--db=" + db});
+        ASSERT_EQ(o.exitCode, 0) << o.Describe();
+        const std::string joined =
+            " FROM iteration_times t JOIN iterations i USING (run_id, job_id, iter)";
+        EXPECT_GT(QueryInt(Path(db), "SELECT count(*)" + joined), 100) << backend;
+        const std::vector<Row> worst =
+            Query(Path(db),
+                  "SELECT max(abs(t.compute_ns + t.exposed_dp_ns + t.exposed_tp_ns + "
+                  "t.exposed_pp_ns + t.exposed_ep_ns + t.exposed_other_ns + t.gate_wait_ns + "
+                  "t.bubble_ns - (t.end_ns - i.compute_start_ns)))" +
+                      joined);
+        ASSERT_TRUE(worst.at(0).at(0).has_value());
+        EXPECT_LE(std::stod(*worst[0][0]), 1.0) << backend << ": ns off on the worst iteration";
+        // figure1, figure1-oversubscribed, figure1-rail-optimized, figure3, figure4, figure6
+        EXPECT_EQ(QueryInt(Path(db), "SELECT count(DISTINCT example) FROM runs"), 6) << backend;
+    }
+}
+
 } // namespace
 } // namespace test
 } // namespace ns3

@@ -52,6 +52,7 @@ struct FileRun
     std::unique_ptr<RoceFlowMonitor> monitor;
     std::unique_ptr<HpccFctWriter> fct;
     std::unique_ptr<HpccPfcWriter> pfc;
+    std::unique_ptr<SimAiMonitorWriter> monitors;
     std::vector<Fields> fctLines;
     std::vector<Fields> pfcLines;
 };
@@ -85,15 +86,21 @@ class HpccScenarioTest : public test::FabricTempDirTest
         r.scenario->Configure(helper);
         r.fabric = r.scenario->Install(helper);
         r.monitor = std::make_unique<RoceFlowMonitor>(r.fabric);
-        r.fct = std::make_unique<HpccFctWriter>(r.scenario->GetFctOutputFile(),
-                                                r.fabric,
-                                                r.scenario->PostFlows(r.fabric));
+        const HpccPostedFlows posted = r.scenario->PostFlows(r.fabric);
+        r.fct = std::make_unique<HpccFctWriter>(r.scenario->GetFctOutputFile(), r.fabric, posted);
         r.pfc =
             std::make_unique<HpccPfcWriter>(r.scenario->GetPfcOutputFile(), r.fabric, *r.scenario);
+        HpccFctWriter* fct = r.fct.get();
+        const std::size_t flows = r.scenario->GetFlows().size();
+        r.monitors =
+            std::make_unique<SimAiMonitorWriter>(*r.scenario, r.fabric, posted, [fct, flows]() {
+                return fct->GetLines() < flows;
+            });
         Simulator::Stop(r.scenario->GetStopTime());
         Simulator::Run();
         r.fct->Close();
         r.pfc->Close();
+        r.monitors->Close();
         r.fctLines = ReadLines(r.scenario->GetFctOutputFile());
         r.pfcLines = ReadLines(r.scenario->GetPfcOutputFile());
         return r;
@@ -301,6 +308,127 @@ TEST_F(HpccScenarioTest, LinkDownBecomesAPermanentFaultOnTheLinkBetweenTheNodes)
 }
 
 // ------------------------------------------------------------ PFC
+
+TEST_F(HpccScenarioTest, SimAiMonitorsWriteTheirCsvFiles)
+{
+    // Four senders (nodes 1-4) and a receiver (node 0) on switch 5; DCQCN
+    // reacts to the marks. Every monitor samples each microsecond from 2 s,
+    // when the flows start.
+    std::string topology = "6 1 5\n5\n";
+    std::string flows = "4\n";
+    for (uint32_t h = 0; h < 5; ++h)
+    {
+        topology += std::to_string(h) + " 5 100Gbps 1us 0\n";
+        if (h > 0)
+        {
+            flows += std::to_string(h) + " 0 3 100 2000000 2.0\n";
+        }
+    }
+    const std::string dir = m_dir.string() + "/";
+    const std::string config = "QLEN_MON_FILE " + dir + "qlen.csv\nBW_MON_FILE " + dir +
+                               "bw.csv\nRATE_MON_FILE " + dir + "rate.csv\nCNP_MON_FILE " + dir +
+                               "cnp.csv\nMON_START 2000000\nQLEN_MON_INTERVAL 1\n"
+                               "BW_MON_INTERVAL 1\nQP_MON_INTERVAL 1\nENABLE_QCN 1\n";
+    const FileRun r = Run(Files(topology, flows, config));
+    ASSERT_EQ(r.fctLines.size(), 4u);
+    EXPECT_TRUE(r.scenario->GetUnmodelledKeys().empty()) << r.scenario->DescribeUnmodelledKeys();
+    auto csv = [](const std::string& path, const std::string& header) {
+        std::ifstream in(path);
+        std::string first;
+        std::getline(in, first);
+        EXPECT_EQ(first, header) << path;
+        std::vector<std::vector<std::string>> rows;
+        for (std::string line; std::getline(in, line);)
+        {
+            std::vector<std::string> fields;
+            std::stringstream ss(line);
+            for (std::string f; std::getline(ss, f, ',');)
+            {
+                fields.push_back(f.substr(f.find_first_not_of(' ')));
+            }
+            rows.push_back(fields);
+        }
+        return rows;
+    };
+
+    // Queue: 8 rows (classes) per port and sample whose total changed, the
+    // total their sum; the receiver's port (switch port 0, interface 1) queues.
+    const auto qlen = csv(dir + "qlen.csv", "time, sw_id, port_id, q_id, q_len, port_len");
+    ASSERT_FALSE(qlen.empty());
+    ASSERT_EQ(qlen.size() % 8, 0u);
+    uint64_t peak = 0;
+    std::map<std::string, std::string> lastTotal; // by "sw port"
+    for (std::size_t i = 0; i < qlen.size(); i += 8)
+    {
+        uint64_t sum = 0;
+        for (std::size_t c = 0; c < 8; ++c)
+        {
+            ASSERT_EQ(qlen[i + c].size(), 6u);
+            EXPECT_EQ(qlen[i + c][3], std::to_string(c));
+            EXPECT_EQ(qlen[i + c][5], qlen[i][5]);
+            sum += std::stoull(qlen[i + c][4]);
+        }
+        EXPECT_EQ(std::to_string(sum), qlen[i][5]);
+        EXPECT_EQ(qlen[i][1], "5");
+        const std::string port = qlen[i][1] + " " + qlen[i][2];
+        EXPECT_NE(lastTotal[port], qlen[i][5]) << "a port is written when its queue changed";
+        lastTotal[port] = qlen[i][5];
+        if (qlen[i][2] == "1")
+        {
+            peak = std::max<uint64_t>(peak, sum);
+        }
+    }
+    EXPECT_GT(peak, 100000u) << "the incast queues at the receiver's port";
+
+    // Bandwidth: over its rows, each sender's NIC sent its flow's frames:
+    // Gb/s x 1 us x 1e9 / 8 bytes per row, at least its payload, at most 10% more.
+    const auto bw = csv(dir + "bw.csv", "time, node_id, port_id, bandwidth");
+    std::map<std::string, double> sent; // by node
+    for (const auto& row : bw)
+    {
+        ASSERT_EQ(row.size(), 4u);
+        sent[row[1]] += std::stod(row[3]) * 1e9 * 1e-6 / 8;
+        // A frame counts whole in the interval its sending starts: one of
+        // 1000 payload bytes is 8.6 Gb/s over 1 us.
+        EXPECT_LE(std::stod(row[3]), 100.0 + 8.7) << "at most the line rate";
+    }
+    for (const char* node : {"1", "2", "3", "4"})
+    {
+        EXPECT_GE(sent[node], 2000000.0) << node;
+        EXPECT_LE(sent[node], 2200000.0) << node;
+    }
+
+    // Rates: rows of the four senders' queue pairs to node 0, below the line
+    // rate once DCQCN cut them; CNPs: each pair's count only grows.
+    const auto rate = csv(dir + "rate.csv", "time, src, dst, sport, dport, size, curr_rate");
+    ASSERT_FALSE(rate.empty());
+    double lowest = 1e12;
+    for (const auto& row : rate)
+    {
+        ASSERT_EQ(row.size(), 7u);
+        EXPECT_EQ(row[2], "0");
+        EXPECT_EQ(row[4], "100");
+        EXPECT_EQ(row[5], "2000000");
+        lowest = std::min(lowest, std::stod(row[6]));
+    }
+    EXPECT_LT(lowest, 50e9);
+    const auto cnp = csv(dir + "cnp.csv", "time, src, dst, sport, dport, size, cnp_number");
+    ASSERT_FALSE(cnp.empty());
+    std::map<std::string, uint64_t> count; // by src and sport
+    for (const auto& row : cnp)
+    {
+        const std::string qp = row[1] + ":" + row[3];
+        EXPECT_GT(std::stoull(row[6]), count[qp]);
+        count[qp] = std::stoull(row[6]);
+    }
+
+    // A period of 0 is refused at its line.
+    ExpectError(Files(topology, flows, "QLEN_MON_FILE q.csv\nQLEN_MON_INTERVAL 0\n"),
+                (m_dir / "config.txt").string(),
+                2,
+                "QLEN_MON_INTERVAL",
+                "must be above 0");
+}
 
 TEST_F(HpccScenarioTest, IncastWithPfcWritesPauseAndResumeLines)
 {

@@ -7,10 +7,15 @@ script (as a subprocess, or through its API) and checks the trace against the ro
 inserted here: the expectations below are worked out by hand from those rows, not taken
 from anything the script wrote before.
 
-    /usr/bin/python3 utils/test-timeline.py
+    /usr/bin/python3 utils/test-timeline.py [path/to/multi-tenant-fat-tree]
+
+With the example's binary (the argument, else build-release/ or build/), a real run
+is checked too: every collective row appears in the timeline once, to the nanosecond,
+every op span once, and the port monitors' queues as counters.
 """
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -19,6 +24,22 @@ import unittest
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parent / "timeline.py"
+REPO = SCRIPT.parent.parent
+EXAMPLE = "multi-tenant-fat-tree"
+
+
+def find_binary(argv):
+    """The example's binary: the first argument, else the build directories'."""
+    for candidate in argv[1:2]:
+        if candidate and not candidate.startswith("-"):
+            return Path(candidate).resolve()
+    for build in ("build-release", "build"):
+        if (REPO / build / EXAMPLE).is_file():
+            return REPO / build / EXAMPLE
+    return None
+
+
+BINARY = find_binary(sys.argv)
 sys.path.insert(0, str(SCRIPT.parent))
 import timeline  # noqa: E402  (after the path it is found on)
 
@@ -561,5 +582,69 @@ class TimelineTest(unittest.TestCase):
             self.assertEqual(round(timeline.us(value) * 1000), value)
 
 
+@unittest.skipIf(BINARY is None, f"no {EXAMPLE} binary: pass its path")
+class RealRunTest(unittest.TestCase):
+    """A run of the real example, with the port monitors on, against its own rows."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.db = Path(cls.dir.name) / "run.db"
+        subprocess.run([str(BINARY), "--jobs=2", "--iterations=2", "--scale=0.002",
+                        "--scheduler=symphony", f"--db={cls.db}",
+                        "--ns3::PortMonitor::Interval=5us"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out = Path(cls.dir.name) / "trace.json"
+        subprocess.run([sys.executable, str(SCRIPT), str(cls.db), "--run", "1", "--out",
+                        str(out)], check=True, stdout=subprocess.DEVNULL)
+        cls.trace = Trace(json.loads(out.read_text()))
+        cls.conn = sqlite3.connect(cls.db)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.conn.close()
+        cls.dir.cleanup()
+
+    def test_every_collective_once_to_the_nanosecond(self):
+        rows = self.conn.execute("SELECT job_id, start_ns, finish_ns FROM collectives "
+                                 "WHERE run_id = 1 AND finish_ns IS NOT NULL").fetchall()
+        self.assertGreater(len(rows), 0)
+        for job, start, finish in rows:
+            pid = self.trace.job_pid(job)
+            events = [e for e in self.trace.thread(pid, "collectives")
+                      if ns(e["ts"]) == start]
+            self.assertEqual(len(events), 1, (job, start))
+            self.assertEqual(ns(events[0]["ts"] + events[0]["dur"]), finish)
+        total = sum(len(self.trace.thread(self.trace.job_pid(j), "collectives"))
+                    for (j,) in self.conn.execute("SELECT job_id FROM jobs WHERE run_id = 1"))
+        self.assertEqual(total, len(rows))
+
+    def test_every_op_span_once(self):
+        spans = self.conn.execute("SELECT job_id, start_ns, end_ns FROM op_spans "
+                                  "WHERE run_id = 1").fetchall()
+        self.assertGreater(len(spans), 0)
+        seen = {}
+        for job, start, end in spans:
+            pid = self.trace.job_pid(job)
+            seen.setdefault(pid, [(ns(e["ts"]), ns(e["ts"] + e["dur"]))
+                                  for e in self.trace.threads_named(pid, "ranks")
+                                  if e["ph"] == "X" and e["name"] != "waiting"])
+            self.assertIn((start, end), seen[pid], (job, start, end))
+        self.assertEqual(sum(len(v) for v in seen.values()), len(spans))
+
+    def test_queue_counters_from_the_monitors(self):
+        ports = self.conn.execute("SELECT count(*) FROM port_samples WHERE run_id = 1"
+                                  ).fetchone()[0]
+        self.assertGreater(ports, 0, "the contended jobs queue somewhere")
+        self.assertTrue(any(name.startswith("queue node") for name in self.trace.counters()))
+
+    def test_required_fields(self):
+        for e in self.trace.events:
+            for field in ("name", "ph", "ts", "pid", "tid"):
+                self.assertIn(field, e)
+            if e["ph"] == "X":
+                self.assertGreaterEqual(e["dur"], 0)
+
+
 if __name__ == "__main__":
-    unittest.main()
+    unittest.main(argv=sys.argv[:1])

@@ -91,9 +91,11 @@ KnownUnmodelled()
         {"PINT_PROB", "HPCC-PINT sampling probability"},
         {"ACK_HIGH_PRIO", "ACKs in the highest priority"},
         {"ENABLE_TRACE", "packet tracing on/off"},
-        {"QLEN_MON_FILE", "queue length monitor output"},
-        {"QLEN_MON_START", "queue length monitor start"},
-        {"QLEN_MON_END", "queue length monitor end"},
+        {"QLEN_MON_START",
+         "HPCC's queue length histogram monitor; QLEN_MON_FILE is written in SimAI's CSV format"},
+        {"QLEN_MON_END",
+         "HPCC's queue length histogram monitor; QLEN_MON_FILE is written in SimAI's CSV format"},
+        {"MON_END", "SimAI's monitors do not read it: they sample to the end of the run"},
         {"TRACE_FILE", "nodes whose packets are traced"},
         {"TRACE_OUTPUT_FILE", "packet trace in the simulators' binary format"},
     };
@@ -358,6 +360,17 @@ Modelled()
          [](const EntryMapper& m, HpccConfig& c) { c.fctOutputFile = m.Single(); }},
         {"PFC_OUTPUT_FILE",
          [](const EntryMapper& m, HpccConfig& c) { c.pfcOutputFile = m.Single(); }},
+        {"QLEN_MON_FILE", [](const EntryMapper& m, HpccConfig& c) { c.qlenMonFile = m.Single(); }},
+        {"BW_MON_FILE", [](const EntryMapper& m, HpccConfig& c) { c.bwMonFile = m.Single(); }},
+        {"RATE_MON_FILE", [](const EntryMapper& m, HpccConfig& c) { c.rateMonFile = m.Single(); }},
+        {"CNP_MON_FILE", [](const EntryMapper& m, HpccConfig& c) { c.cnpMonFile = m.Single(); }},
+        {"MON_START", [](const EntryMapper& m, HpccConfig& c) { c.monStartNs = m.Time("us"); }},
+        {"QLEN_MON_INTERVAL",
+         [](const EntryMapper& m, HpccConfig& c) { c.qlenMonIntervalNs = m.Time("us"); }},
+        {"BW_MON_INTERVAL",
+         [](const EntryMapper& m, HpccConfig& c) { c.bwMonIntervalNs = m.Time("us"); }},
+        {"QP_MON_INTERVAL",
+         [](const EntryMapper& m, HpccConfig& c) { c.qpMonIntervalNs = m.Time("us"); }},
     };
     return keys;
 }

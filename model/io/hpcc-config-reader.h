@@ -58,8 +58,16 @@
 // LINK_DOWN                  time(us) a b: link a-b down at 2 s +   linkDown
 //                            time, for good (0: none)
 // ENABLE_TRACE               packet tracing on/off                  not modelled
-// QLEN_MON_FILE, _START,     queue length monitor                   not modelled
-// QLEN_MON_END
+// QLEN_MON_FILE              SimAI's queue monitor (CSV)            qlenMonFile
+// BW_MON_FILE                SimAI's port bandwidth monitor (CSV)   bwMonFile
+// RATE_MON_FILE              SimAI's queue-pair rate monitor (CSV)  rateMonFile
+// CNP_MON_FILE               SimAI's queue-pair CNP monitor (CSV)   cnpMonFile
+// MON_START                  monitors' first sample, us             monStartNs
+// QLEN_MON_INTERVAL          queue monitor period, us               qlenMonIntervalNs
+// BW_MON_INTERVAL            bandwidth monitor period, us           bwMonIntervalNs
+// QP_MON_INTERVAL            rate and CNP monitors' period, us      qpMonIntervalNs
+// MON_END                    unused by SimAI's monitors             not modelled
+// QLEN_MON_START, _END       HPCC's histogram queue monitor         not modelled
 //
 // The DCQCN keys are applied over ns3::Dcqcn's "hpcc" profile, the HPCC
 // simulator's values for the keys a file omits (HpccScenario).
@@ -153,6 +161,16 @@ struct HpccConfig
     std::optional<std::string> flowFile;      ///< FLOW_FILE
     std::optional<std::string> fctOutputFile; ///< FCT_OUTPUT_FILE
     std::optional<std::string> pfcOutputFile; ///< PFC_OUTPUT_FILE
+    // SimAI's monitors (its common.h): CSV files sampled from MON_START every
+    // interval (us in the file).
+    std::optional<std::string> qlenMonFile;   ///< QLEN_MON_FILE
+    std::optional<std::string> bwMonFile;     ///< BW_MON_FILE
+    std::optional<std::string> rateMonFile;   ///< RATE_MON_FILE
+    std::optional<std::string> cnpMonFile;    ///< CNP_MON_FILE
+    std::optional<int64_t> monStartNs;        ///< MON_START
+    std::optional<int64_t> qlenMonIntervalNs; ///< QLEN_MON_INTERVAL
+    std::optional<int64_t> bwMonIntervalNs;   ///< BW_MON_INTERVAL
+    std::optional<int64_t> qpMonIntervalNs;   ///< QP_MON_INTERVAL (RATE_ and CNP_MON_FILE)
 };
 
 /// A config entry MapHpccConfig did not apply.

@@ -416,6 +416,9 @@ RdmaNic::GetSendingRates(Time now) const
              qp->dstIp,
              qp->info.srcPort,
              qp->info.jobId,
+             qp->info.flowId,
+             qp->info.bytes,
+             qp->cnpsReceived,
              qp->cc ? qp->cc->GetRate(now).GetBitRate() : m_port->GetDataRate().GetBitRate()});
     }
     std::sort(rates.begin(), rates.end(), [](const SendingRate& a, const SendingRate& b) {
@@ -715,6 +718,7 @@ RdmaNic::HandleReceive(RoceNetDevice* /* port */, Ptr<Packet> /* p */, const Roc
         if (it != m_sendQps.end() && !it->second->done)
         {
             ++m_cnpsReceived;
+            ++it->second->cnpsReceived;
             it->second->cc->OnCnp(Simulator::Now());
             m_cnpReceivedTrace(it->second->info);
         }

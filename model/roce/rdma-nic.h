@@ -126,7 +126,10 @@ class RdmaNic : public Object, public RocePortOwner
         uint32_t dstIp{0};
         uint16_t srcPort{0};
         int64_t jobId{-1};
-        uint64_t rateBps{0}; ///< its congestion control's rate now
+        uint64_t flowId{0};       ///< its message's (RdmaMessageInfo::flowId)
+        uint64_t bytes{0};        ///< its message's size
+        uint32_t cnpsReceived{0}; ///< CNPs that reached it so far
+        uint64_t rateBps{0};      ///< its congestion control's rate now
     };
 
     /// Every queue pair still sending or waiting for ACKs, by queue pair number.

@@ -95,10 +95,11 @@ struct RdmaSendQueuePair
     uint64_t sndUna{0};  ///< first packet index not acknowledged
     uint64_t maxSent{0}; ///< one past the highest index ever sent
     uint64_t retransmittedBytes{0};
-    Time nextSend;        ///< pacing: earliest time of the next packet
-    Time lastSend;        ///< pacing: when the last data packet was handed to the port
-    uint32_t lastWire{0}; ///< pacing: wire bytes of that packet
-    Time lastProgress;    ///< last time the acknowledged index advanced or a NAK arrived
+    uint32_t cnpsReceived{0}; ///< CNPs that reached it (for monitors)
+    Time nextSend;            ///< pacing: earliest time of the next packet
+    Time lastSend;            ///< pacing: when the last data packet was handed to the port
+    uint32_t lastWire{0};     ///< pacing: wire bytes of that packet
+    Time lastProgress;        ///< last time the acknowledged index advanced or a NAK arrived
     Ptr<RdmaCongestionOps> cc;
     struct RdmaJobState* job{nullptr}; ///< the owning job's state on this NIC, null for none
     Where where{Where::IDLE};

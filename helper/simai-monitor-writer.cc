@@ -1,0 +1,283 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "simai-monitor-writer.h"
+
+#include "hpcc-output-writers.h"
+
+#include "ns3/simulator.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// SimAI's periods when the config omits them (its common.h), ns.
+constexpr int64_t kQlenIntervalNs = 10000 * 1000;
+constexpr int64_t kBwIntervalNs = 10000 * 1000;
+constexpr int64_t kQpIntervalNs = 100 * 1000;
+
+} // namespace
+
+SimAiMonitorWriter::SimAiMonitorWriter(const HpccScenario& scenario,
+                                       Ptr<RoceFabric> fabric,
+                                       const HpccPostedFlows& flows,
+                                       std::function<bool()> workRemains)
+    : m_scenario(scenario),
+      m_fabric(fabric),
+      m_workRemains(std::move(workRemains))
+{
+    for (const auto& [id, p] : flows.fabric)
+    {
+        m_dportOf[id] = p.flow.dport;
+    }
+    const FabricTopology& topo = fabric->GetTopology();
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        m_fileNodeOfIp[fabric->GetNic(h)->GetAddress()] = scenario.GetFileNode(topo.GetHosts()[h]);
+    }
+    const HpccConfig& c = scenario.GetConfig().config;
+    Open(c.qlenMonFile,
+         "time, sw_id, port_id, q_id, q_len, port_len",
+         c.qlenMonIntervalNs,
+         kQlenIntervalNs,
+         &SimAiMonitorWriter::SampleQueues);
+    Open(c.bwMonFile,
+         "time, node_id, port_id, bandwidth",
+         c.bwMonIntervalNs,
+         kBwIntervalNs,
+         &SimAiMonitorWriter::SampleBandwidth);
+    Open(c.rateMonFile,
+         "time, src, dst, sport, dport, size, curr_rate",
+         c.qpMonIntervalNs,
+         kQpIntervalNs,
+         &SimAiMonitorWriter::SampleRates);
+    Open(c.cnpMonFile,
+         "time, src, dst, sport, dport, size, cnp_number",
+         c.qpMonIntervalNs,
+         kQpIntervalNs,
+         &SimAiMonitorWriter::SampleCnps);
+    const Time start = NanoSeconds(c.monStartNs.value_or(0));
+    for (const auto& m : m_monitors)
+    {
+        m->event = Simulator::Schedule(start, &SimAiMonitorWriter::Tick, this, m.get());
+    }
+}
+
+void
+SimAiMonitorWriter::Open(const std::optional<std::string>& path,
+                         const char* header,
+                         std::optional<int64_t> intervalNs,
+                         int64_t defaultIntervalNs,
+                         void (SimAiMonitorWriter::*sample)(Monitor& m))
+{
+    if (!path)
+    {
+        return;
+    }
+    auto m = std::make_unique<Monitor>();
+    m->path = *path;
+    m->interval = NanoSeconds(intervalNs.value_or(defaultIntervalNs));
+    m->sample = sample;
+    OpenHpccOutput(m->out, m->path);
+    m->out << header << "\n";
+    m_monitors.push_back(std::move(m));
+}
+
+bool
+SimAiMonitorWriter::Busy() const
+{
+    const FabricTopology& topo = m_fabric->GetTopology();
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        if (m_fabric->GetNic(h)->GetActiveSendQueuePairs() > 0)
+        {
+            return true;
+        }
+    }
+    for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
+    {
+        Ptr<RoceChannel> ch = m_fabric->GetChannel(l);
+        if (ch->GetRoceDevice(0)->GetTotalQueueBytes() +
+                ch->GetRoceDevice(1)->GetTotalQueueBytes() >
+            0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+SimAiMonitorWriter::Tick(Monitor* m)
+{
+    (this->*(m->sample))(*m);
+    if (Busy() || (m_workRemains && m_workRemains()))
+    {
+        m->event = Simulator::Schedule(m->interval, &SimAiMonitorWriter::Tick, this, m);
+    }
+}
+
+void
+SimAiMonitorWriter::SampleQueues(Monitor& m)
+{
+    const FabricTopology& topo = m_fabric->GetTopology();
+    const int64_t t = Simulator::Now().GetNanoSeconds();
+    char line[160];
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node);
+        if (!sw)
+        {
+            continue;
+        }
+        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+        {
+            Ptr<RoceNetDevice> device = sw->GetPort(port);
+            const uint64_t total = device->GetTotalQueueBytes();
+            uint64_t& last = m_lastQueue[{node, port}];
+            if (total == last)
+            {
+                continue;
+            }
+            last = total;
+            const uint32_t fileNode = m_scenario.GetFileNode(node);
+            const uint32_t ifIndex = m_scenario.GetSimulatorIfIndex(node, port);
+            for (uint8_t c = 0; c < RoceNetDevice::kClasses; ++c)
+            {
+                std::snprintf(line,
+                              sizeof(line),
+                              "%" PRId64 ", %u, %u, %u, %" PRIu64 ", %" PRIu64 "\n",
+                              t,
+                              fileNode,
+                              ifIndex,
+                              static_cast<unsigned>(c),
+                              device->GetQueueBytes(c),
+                              total);
+                m.out << line;
+                ++m_lines;
+            }
+        }
+    }
+}
+
+void
+SimAiMonitorWriter::SampleBandwidth(Monitor& m)
+{
+    const FabricTopology& topo = m_fabric->GetTopology();
+    const int64_t t = Simulator::Now().GetNanoSeconds();
+    char line[160];
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        const std::vector<uint32_t>& links = topo.AdjacentLinks(node);
+        for (uint32_t port = 0; port < links.size(); ++port)
+        {
+            const uint32_t l = links[port];
+            const uint32_t direction = topo.GetLink(l).a == node ? 0 : 1; // sent by node
+            const uint64_t tx = m_fabric->GetChannel(l)->GetTxBytes(direction);
+            uint64_t& last = m_lastTx[{l, direction}];
+            if (tx == last)
+            {
+                continue;
+            }
+            const double gbps = static_cast<double>(tx - last) * 8 / m.interval.GetSeconds() / 1e9;
+            last = tx;
+            const bool host = topo.IsHost(node);
+            std::snprintf(line,
+                          sizeof(line),
+                          "%" PRId64 ", %u, %u, %f\n",
+                          t,
+                          m_scenario.GetFileNode(node),
+                          host ? 0u : m_scenario.GetSimulatorIfIndex(node, port),
+                          gbps);
+            m.out << line;
+            ++m_lines;
+        }
+    }
+}
+
+void
+SimAiMonitorWriter::SampleRates(Monitor& m)
+{
+    const FabricTopology& topo = m_fabric->GetTopology();
+    const Time now = Simulator::Now();
+    char line[200];
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        const uint32_t src = m_scenario.GetFileNode(topo.GetHosts()[h]);
+        for (const RdmaNic::SendingRate& r : m_fabric->GetNic(h)->GetSendingRates(now))
+        {
+            uint64_t& last = m_lastRate[{h, r.qpn}];
+            if (r.rateBps == last)
+            {
+                continue;
+            }
+            last = r.rateBps;
+            std::snprintf(line,
+                          sizeof(line),
+                          "%" PRId64 ", %u, %u, %u, %u, %" PRIu64 ", %" PRIu64 "\n",
+                          now.GetNanoSeconds(),
+                          src,
+                          m_fileNodeOfIp.at(r.dstIp),
+                          static_cast<unsigned>(r.srcPort),
+                          m_dportOf.count(r.flowId) ? m_dportOf.at(r.flowId) : 0u,
+                          r.bytes,
+                          r.rateBps);
+            m.out << line;
+            ++m_lines;
+        }
+    }
+}
+
+void
+SimAiMonitorWriter::SampleCnps(Monitor& m)
+{
+    const FabricTopology& topo = m_fabric->GetTopology();
+    const Time now = Simulator::Now();
+    char line[200];
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        const uint32_t src = m_scenario.GetFileNode(topo.GetHosts()[h]);
+        for (const RdmaNic::SendingRate& r : m_fabric->GetNic(h)->GetSendingRates(now))
+        {
+            uint32_t& last = m_lastCnps[{h, r.qpn}];
+            if (r.cnpsReceived == last)
+            {
+                continue;
+            }
+            last = r.cnpsReceived;
+            std::snprintf(line,
+                          sizeof(line),
+                          "%" PRId64 ", %u, %u, %u, %u, %" PRIu64 ", %u\n",
+                          now.GetNanoSeconds(),
+                          src,
+                          m_fileNodeOfIp.at(r.dstIp),
+                          static_cast<unsigned>(r.srcPort),
+                          m_dportOf.count(r.flowId) ? m_dportOf.at(r.flowId) : 0u,
+                          r.bytes,
+                          r.cnpsReceived);
+            m.out << line;
+            ++m_lines;
+        }
+    }
+}
+
+void
+SimAiMonitorWriter::Close()
+{
+    for (const auto& m : m_monitors)
+    {
+        m->event.Cancel();
+        if (m->out.is_open())
+        {
+            CloseHpccOutput(m->out, m->path);
+        }
+    }
+}
+
+} // namespace ns3

@@ -141,7 +141,7 @@ def build(bld):
         'helper/hpcc-network-config.cc',
         'helper/hpcc-scenario.cc',
         'helper/hpcc-output-writers.cc',
-        'helper/simai-monitor-writer.cc',
+        'helper/hpcc-monitor-writer.cc',
         ]
 
     headers = bld(features='ns3header')
@@ -276,7 +276,7 @@ def build(bld):
         'helper/hpcc-network-config.h',
         'helper/hpcc-scenario.h',
         'helper/hpcc-output-writers.h',
-        'helper/simai-monitor-writer.h',
+        'helper/hpcc-monitor-writer.h',
         ]
 
     module.uselib = 'SQLITE3 CBC PROTOBUF ZLIB'

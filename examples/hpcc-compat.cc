@@ -133,7 +133,7 @@ main(int argc, char* argv[])
         const HpccPostedFlows posted = scenario.PostFlows(fabric);
         HpccFctWriter fct(scenario.GetFctOutputFile(), fabric, posted);
         HpccPfcWriter pfc(scenario.GetPfcOutputFile(), fabric, scenario);
-        SimAiMonitorWriter monitors(scenario, fabric, posted, [&fct, &scenario]() {
+        HpccMonitorWriter monitors(scenario, fabric, posted, [&fct, &scenario]() {
             return fct.GetLines() < scenario.GetFlows().size();
         });
 

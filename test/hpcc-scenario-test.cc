@@ -52,7 +52,7 @@ struct FileRun
     std::unique_ptr<RoceFlowMonitor> monitor;
     std::unique_ptr<HpccFctWriter> fct;
     std::unique_ptr<HpccPfcWriter> pfc;
-    std::unique_ptr<SimAiMonitorWriter> monitors;
+    std::unique_ptr<HpccMonitorWriter> monitors;
     std::vector<Fields> fctLines;
     std::vector<Fields> pfcLines;
 };
@@ -93,7 +93,7 @@ class HpccScenarioTest : public test::FabricTempDirTest
         HpccFctWriter* fct = r.fct.get();
         const std::size_t flows = r.scenario->GetFlows().size();
         r.monitors =
-            std::make_unique<SimAiMonitorWriter>(*r.scenario, r.fabric, posted, [fct, flows]() {
+            std::make_unique<HpccMonitorWriter>(*r.scenario, r.fabric, posted, [fct, flows]() {
                 return fct->GetLines() < flows;
             });
         Simulator::Stop(r.scenario->GetStopTime());
@@ -309,7 +309,7 @@ TEST_F(HpccScenarioTest, LinkDownBecomesAPermanentFaultOnTheLinkBetweenTheNodes)
 
 // ------------------------------------------------------------ PFC
 
-TEST_F(HpccScenarioTest, SimAiMonitorsWriteTheirCsvFiles)
+TEST_F(HpccScenarioTest, SimAiAndHpccMonitorsWriteTheirFiles)
 {
     // Four senders (nodes 1-4) and a receiver (node 0) on switch 5; DCQCN
     // reacts to the marks. Every monitor samples each microsecond from 2 s,
@@ -421,6 +421,41 @@ TEST_F(HpccScenarioTest, SimAiMonitorsWriteTheirCsvFiles)
         EXPECT_GT(std::stoull(row[6]), count[qp]);
         count[qp] = std::stoull(row[6]);
     }
+
+    // HPCC's dialect (QLEN_MON_START/_END): its histogram of each switch
+    // port's queue, every 100 ns from 2 s to 2.1 s, dumped at 2.0 and 2.1 s.
+    Simulator::Destroy();
+    const std::string histogram = dir + "hist.txt";
+    Run(Files(topology,
+              flows,
+              "QLEN_MON_FILE " + histogram +
+                  "\nQLEN_MON_START 2000000000\nQLEN_MON_END 2100000000\nENABLE_QCN 1\n"));
+    const std::vector<Fields> dump = ReadLines(histogram);
+    std::vector<std::size_t> times;
+    for (std::size_t i = 0; i < dump.size(); ++i)
+    {
+        if (dump[i][0] == "time:")
+        {
+            times.push_back(i);
+        }
+    }
+    ASSERT_EQ(times.size(), 2u);
+    EXPECT_EQ(dump[times[1]][1], "2100000000");
+    uint64_t busyAtReceiver = 0;
+    for (std::size_t i = times[1] + 1; i < dump.size(); ++i)
+    {
+        ASSERT_GE(dump[i].size(), 3u);
+        EXPECT_EQ(dump[i][0], "5");
+        uint64_t samples = 0;
+        for (std::size_t b = 2; b < dump[i].size(); ++b)
+        {
+            samples += std::stoull(dump[i][b]);
+            busyAtReceiver += dump[i][1] == "1" && b > 2 ? std::stoull(dump[i][b]) : 0;
+        }
+        EXPECT_EQ(samples, 1000001u) << "one per 100 ns from 2 s to 2.1 s, both ends";
+    }
+    EXPECT_EQ(dump.size() - times[1] - 1, 5u) << "the switch's five ports";
+    EXPECT_GT(busyAtReceiver, 100u) << "the incast's queue, 1000 bytes or more";
 
     // A period of 0 is refused at its line.
     ExpectError(Files(topology, flows, "QLEN_MON_FILE q.csv\nQLEN_MON_INTERVAL 0\n"),

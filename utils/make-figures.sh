@@ -14,7 +14,8 @@
 # planners, about 10 minutes together here; so does figure 6's second part, the
 # LLM mix on the Lingjun cluster under every policy.
 #
-# Writes OUT_DIR/figures.db, OUT_DIR/figure{1,2,3,4,5,6}.png, OUT_DIR/figures.md.
+# Writes OUT_DIR/figures.db, OUT_DIR/figure{1,2,3,4,5,6}.png, OUT_DIR/figures.md,
+# and OUT_DIR/reports/figureN/index.html, a report page per figure's representative run.
 # See doc/figures.md for what each figure runs and what it costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,4 +50,20 @@ echo "=== figure 6 (flow level): the LLM mix on the Lingjun cluster under every 
 "$build/multi-tenant-fat-tree" --scenario=examples/scenarios/llm/lingjun-llm-jobs.json \
     --compare=all --db="$db" >/dev/null
 utils/plot-figures.py "$db" --out "$out"
-echo "figures and table in $out/"
+# One report page per figure: its representative run, Symphony's (else
+# Harmonics'), with the run's timeline beside it.
+for example in figure1 figure3 figure4 figure6; do
+    run=$(/usr/bin/python3 - "$db" "$example" <<'PY'
+import sqlite3, sys
+row = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT run_id FROM runs WHERE example = ? AND status = 'complete' "
+    "AND scheduler IN ('symphony', 'harmonics') "
+    "ORDER BY scheduler = 'symphony' DESC, run_id LIMIT 1", (sys.argv[2],)).fetchone()
+print(row[0] if row else "")
+PY
+)
+    if [ -n "$run" ]; then
+        utils/run-report.py "$db" --run "$run" --out "$out/reports/$example"
+    fi
+done
+echo "figures and table in $out/, a report page per figure in $out/reports/"

@@ -91,10 +91,6 @@ KnownUnmodelled()
         {"PINT_PROB", "HPCC-PINT sampling probability"},
         {"ACK_HIGH_PRIO", "ACKs in the highest priority"},
         {"ENABLE_TRACE", "packet tracing on/off"},
-        {"QLEN_MON_START",
-         "HPCC's queue length histogram monitor; QLEN_MON_FILE is written in SimAI's CSV format"},
-        {"QLEN_MON_END",
-         "HPCC's queue length histogram monitor; QLEN_MON_FILE is written in SimAI's CSV format"},
         {"MON_END", "SimAI's monitors do not read it: they sample to the end of the run"},
         {"TRACE_FILE", "nodes whose packets are traced"},
         {"TRACE_OUTPUT_FILE", "packet trace in the simulators' binary format"},
@@ -371,6 +367,10 @@ Modelled()
          [](const EntryMapper& m, HpccConfig& c) { c.bwMonIntervalNs = m.Time("us"); }},
         {"QP_MON_INTERVAL",
          [](const EntryMapper& m, HpccConfig& c) { c.qpMonIntervalNs = m.Time("us"); }},
+        {"QLEN_MON_START",
+         [](const EntryMapper& m, HpccConfig& c) { c.qlenMonStartNs = m.Time("ns"); }},
+        {"QLEN_MON_END",
+         [](const EntryMapper& m, HpccConfig& c) { c.qlenMonEndNs = m.Time("ns"); }},
     };
     return keys;
 }

@@ -58,7 +58,8 @@
 // LINK_DOWN                  time(us) a b: link a-b down at 2 s +   linkDown
 //                            time, for good (0: none)
 // ENABLE_TRACE               packet tracing on/off                  not modelled
-// QLEN_MON_FILE              SimAI's queue monitor (CSV)            qlenMonFile
+// QLEN_MON_FILE              queue monitor: SimAI's CSV, or HPCC's  qlenMonFile
+//                            histogram with QLEN_MON_START/_END
 // BW_MON_FILE                SimAI's port bandwidth monitor (CSV)   bwMonFile
 // RATE_MON_FILE              SimAI's queue-pair rate monitor (CSV)  rateMonFile
 // CNP_MON_FILE               SimAI's queue-pair CNP monitor (CSV)   cnpMonFile
@@ -67,7 +68,7 @@
 // BW_MON_INTERVAL            bandwidth monitor period, us           bwMonIntervalNs
 // QP_MON_INTERVAL            rate and CNP monitors' period, us      qpMonIntervalNs
 // MON_END                    unused by SimAI's monitors             not modelled
-// QLEN_MON_START, _END       HPCC's histogram queue monitor         not modelled
+// QLEN_MON_START, _END       HPCC's histogram queue monitor, ns     qlenMonStartNs, qlenMonEndNs
 //
 // The DCQCN keys are applied over ns3::Dcqcn's "hpcc" profile, the HPCC
 // simulator's values for the keys a file omits (HpccScenario).
@@ -171,6 +172,10 @@ struct HpccConfig
     std::optional<int64_t> qlenMonIntervalNs; ///< QLEN_MON_INTERVAL
     std::optional<int64_t> bwMonIntervalNs;   ///< BW_MON_INTERVAL
     std::optional<int64_t> qpMonIntervalNs;   ///< QP_MON_INTERVAL (RATE_ and CNP_MON_FILE)
+    // HPCC's queue-length histogram monitor (its third.cc): given either of
+    // these, QLEN_MON_FILE is written in HPCC's format, not SimAI's.
+    std::optional<int64_t> qlenMonStartNs; ///< QLEN_MON_START (ns in the file)
+    std::optional<int64_t> qlenMonEndNs;   ///< QLEN_MON_END (ns in the file)
 };
 
 /// A config entry MapHpccConfig did not apply.

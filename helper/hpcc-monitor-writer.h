@@ -1,8 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#ifndef SIMAI_MONITOR_WRITER_H
-#define SIMAI_MONITOR_WRITER_H
+#ifndef HPCC_MONITOR_WRITER_H
+#define HPCC_MONITOR_WRITER_H
 
 #include "hpcc-scenario.h"
 
@@ -21,9 +21,19 @@ namespace ns3
 
 /**
  * \ingroup collective-scheduling
- * \brief Writes SimAI's four monitor files (its ns-3 front end's
- * schedule_monitor) from a run of HpccScenario, so that scripts reading them
- * keep working: the config's QLEN_MON_FILE, BW_MON_FILE, RATE_MON_FILE and
+ * \brief Writes the monitor files of the HPCC-lineage simulators from a run
+ * of HpccScenario, so that scripts reading them keep working.
+ *
+ * **HPCC's queue-length monitor** (its third.cc monitor_buffer), when the
+ * config gives QLEN_MON_START or QLEN_MON_END: from QLEN_MON_START (ns; 2 s
+ * if absent) to QLEN_MON_END (ns; 2.1 s if absent) every 100 ns, each switch
+ * port's total queue is counted in a histogram of 1000-byte bins; at every
+ * multiple of 100 ms the file gets `time: T` and, per switch and port (the
+ * simulators' interface index), `sw port n0 n1 ...`: the samples so far in
+ * each bin (from 0 to the largest seen).
+ *
+ * **SimAI's four monitors** (its ns-3 front end's schedule_monitor)
+ * otherwise: the config's QLEN_MON_FILE, BW_MON_FILE, RATE_MON_FILE and
  * CNP_MON_FILE (each only if given), sampled from MON_START (0 if absent)
  * every QLEN_MON_INTERVAL, BW_MON_INTERVAL and QP_MON_INTERVAL (SimAI's
  * defaults 10000, 10000 and 100 us if absent). Each file starts with
@@ -48,7 +58,7 @@ namespace ns3
  * that it does not keep an ended run alive (SimAI stops its simulator
  * explicitly instead).
  */
-class SimAiMonitorWriter
+class HpccMonitorWriter
 {
   public:
     /**
@@ -57,10 +67,10 @@ class SimAiMonitorWriter
      * \throw std::runtime_error naming the config's line for an interval of 0,
      *        or a file that cannot be opened
      */
-    SimAiMonitorWriter(const HpccScenario& scenario,
-                       Ptr<RoceFabric> fabric,
-                       const HpccPostedFlows& flows,
-                       std::function<bool()> workRemains);
+    HpccMonitorWriter(const HpccScenario& scenario,
+                      Ptr<RoceFabric> fabric,
+                      const HpccPostedFlows& flows,
+                      std::function<bool()> workRemains);
 
     /// Rows written so far, over the four files.
     uint64_t GetLines() const
@@ -78,7 +88,7 @@ class SimAiMonitorWriter
         std::string path;
         std::ofstream out;
         Time interval;
-        void (SimAiMonitorWriter::*sample)(Monitor& m);
+        void (HpccMonitorWriter::*sample)(Monitor& m);
         EventId event;
     };
 
@@ -86,13 +96,14 @@ class SimAiMonitorWriter
               const char* header,
               std::optional<int64_t> intervalNs,
               int64_t defaultIntervalNs,
-              void (SimAiMonitorWriter::*sample)(Monitor& m));
+              void (HpccMonitorWriter::*sample)(Monitor& m));
     void Tick(Monitor* m);
     bool Busy() const;
     void SampleQueues(Monitor& m);
     void SampleBandwidth(Monitor& m);
     void SampleRates(Monitor& m);
     void SampleCnps(Monitor& m);
+    void SampleHistogram(Monitor& m);
 
     const HpccScenario& m_scenario;
     Ptr<RoceFabric> m_fabric;
@@ -104,9 +115,12 @@ class SimAiMonitorWriter
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> m_lastTx;    ///< (link, direction) -> bytes
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> m_lastRate;  ///< (host, qpn) -> bit/s
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_lastCnps;  ///< (host, qpn) -> CNPs
+    /// HPCC's histogram: (file node, interface) -> samples per 1000-byte bin.
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> m_histogram;
+    int64_t m_histogramEndNs{0};
     uint64_t m_lines{0};
 };
 
 } // namespace ns3
 
-#endif /* SIMAI_MONITOR_WRITER_H */
+#endif /* HPCC_MONITOR_WRITER_H */

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "simai-monitor-writer.h"
+#include "hpcc-monitor-writer.h"
 
 #include "hpcc-output-writers.h"
 
@@ -21,13 +21,18 @@ namespace
 constexpr int64_t kQlenIntervalNs = 10000 * 1000;
 constexpr int64_t kBwIntervalNs = 10000 * 1000;
 constexpr int64_t kQpIntervalNs = 100 * 1000;
+/// HPCC's histogram monitor (its third.cc): sampling and dump periods, and its default window.
+constexpr int64_t kHistogramIntervalNs = 100;
+constexpr int64_t kHistogramDumpNs = 100000000;
+constexpr int64_t kHistogramStartNs = 2000000000;
+constexpr int64_t kHistogramEndNs = 2100000000;
 
 } // namespace
 
-SimAiMonitorWriter::SimAiMonitorWriter(const HpccScenario& scenario,
-                                       Ptr<RoceFabric> fabric,
-                                       const HpccPostedFlows& flows,
-                                       std::function<bool()> workRemains)
+HpccMonitorWriter::HpccMonitorWriter(const HpccScenario& scenario,
+                                     Ptr<RoceFabric> fabric,
+                                     const HpccPostedFlows& flows,
+                                     std::function<bool()> workRemains)
     : m_scenario(scenario),
       m_fabric(fabric),
       m_workRemains(std::move(workRemains))
@@ -42,39 +47,58 @@ SimAiMonitorWriter::SimAiMonitorWriter(const HpccScenario& scenario,
         m_fileNodeOfIp[fabric->GetNic(h)->GetAddress()] = scenario.GetFileNode(topo.GetHosts()[h]);
     }
     const HpccConfig& c = scenario.GetConfig().config;
+    if (c.qlenMonStartNs || c.qlenMonEndNs)
+    {
+        // HPCC's dialect: its own window and fixed periods.
+        m_histogramEndNs = c.qlenMonEndNs.value_or(kHistogramEndNs);
+        Open(c.qlenMonFile,
+             nullptr,
+             kHistogramIntervalNs,
+             kHistogramIntervalNs,
+             &HpccMonitorWriter::SampleHistogram);
+        for (const auto& m : m_monitors)
+        {
+            m->event =
+                Simulator::Schedule(NanoSeconds(c.qlenMonStartNs.value_or(kHistogramStartNs)),
+                                    &HpccMonitorWriter::Tick,
+                                    this,
+                                    m.get());
+        }
+        return;
+    }
     Open(c.qlenMonFile,
          "time, sw_id, port_id, q_id, q_len, port_len",
          c.qlenMonIntervalNs,
          kQlenIntervalNs,
-         &SimAiMonitorWriter::SampleQueues);
+         &HpccMonitorWriter::SampleQueues);
     Open(c.bwMonFile,
          "time, node_id, port_id, bandwidth",
          c.bwMonIntervalNs,
          kBwIntervalNs,
-         &SimAiMonitorWriter::SampleBandwidth);
+         &HpccMonitorWriter::SampleBandwidth);
     Open(c.rateMonFile,
          "time, src, dst, sport, dport, size, curr_rate",
          c.qpMonIntervalNs,
          kQpIntervalNs,
-         &SimAiMonitorWriter::SampleRates);
+         &HpccMonitorWriter::SampleRates);
     Open(c.cnpMonFile,
          "time, src, dst, sport, dport, size, cnp_number",
          c.qpMonIntervalNs,
          kQpIntervalNs,
-         &SimAiMonitorWriter::SampleCnps);
+         &HpccMonitorWriter::SampleCnps);
     const Time start = NanoSeconds(c.monStartNs.value_or(0));
     for (const auto& m : m_monitors)
     {
-        m->event = Simulator::Schedule(start, &SimAiMonitorWriter::Tick, this, m.get());
+        m->event = Simulator::Schedule(start, &HpccMonitorWriter::Tick, this, m.get());
     }
 }
 
 void
-SimAiMonitorWriter::Open(const std::optional<std::string>& path,
-                         const char* header,
-                         std::optional<int64_t> intervalNs,
-                         int64_t defaultIntervalNs,
-                         void (SimAiMonitorWriter::*sample)(Monitor& m))
+HpccMonitorWriter::Open(const std::optional<std::string>& path,
+                        const char* header,
+                        std::optional<int64_t> intervalNs,
+                        int64_t defaultIntervalNs,
+                        void (HpccMonitorWriter::*sample)(Monitor& m))
 {
     if (!path)
     {
@@ -85,12 +109,15 @@ SimAiMonitorWriter::Open(const std::optional<std::string>& path,
     m->interval = NanoSeconds(intervalNs.value_or(defaultIntervalNs));
     m->sample = sample;
     OpenHpccOutput(m->out, m->path);
-    m->out << header << "\n";
+    if (header)
+    {
+        m->out << header << "\n";
+    }
     m_monitors.push_back(std::move(m));
 }
 
 bool
-SimAiMonitorWriter::Busy() const
+HpccMonitorWriter::Busy() const
 {
     const FabricTopology& topo = m_fabric->GetTopology();
     for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
@@ -114,17 +141,26 @@ SimAiMonitorWriter::Busy() const
 }
 
 void
-SimAiMonitorWriter::Tick(Monitor* m)
+HpccMonitorWriter::Tick(Monitor* m)
 {
     (this->*(m->sample))(*m);
+    if (m->sample == &HpccMonitorWriter::SampleHistogram)
+    {
+        // HPCC's window, whatever the run does.
+        if (Simulator::Now().GetNanoSeconds() < m_histogramEndNs)
+        {
+            m->event = Simulator::Schedule(m->interval, &HpccMonitorWriter::Tick, this, m);
+        }
+        return;
+    }
     if (Busy() || (m_workRemains && m_workRemains()))
     {
-        m->event = Simulator::Schedule(m->interval, &SimAiMonitorWriter::Tick, this, m);
+        m->event = Simulator::Schedule(m->interval, &HpccMonitorWriter::Tick, this, m);
     }
 }
 
 void
-SimAiMonitorWriter::SampleQueues(Monitor& m)
+HpccMonitorWriter::SampleQueues(Monitor& m)
 {
     const FabricTopology& topo = m_fabric->GetTopology();
     const int64_t t = Simulator::Now().GetNanoSeconds();
@@ -167,7 +203,7 @@ SimAiMonitorWriter::SampleQueues(Monitor& m)
 }
 
 void
-SimAiMonitorWriter::SampleBandwidth(Monitor& m)
+HpccMonitorWriter::SampleBandwidth(Monitor& m)
 {
     const FabricTopology& topo = m_fabric->GetTopology();
     const int64_t t = Simulator::Now().GetNanoSeconds();
@@ -202,7 +238,7 @@ SimAiMonitorWriter::SampleBandwidth(Monitor& m)
 }
 
 void
-SimAiMonitorWriter::SampleRates(Monitor& m)
+HpccMonitorWriter::SampleRates(Monitor& m)
 {
     const FabricTopology& topo = m_fabric->GetTopology();
     const Time now = Simulator::Now();
@@ -235,7 +271,7 @@ SimAiMonitorWriter::SampleRates(Monitor& m)
 }
 
 void
-SimAiMonitorWriter::SampleCnps(Monitor& m)
+HpccMonitorWriter::SampleCnps(Monitor& m)
 {
     const FabricTopology& topo = m_fabric->GetTopology();
     const Time now = Simulator::Now();
@@ -268,7 +304,49 @@ SimAiMonitorWriter::SampleCnps(Monitor& m)
 }
 
 void
-SimAiMonitorWriter::Close()
+HpccMonitorWriter::SampleHistogram(Monitor& m)
+{
+    const FabricTopology& topo = m_fabric->GetTopology();
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node);
+        if (!sw)
+        {
+            continue;
+        }
+        const uint32_t fileNode = m_scenario.GetFileNode(node);
+        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+        {
+            const uint64_t kb = sw->GetPort(port)->GetTotalQueueBytes() / 1000;
+            std::vector<uint64_t>& bins =
+                m_histogram[{fileNode, m_scenario.GetSimulatorIfIndex(node, port)}];
+            if (bins.size() < kb + 1)
+            {
+                bins.resize(kb + 1);
+            }
+            ++bins[kb];
+        }
+    }
+    const int64_t t = Simulator::Now().GetNanoSeconds();
+    if (t % kHistogramDumpNs != 0)
+    {
+        return;
+    }
+    m.out << "time: " << t << "\n";
+    for (const auto& [where, bins] : m_histogram)
+    {
+        m.out << where.first << " " << where.second;
+        for (uint64_t n : bins)
+        {
+            m.out << " " << n;
+        }
+        m.out << "\n";
+        ++m_lines;
+    }
+}
+
+void
+HpccMonitorWriter::Close()
 {
     for (const auto& m : m_monitors)
     {

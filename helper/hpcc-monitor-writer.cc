@@ -238,7 +238,9 @@ HpccMonitorWriter::SampleBandwidth(Monitor& m)
 }
 
 void
-HpccMonitorWriter::SampleRates(Monitor& m)
+HpccMonitorWriter::SampleQueuePairs(Monitor& m,
+                                    std::map<std::pair<uint32_t, uint32_t>, uint64_t>& last,
+                                    uint64_t (*value)(const RdmaNic::SendingRate& r))
 {
     const FabricTopology& topo = m_fabric->GetTopology();
     const Time now = Simulator::Now();
@@ -248,12 +250,13 @@ HpccMonitorWriter::SampleRates(Monitor& m)
         const uint32_t src = m_scenario.GetFileNode(topo.GetHosts()[h]);
         for (const RdmaNic::SendingRate& r : m_fabric->GetNic(h)->GetSendingRates(now))
         {
-            uint64_t& last = m_lastRate[{h, r.qpn}];
-            if (r.rateBps == last)
+            const uint64_t v = value(r);
+            uint64_t& previous = last[{h, r.qpn}];
+            if (v == previous)
             {
-                continue;
+                continue; // SimAI writes a queue pair when its value changed
             }
-            last = r.rateBps;
+            previous = v;
             std::snprintf(line,
                           sizeof(line),
                           "%" PRId64 ", %u, %u, %u, %u, %" PRIu64 ", %" PRIu64 "\n",
@@ -263,7 +266,7 @@ HpccMonitorWriter::SampleRates(Monitor& m)
                           static_cast<unsigned>(r.srcPort),
                           m_dportOf.count(r.flowId) ? m_dportOf.at(r.flowId) : 0u,
                           r.bytes,
-                          r.rateBps);
+                          v);
             m.out << line;
             ++m_lines;
         }
@@ -271,36 +274,17 @@ HpccMonitorWriter::SampleRates(Monitor& m)
 }
 
 void
+HpccMonitorWriter::SampleRates(Monitor& m)
+{
+    SampleQueuePairs(m, m_lastRate, [](const RdmaNic::SendingRate& r) { return r.rateBps; });
+}
+
+void
 HpccMonitorWriter::SampleCnps(Monitor& m)
 {
-    const FabricTopology& topo = m_fabric->GetTopology();
-    const Time now = Simulator::Now();
-    char line[200];
-    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
-    {
-        const uint32_t src = m_scenario.GetFileNode(topo.GetHosts()[h]);
-        for (const RdmaNic::SendingRate& r : m_fabric->GetNic(h)->GetSendingRates(now))
-        {
-            uint32_t& last = m_lastCnps[{h, r.qpn}];
-            if (r.cnpsReceived == last)
-            {
-                continue;
-            }
-            last = r.cnpsReceived;
-            std::snprintf(line,
-                          sizeof(line),
-                          "%" PRId64 ", %u, %u, %u, %u, %" PRIu64 ", %u\n",
-                          now.GetNanoSeconds(),
-                          src,
-                          m_fileNodeOfIp.at(r.dstIp),
-                          static_cast<unsigned>(r.srcPort),
-                          m_dportOf.count(r.flowId) ? m_dportOf.at(r.flowId) : 0u,
-                          r.bytes,
-                          r.cnpsReceived);
-            m.out << line;
-            ++m_lines;
-        }
-    }
+    SampleQueuePairs(m, m_lastCnps, [](const RdmaNic::SendingRate& r) {
+        return static_cast<uint64_t>(r.cnpsReceived);
+    });
 }
 
 void

@@ -103,6 +103,10 @@ class HpccMonitorWriter
     void SampleBandwidth(Monitor& m);
     void SampleRates(Monitor& m);
     void SampleCnps(Monitor& m);
+    /// A row per sending queue pair whose \p value changed since \p last held it.
+    void SampleQueuePairs(Monitor& m,
+                          std::map<std::pair<uint32_t, uint32_t>, uint64_t>& last,
+                          uint64_t (*value)(const RdmaNic::SendingRate& r));
     void SampleHistogram(Monitor& m);
 
     const HpccScenario& m_scenario;
@@ -114,7 +118,7 @@ class HpccMonitorWriter
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> m_lastQueue; ///< (node, port) -> bytes
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> m_lastTx;    ///< (link, direction) -> bytes
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> m_lastRate;  ///< (host, qpn) -> bit/s
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_lastCnps;  ///< (host, qpn) -> CNPs
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> m_lastCnps;  ///< (host, qpn) -> CNPs
     /// HPCC's histogram: (file node, interface) -> samples per 1000-byte bin.
     std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> m_histogram;
     int64_t m_histogramEndNs{0};

@@ -208,9 +208,22 @@ PortMonitor::Sample()
     const int64_t t = now.GetNanoSeconds();
     const bool writing = m_db && m_db->IsOpen();
     bool busy = false;
+    const Time previous = now - m_interval;
     for (Watched& w : m_watched)
     {
-        busy = busy || w.device->GetTotalQueueBytes() > 0;
+        // A quiet port (nothing queued, no pause since the last sample, no
+        // new mark) has no row: skip its classes at the cost of a few loads.
+        const uint64_t queued = w.device->GetTotalQueueBytes();
+        const uint64_t pfcFrames = w.device->GetPfcFramesReceived();
+        const uint64_t portMarks = w.sw ? w.sw->GetEcnMarked(w.port) : 0;
+        busy = busy || queued > 0;
+        if (queued == 0 && pfcFrames == w.pfcFrames && portMarks == w.portMarks &&
+            w.device->GetPauseHorizon() <= previous)
+        {
+            continue;
+        }
+        w.pfcFrames = pfcFrames;
+        w.portMarks = portMarks;
         for (uint8_t c = 0; c < RoceNetDevice::kClasses; ++c)
         {
             // Whole nanoseconds, so that a port's samples add up to its total exactly.

@@ -114,6 +114,8 @@ class PortMonitor : public Object
         uint32_t link{0};
         std::array<int64_t, 8> paused{}; ///< paused ns per class at the last sample
         std::array<uint64_t, 8> marks{};
+        uint64_t pfcFrames{0}; ///< PFC frames it had received at the last sample
+        uint64_t portMarks{0}; ///< packets marked at it (all classes) at the last sample
     };
 
     void Sample();

@@ -178,6 +178,12 @@ class RoceNetDevice : public NetDevice
     /// resumed or expired).
     Time GetPausedTime(uint8_t cls) const;
 
+    /// No class is paused from this time on (for monitors that skip a quiet port).
+    Time GetPauseHorizon() const
+    {
+        return m_pauseHorizon;
+    }
+
     uint64_t GetPfcFramesReceived() const
     {
         return m_pfcReceived;

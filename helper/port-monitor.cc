@@ -154,7 +154,14 @@ PortMonitor::Parse(const FabricTopology& topology)
             Ptr<RdmaNic> nic = m_fabric->GetNic(static_cast<uint32_t>(topology.GetHostIndex(node)));
             if (port != 0)
             {
-                continue; // a NIC has one port
+                if (!m_ports.empty())
+                {
+                    throw std::invalid_argument(
+                        "ns3::PortMonitor::Ports: host node " + std::to_string(node) +
+                        " has one NIC port, 0; port " + std::to_string(port) +
+                        " is a link the NIC does not send on");
+                }
+                continue; // a multi-homed host's NIC sends on its first link only
             }
             w.device = nic->GetPort();
         }

@@ -94,6 +94,7 @@ def build(bld):
         'model/workload/simai-workload-reader.cc',
         'model/workload/chakra-trace-reader.cc',
         'model/workload/chakra-trace-decode.cc',
+        'model/workload/chakra-trace-resolve.cc',
         'model/workload/all-to-all.cc',
         'model/workload/collective-factory.cc',
         'model/workload/job-graph.cc',

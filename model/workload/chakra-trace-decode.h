@@ -98,6 +98,15 @@ struct Group
 /// A node type's name, for errors.
 std::string NodeTypeText(int type);
 
+/**
+ * Throw "source:id: field: what", the form of every reader's errors, with
+ * the node's id as the record.
+ */
+[[noreturn]] void Fail(const std::string& source,
+                       uint64_t id,
+                       const std::string& field,
+                       const std::string& what);
+
 /// A comm_type's name, for errors.
 std::string CommTypeText(int64_t type);
 

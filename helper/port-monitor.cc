@@ -3,6 +3,7 @@
  */
 #include "port-monitor.h"
 
+#include "ns3/csv-fields.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/strict-numbers.h"
@@ -10,7 +11,6 @@
 
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -36,16 +36,7 @@ const char* const kInsertQpSample =
 std::vector<std::string>
 Items(const std::string& text)
 {
-    std::vector<std::string> items;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        const auto first = item.find_first_not_of(" \t");
-        const auto last = item.find_last_not_of(" \t");
-        items.push_back(first == std::string::npos ? "" : item.substr(first, last - first + 1));
-    }
-    return items;
+    return text.empty() ? std::vector<std::string>{} : SplitCsvLine(text);
 }
 
 /// \p text as an integer in [0, max), or an error naming \p attribute and \p what.
@@ -177,6 +168,10 @@ PortMonitor::Parse(const FabricTopology& topology)
         m_nics.push_back(h);
     }
     m_cnps.assign(m_nics.size(), {0, 0});
+    for (uint32_t h = 0; h < topology.GetNHosts(); ++h)
+    {
+        m_nodeOfAddress[m_fabric->GetNic(h)->GetAddress()] = m_fabric->GetHost(h)->GetId();
+    }
     if (m_qpHosts == "all")
     {
         m_qpHostList = m_nics;
@@ -271,7 +266,6 @@ PortMonitor::Sample()
             }
         }
     }
-    const FabricTopology& topology = m_fabric->GetTopology();
     for (std::size_t i = 0; i < m_nics.size(); ++i)
     {
         Ptr<RdmaNic> nic = m_fabric->GetNic(m_nics[i]);
@@ -299,11 +293,6 @@ PortMonitor::Sample()
     }
     if (!m_qpHostList.empty())
     {
-        std::map<uint32_t, uint32_t> nodeOfAddress;
-        for (uint32_t h = 0; h < topology.GetNHosts(); ++h)
-        {
-            nodeOfAddress[m_fabric->GetNic(h)->GetAddress()] = m_fabric->GetHost(h)->GetId();
-        }
         for (uint32_t h : m_qpHostList)
         {
             const uint32_t node = m_fabric->GetHost(h)->GetId();
@@ -312,14 +301,14 @@ PortMonitor::Sample()
                 ++m_samples;
                 if (writing)
                 {
-                    const auto dst = nodeOfAddress.find(r.dstIp);
+                    const auto dst = m_nodeOfAddress.find(r.dstIp);
                     m_db->AddRow(
                         m_runId,
                         kInsertQpSample,
                         {m_runId,
                          static_cast<int64_t>(node),
                          r.jobId >= 0 ? SqlValue(r.jobId) : SqlValue(),
-                         static_cast<int64_t>(dst == nodeOfAddress.end() ? 0 : dst->second),
+                         static_cast<int64_t>(dst == m_nodeOfAddress.end() ? 0 : dst->second),
                          static_cast<int64_t>(r.srcPort),
                          t,
                          static_cast<int64_t>(r.rateBps)});

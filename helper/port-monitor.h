@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -128,9 +129,10 @@ class PortMonitor : public Object
     Ptr<ResultsDatabase> m_db;
     int64_t m_runId{0};
     std::vector<Watched> m_watched;
-    std::vector<uint32_t> m_nics;                ///< host indices whose CNPs are sampled
-    std::vector<std::array<uint64_t, 2>> m_cnps; ///< per entry of m_nics: sent, received
-    std::vector<uint32_t> m_qpHostList;          ///< host indices whose queue pairs are sampled
+    std::vector<uint32_t> m_nics;                 ///< host indices whose CNPs are sampled
+    std::vector<std::array<uint64_t, 2>> m_cnps;  ///< per entry of m_nics: sent, received
+    std::map<uint32_t, uint32_t> m_nodeOfAddress; ///< NIC address -> ns-3 node id
+    std::vector<uint32_t> m_qpHostList;           ///< host indices whose queue pairs are sampled
     std::function<void(const PortSample&)> m_sink;
     std::function<bool()> m_workRemains;
     uint64_t m_samples{0};

@@ -226,7 +226,6 @@ EpochScheduler::DoDispose()
 {
     m_epochEvent.Cancel();
     m_install.Cancel();
-    m_arrivals.Cancel();
     for (auto& [id, st] : m_state)
     {
         st.openEvent.Cancel();
@@ -287,32 +286,6 @@ EpochScheduler::NotePlan(const std::string& prefix, const Plan& plan)
     Note(prefix, j.dump());
 }
 
-EpochScheduler::Coverage
-EpochScheduler::Cover(const std::map<uint32_t, ChainNeed>& needs)
-{
-    Coverage c;
-    c.slot = m_slot;
-    c.horizon =
-        std::max<int64_t>(1, m_epoch.GetTimeStep() * m_horizonEpochs / m_slot.GetTimeStep());
-    for (const auto& [id, need] : needs)
-    {
-        c.chain[id] = std::min(need.remaining, m_lookAhead + 1);
-    }
-    return c;
-}
-
-double
-EpochScheduler::CollectiveWeight(double jobWeight, uint32_t /* k */, uint32_t /* n */) const
-{
-    return jobWeight;
-}
-
-bool
-EpochScheduler::ReplansOnEvents() const
-{
-    return true;
-}
-
 Time
 EpochScheduler::PlannedStart(uint32_t /* job */,
                              uint32_t /* index */,
@@ -359,17 +332,7 @@ EpochScheduler::DoJobArrived(const SchedulerJob& job)
     {
         m_epochEvent = Simulator::Schedule(m_epoch, &EpochScheduler::EpochTick, this);
     }
-    if (ReplansOnEvents())
-    {
-        Replan();
-        return;
-    }
-    // A whole-run plan: jobs that arrive at the same time are planned once,
-    // after the last of them (their arrivals are already queued for now).
-    if (!m_arrivals.IsRunning())
-    {
-        m_arrivals = ScheduleDecision(Simulator::Now(), "arrivals", -1, [this]() { Replan(); });
-    }
+    Replan();
 }
 
 void
@@ -390,7 +353,7 @@ EpochScheduler::DoCollectiveReady(uint32_t job, uint32_t /* iteration */, uint32
         return;
     }
     st.phase = JobState::Phase::READY;
-    TryStart(job, ReplansOnEvents());
+    TryStart(job, true);
 }
 
 void
@@ -424,10 +387,7 @@ EpochScheduler::DoCollectiveDone(uint32_t job, uint32_t /* iteration */, uint32_
             TryStart(other, false);
         }
     }
-    if (ReplansOnEvents())
-    {
-        Replan();
-    }
+    Replan();
 }
 
 void
@@ -460,7 +420,7 @@ EpochScheduler::CurrentRoute(uint32_t job) const
 void
 EpochScheduler::EpochTick()
 {
-    if (m_state.empty() || !ReplansOnEvents())
+    if (m_state.empty())
     {
         return;
     }
@@ -559,11 +519,10 @@ EpochScheduler::Replan()
     Solve();
 }
 
-void
-EpochScheduler::Solve()
+std::map<uint32_t, EpochScheduler::ChainNeed>
+EpochScheduler::Needs() const
 {
     const Time now = Simulator::Now();
-    m_dirty = false;
     std::map<uint32_t, ChainNeed> needs;
     for (const auto& [id, st] : m_state)
     {
@@ -577,15 +536,22 @@ EpochScheduler::Solve()
                     : st.phase == JobState::Phase::COMPUTING ? std::max(Time(0), st.readyAt - now)
                                                              : Time(0);
     }
-    const Coverage cover = Cover(needs);
+    return needs;
+}
+
+PlanInstance
+EpochScheduler::BuildInstance(const std::map<uint32_t, ChainNeed>& needs,
+                              const Coverage& cover,
+                              const CollectiveWeightFn& weight,
+                              std::map<uint32_t, PlannedRoutes>* routeOf) const
+{
+    const Time now = Simulator::Now();
     const Time slot = cover.slot;
     PlanInstance instance;
     instance.horizon = cover.horizon;
-    // Per job and collective, the routings its routes 0, 1, ... stand for.
-    std::map<uint32_t, PlannedRoutes> routeOf;
     // A route set now reaches the NICs a control delay after the plan takes effect.
     const Time routeDeadline = now + m_lastSolve + GetControlDelay();
-    for (auto& [id, st] : m_state)
+    for (const auto& [id, st] : m_state)
     {
         const uint32_t chain = cover.chain.count(id) > 0 ? cover.chain.at(id) : 0;
         if (st.phase == JobState::Phase::RUNNING && TakesShare(st.late))
@@ -634,7 +600,7 @@ EpochScheduler::Solve()
             c.exactReady = k == 0 ? std::min(InSlots(needs.at(id).readyIn, slot),
                                              static_cast<double>(c.readySlot))
                                   : 0.0;
-            c.weight = CollectiveWeight(st.weight, k, chain);
+            c.weight = weight(st.weight, k, chain);
             c.duration = SlotsCovering(st.routings[allowed[0]].commTime, slot, 1);
             c.exactDuration = InSlots(st.routings[allowed[0]].commTime, slot);
             c.usage = st.routings[allowed[0]].shares;
@@ -654,11 +620,42 @@ EpochScheduler::Solve()
                 }
             }
             pj.collectives.push_back(std::move(c));
-            routeOf[id].allowed.push_back(allowed);
+            if (routeOf != nullptr)
+            {
+                (*routeOf)[id].allowed.push_back(allowed);
+            }
         }
-        routeOf[id].routings = st.routings;
+        if (routeOf != nullptr)
+        {
+            (*routeOf)[id].routings = st.routings;
+        }
         instance.jobs.push_back(std::move(pj));
     }
+    return instance;
+}
+
+void
+EpochScheduler::Solve()
+{
+    const Time now = Simulator::Now();
+    m_dirty = false;
+    const std::map<uint32_t, ChainNeed> needs = Needs();
+    Coverage cover;
+    cover.slot = m_slot;
+    cover.horizon =
+        std::max<int64_t>(1, m_epoch.GetTimeStep() * m_horizonEpochs / m_slot.GetTimeStep());
+    for (const auto& [id, need] : needs)
+    {
+        cover.chain[id] = std::min(need.remaining, m_lookAhead + 1);
+    }
+    const Time slot = cover.slot;
+    // Per job and collective, the routings its routes 0, 1, ... stand for.
+    std::map<uint32_t, PlannedRoutes> routeOf;
+    const PlanInstance instance =
+        BuildInstance(needs,
+                      cover,
+                      [](double w, uint32_t /* k */, uint32_t /* n */) { return w; },
+                      &routeOf);
     if (instance.jobs.empty())
     {
         return;

@@ -11,6 +11,7 @@
 #include "ns3/event-id.h"
 
 #include <deque>
+#include <functional>
 #include <map>
 
 namespace ns3
@@ -130,7 +131,7 @@ class EpochScheduler : public CollectiveScheduler
     /// Notes common to every planner: the plan's method, objective and solver statistics.
     void NotePlan(const std::string& prefix, const Plan& plan);
 
-    /// What the instance covers; the defaults are the attributes' (see above).
+    /// What an instance covers.
     struct Coverage
     {
         Time slot;                          ///< slot length
@@ -148,16 +149,28 @@ class EpochScheduler : public CollectiveScheduler
         Time readyIn;          ///< until its next collective can start
     };
 
-    /// The slot, horizon and chain lengths of the next instance.
-    virtual Coverage Cover(const std::map<uint32_t, ChainNeed>& needs);
+    /// The routings a plan's routes stand for, as they were when it was made.
+    struct PlannedRoutes
+    {
+        std::vector<JobRouting> routings;           ///< the job's routings then
+        std::vector<std::vector<uint32_t>> allowed; ///< per collective: route -> routing
+    };
 
-    /// Weight of collective \p k of a chain of \p n of a job of weight \p jobWeight.
-    virtual double CollectiveWeight(double jobWeight, uint32_t k, uint32_t n) const;
+    /// Weight of collective k of a chain of n of a job of weight w: f(w, k, n).
+    using CollectiveWeightFn = std::function<double(double, uint32_t, uint32_t)>;
 
-    /// Whether epochs, completed collectives and late ones re-plan (true) or
-    /// only arrivals and departures do (a plan of the whole run; jobs that
-    /// arrive at the same time are then planned once, together).
-    virtual bool ReplansOnEvents() const;
+    /// What every planned job needs now.
+    std::map<uint32_t, ChainNeed> Needs() const;
+
+    /**
+     * The instance of the jobs now (as described above) over \p cover, each
+     * collective weighing \p weight. \p routeOf, if given, receives the
+     * routings each collective's routes stand for.
+     */
+    PlanInstance BuildInstance(const std::map<uint32_t, ChainNeed>& needs,
+                               const Coverage& cover,
+                               const CollectiveWeightFn& weight,
+                               std::map<uint32_t, PlannedRoutes>* routeOf = nullptr) const;
 
     /**
      * When the plan made at \p origin starts collective \p index of job
@@ -217,13 +230,6 @@ class EpochScheduler : public CollectiveScheduler
         {
             return routings[route];
         }
-    };
-
-    /// The routings a plan's routes stand for, as they were when it was made.
-    struct PlannedRoutes
-    {
-        std::vector<JobRouting> routings;           ///< the job's routings then
-        std::vector<std::vector<uint32_t>> allowed; ///< per collective: route -> routing
     };
 
     /// Plan now, or after the solve in progress.
@@ -289,7 +295,6 @@ class EpochScheduler : public CollectiveScheduler
     Time m_charged;      ///< solve time charged to the plan being made
     Time m_lastSolve;    ///< solve time of the last plan (to foresee the next)
     EventId m_install;   ///< the solve in progress: its plan's installation
-    EventId m_arrivals;  ///< the plan of the jobs arriving now (whole-run planners)
     bool m_dirty{false}; ///< something changed during the solve in progress
 };
 

@@ -5,12 +5,14 @@
 
 #include "plan-lower-bound.h"
 
+#include "ns3/boolean.h"
 #include "ns3/cbc-milp-solver.h"
 #include "ns3/short-name-registry.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 namespace ns3
@@ -22,7 +24,7 @@ NS_OBJECT_SHORT_NAME(OptimalScheduler, "optimal");
 namespace
 {
 
-/// Weight of a collective that is not its job's last.
+/// Weight in the whole-run reference of a collective that is not its job's last.
 constexpr double kIntermediateWeight = 1e-3;
 
 } // namespace
@@ -35,16 +37,29 @@ OptimalScheduler::GetTypeId()
             .SetParent<SymphonyScheduler>()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<OptimalScheduler>()
+            .AddAttribute("ProofTimeLimit",
+                          "Wall-clock limit of each plan's solve, made with a zero gap (0: "
+                          "none); a plan that hits it is flagged as not proven.",
+                          TimeValue(Seconds(300)),
+                          MakeTimeAccessor(&OptimalScheduler::m_proofTimeLimit),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("Reference",
+                          "Whether to note the whole-run reference (planned and bound) once "
+                          "the jobs arriving at one time have arrived.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&OptimalScheduler::m_withReference),
+                          MakeBooleanChecker())
             .AddAttribute("MaxSlots",
-                          "Largest horizon in slots; slots grow beyond SlotLength to keep it.",
+                          "Largest horizon of the whole-run reference in slots; its slots "
+                          "grow beyond SlotLength to keep it.",
                           UintegerValue(240),
                           MakeUintegerAccessor(&OptimalScheduler::m_maxSlots),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("OfflineTimeLimit",
-                          "Wall-clock limit of the whole-run solve (0: none); a plan that "
-                          "hit it is noted as not proven.",
+            .AddAttribute("ReferenceTimeLimit",
+                          "Wall-clock limit of the whole-run reference's solve (0: none); a "
+                          "reference that hit it is noted as not proven.",
                           TimeValue(Seconds(120)),
-                          MakeTimeAccessor(&OptimalScheduler::m_offlineTimeLimit),
+                          MakeTimeAccessor(&OptimalScheduler::m_referenceTimeLimit),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("BoundResolution",
                           "Steps per slot of the lower bound's LP, at most (finer is tighter).",
@@ -60,21 +75,56 @@ OptimalScheduler::GetTypeId()
     return tid;
 }
 
-bool
-OptimalScheduler::ReplansOnEvents() const
+void
+OptimalScheduler::DoDispose()
 {
-    return false;
+    m_referenceEvent.Cancel();
+    if (m_unproven > 0)
+    {
+        std::cerr << "warning: optimal: " << m_unproven
+                  << " plan(s) not proven optimal within ProofTimeLimit ("
+                  << m_proofTimeLimit.GetSeconds() << " s); see the 'unproven' notes\n";
+    }
+    SymphonyScheduler::DoDispose();
 }
 
-double
-OptimalScheduler::CollectiveWeight(double /* jobWeight */, uint32_t k, uint32_t n) const
+void
+OptimalScheduler::DoJobArrived(const SchedulerJob& job)
 {
-    return k + 1 == n ? 1.0 : kIntermediateWeight;
+    SymphonyScheduler::DoJobArrived(job);
+    // Jobs that arrive at the same time are referenced once, after the last
+    // of them (their arrivals are already queued for now).
+    if (m_withReference && !m_referenceEvent.IsRunning())
+    {
+        m_referenceEvent =
+            ScheduleDecision(Simulator::Now(), "reference", -1, [this]() { NoteReference(); });
+    }
 }
 
-EpochScheduler::Coverage
-OptimalScheduler::Cover(const std::map<uint32_t, ChainNeed>& needs)
+Plan
+OptimalScheduler::PlanEpoch(const PlanInstance& instance)
 {
+    MilpSolveOptions options = GetSolveOptions();
+    options.timeLimitSeconds = m_proofTimeLimit.GetSeconds();
+    options.relativeGap = 0;
+    const Plan plan = SolveCentrally(instance, options);
+    ChargeSolve(Time(0)); // the baseline pays for its optimality only in wall time
+    if (!plan.proven)
+    {
+        ++m_unproven;
+        Note("unproven", std::to_string(m_unproven));
+    }
+    return plan;
+}
+
+void
+OptimalScheduler::NoteReference()
+{
+    const std::map<uint32_t, ChainNeed> needs = Needs();
+    if (needs.empty())
+    {
+        return;
+    }
     // Every remaining collective one after the other, each rounded up by a
     // slot, after the latest ready time: a schedule that always fits.
     Time serial(0);
@@ -86,29 +136,28 @@ OptimalScheduler::Cover(const std::map<uint32_t, ChainNeed>& needs)
         latest = std::max(latest, n.readyIn);
         collectives += n.remaining;
     }
-    Coverage c = EpochScheduler::Cover(needs);
+    Coverage cover;
+    TimeValue slotLength;
+    GetAttribute("SlotLength", slotLength);
     const int64_t extra = static_cast<int64_t>(2 * collectives + 1);
     const Time span = latest + serial;
     const int64_t budget = std::max<int64_t>(1, static_cast<int64_t>(m_maxSlots) - extra);
-    c.slot = std::max(c.slot, Time(span.GetTimeStep() / budget + 1));
-    c.horizon = span.GetTimeStep() / c.slot.GetTimeStep() + extra;
+    cover.slot = std::max(slotLength.Get(), Time(span.GetTimeStep() / budget + 1));
+    cover.horizon = span.GetTimeStep() / cover.slot.GetTimeStep() + extra;
     for (const auto& [id, n] : needs)
     {
-        c.chain[id] = n.remaining;
+        cover.chain[id] = n.remaining;
     }
-    m_needs = needs;
-    m_cover = c;
-    return c;
-}
+    const PlanInstance instance =
+        BuildInstance(needs, cover, [](double /* w */, uint32_t k, uint32_t n) {
+            return k + 1 == n ? 1.0 : kIntermediateWeight;
+        });
 
-Plan
-OptimalScheduler::PlanEpoch(const PlanInstance& instance)
-{
     MilpSolveOptions options = GetSolveOptions();
-    options.timeLimitSeconds = m_offlineTimeLimit.GetSeconds();
+    options.timeLimitSeconds = m_referenceTimeLimit.GetSeconds();
     options.relativeGap = 0;
-    const Plan plan = SolveCentrally(instance, options);
-    ChargeSolve(Time(0)); // a reference computed offline
+    const Plan plan =
+        instance.jobs.empty() ? Plan() : SolvePlan(instance, CbcMilpSolver(), options);
 
     // The bound's LP: as many steps per slot as its size allows.
     uint64_t perStep = 0;
@@ -124,19 +173,21 @@ OptimalScheduler::PlanEpoch(const PlanInstance& instance)
     {
         --resolution;
     }
-    const PlanBound lp = PlanLowerBound(instance,
-                                        CbcMilpSolver(),
-                                        options,
-                                        PlanBoundObjective::LAST_OF_CHAIN,
-                                        resolution);
+    const PlanBound lp = instance.jobs.empty()
+                             ? PlanBound{}
+                             : PlanLowerBound(instance,
+                                              CbcMilpSolver(),
+                                              options,
+                                              PlanBoundObjective::LAST_OF_CHAIN,
+                                              resolution);
 
     // Planned completion and bound, summed over jobs from their start; jobs
     // without collectives left complete when their running one ends.
     const Time now = Simulator::Now();
     double planned = 0;
-    double bound = lp.value * m_cover.slot.GetSeconds();
+    double bound = lp.value * cover.slot.GetSeconds();
     uint32_t jobs = 0;
-    for (const auto& [id, n] : m_needs)
+    for (const auto& [id, n] : needs)
     {
         const double sinceStart = (now - n.startTime).GetSeconds();
         ++jobs;
@@ -153,14 +204,15 @@ OptimalScheduler::PlanEpoch(const PlanInstance& instance)
         const uint32_t last = static_cast<uint32_t>(pj.collectives.size() - 1);
         const int64_t s = plan.start.at({id, last});
         planned += sinceStart +
-                   (m_cover.slot * (s + pj.collectives[last].Duration(plan.RouteOf(id, last))))
+                   (cover.slot * (s + pj.collectives[last].Duration(plan.RouteOf(id, last))))
                        .GetSeconds();
         bound += sinceStart;
     }
-    m_reference.plannedMeanSeconds = jobs > 0 ? planned / jobs : 0;
-    m_reference.boundMeanSeconds = jobs > 0 ? bound / jobs : 0;
+    m_reference.plannedMeanSeconds = planned / jobs;
+    m_reference.boundMeanSeconds = bound / jobs;
     m_reference.proven = plan.proven;
     m_reference.boundFromLp = lp.solved;
+    m_reference.jobs = jobs;
     Note("reference",
          nlohmann::json{{"planned_mean_completion_s", m_reference.plannedMeanSeconds},
                         {"bound_mean_completion_s", m_reference.boundMeanSeconds},
@@ -169,9 +221,10 @@ OptimalScheduler::PlanEpoch(const PlanInstance& instance)
                         {"bound_resolution", resolution},
                         {"bound_variables", lp.solve.variables},
                         {"bound_wall_s", lp.solve.wallSeconds},
+                        {"slot_ns", cover.slot.GetNanoSeconds()},
+                        {"plan_wall_s", plan.solve.wallSeconds},
                         {"proven", m_reference.proven}}
              .dump());
-    return plan;
 }
 
 } // namespace ns3

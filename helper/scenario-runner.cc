@@ -10,6 +10,7 @@
 #include "training-results.h"
 
 #include "ns3/distributed-simulation.h"
+#include "ns3/placement-contention.h"
 #include "ns3/run-interruption.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -269,8 +270,11 @@ Conclude(const ScenarioSpec& spec,
     const std::size_t jobs = cluster.GetJobs().size();
     if (cluster.GetFinishedJobs() != jobs)
     {
-        throw IncompleteRunError(std::to_string(jobs - cluster.GetFinishedJobs()) +
-                                 " jobs did not finish before the stop time");
+        // Marked failed, with the rows of what it did (placements, iterations).
+        const std::string message = std::to_string(jobs - cluster.GetFinishedJobs()) +
+                                    " jobs did not finish before the stop time";
+        run.Fail(message, records, spec.output.flowRows, writeRows);
+        throw IncompleteRunError(message);
     }
     run.Finish(records, spec.output.flowRows, writeRows);
     if (run.GetRunId() >= 0)
@@ -358,6 +362,12 @@ RunCluster(const RunSetting& setting,
     if (out)
     {
         PrintJobs(done, *out);
+        const ContentionSummary c = MeasureContention(*cluster);
+        *out << "contention: " << c.contendedJobs << " of " << c.jobs << " jobs ("
+             << std::fixed << std::setprecision(1) << 100 * c.JobFraction() << "%), holding "
+             << c.contendedGpus << " of " << c.gpus << " GPUs (" << 100 * c.GpuFraction()
+             << "%), share a NIC, rack or pod uplinks with a job running beside them\n"
+             << std::defaultfloat;
         network.PrintSummary(*out, *faults);
     }
     outcome.jobs.insert(outcome.jobs.end(), done.begin(), done.end());

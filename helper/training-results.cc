@@ -3,6 +3,8 @@
  */
 #include "training-results.h"
 
+#include "ns3/placement-contention.h"
+
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -79,11 +81,19 @@ OpKindName(GraphOp::Kind kind)
     return "compute";
 }
 
+/// The job's row; with \p contention (at the run's end), whether it met contention.
 void
-AddJobRow(ResultsDatabase& db, int64_t runId, const TrainingCluster::JobEntry& e)
+AddJobRow(ResultsDatabase& db,
+          int64_t runId,
+          const TrainingCluster::JobEntry& e,
+          const ContentionSummary* contention = nullptr)
 {
     const JobSpec& s = e.spec;
-    const nlohmann::json placement = {{"policy", s.placement}, {"hosts", e.placement.workerHost}};
+    nlohmann::json placement = {{"policy", s.placement}, {"hosts", e.placement.workerHost}};
+    if (contention != nullptr && e.job)
+    {
+        placement["contended"] = contention->contended.count(s.id) > 0;
+    }
     db.AddRow(
         runId,
         kUpsertJob,
@@ -208,9 +218,10 @@ struct IterationStream
 void
 WriteTrainingResults(ResultsDatabase& db, int64_t runId, const TrainingCluster& cluster)
 {
+    const ContentionSummary contention = MeasureContention(cluster);
     for (const auto& e : cluster.GetJobs())
     {
-        AddJobRow(db, runId, *e);
+        AddJobRow(db, runId, *e, &contention);
         if (!e->job)
         {
             continue;

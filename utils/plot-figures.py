@@ -25,7 +25,11 @@ A policy's runs are the runs of that example whose runs.scheduler is the policy;
 'isolated' has one run per job (each job alone on default routes), and their jobs
 are pooled. Where 'optimal' ran, figures 1 and 3 draw its lower bound on the mean
 training time (table scheduler_decisions, detail_json "reference": per optimal run
-the plan with the most jobs) as a line, normalized to fair like the bars.
+the plan with the most jobs) as a dotted line and the same plans' schedule of the
+whole run on the model as a dash-dot line, normalized to fair like the bars.
+figures.md ends with the gap table of the selected figures' scenarios: per scenario,
+the bound, optimal planned and executed, and the best policies against them (see
+plot_gap_table.py).
 
 Writes DIR/figureN.png for every selected figure the database holds, and
 DIR/figures.md: our numbers beside the papers' claims, "n/a" where data is missing.
@@ -37,8 +41,6 @@ runs are missing is skipped with a message on stderr; the others are still drawn
 """
 
 import argparse
-import json
-import math
 import os
 import shutil
 import sys
@@ -51,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from plot_common import (MATPLOTLIB_MISSING, Refusal, ResultsDb, Skip,  # noqa: E402
                          check_complete, fmt_change, fmt_ratio, fmt_speedup, fmt_time, mean,
                          policy_key)
+from plot_gap_table import gap_table, load_bound, load_gap_rows  # noqa: E402
 from plot_large_scale import (ScalingError, draw_scaling, largest_speedup,  # noqa: E402
                               load_scaling, scaling_examples, scaling_table)
 from plot_llm_cluster import (FLOW_EXAMPLE, draw_llm_cluster,  # noqa: E402
@@ -84,7 +87,6 @@ PAPER_CLAIMS = {
 }
 
 
-
 # ----------------------------------------------------------------------------- figures 1 and 3
 
 
@@ -111,28 +113,6 @@ class PolicyMeans:
         return mean(self.comm_ns)
 
 
-class LowerBound:
-    """optimal's lower bound on the mean training time, valid for any policy on the
-    model's estimates, pooled over optimal's runs like the bars pool their jobs."""
-
-    def __init__(self, kind, references):
-        self.kind = kind  # "lp", or "chains-alone" when the LP was not solved
-        self.references = references  # per optimal run: (run_id, jobs, bound in s)
-
-    @property
-    def jobs(self):
-        return sum(jobs for _, jobs, _ in self.references)
-
-    @property
-    def mean_ns(self):
-        """Mean over all the runs' jobs: each run's bound weighted by its jobs."""
-        return sum(jobs * seconds for _, jobs, seconds in self.references) * 1e9 / self.jobs
-
-    @property
-    def label(self):
-        return "lower bound, any policy " + ("(LP)" if self.kind == "lp" else "(chains alone)")
-
-
 class PolicyComparison:
     def __init__(self, example, policies):
         self.example = example
@@ -145,6 +125,10 @@ class PolicyComparison:
 
     def bound_ratio(self):
         return None if self.bound is None else self.bound.mean_ns / self.fair.train_mean
+
+    def planned_ratio(self):
+        """optimal's whole-run plan on the model over fair's mean, or None."""
+        return None if self.bound is None else self.bound.planned_ns / self.fair.train_mean
 
     def ratio(self, policy, metric):
         """policy's mean of `metric` ('train' or 'comm') over fair's, or None."""
@@ -207,7 +191,7 @@ def load_policy_comparison(db, example):
                                   sorted(policies.values(), key=lambda p: policy_key(p.name)))
     if "optimal" in policies:
         try:
-            comparison.bound = load_bound(db, example, policies)
+            comparison.bound = load_bound(db, example, policies["optimal"].runs)
         except Skip as reason:
             comparison.bound_missing = str(reason)
             print(f"{example}: no lower bound drawn: {reason}", file=sys.stderr)
@@ -225,71 +209,6 @@ def load_figure_comparisons(db, number):
     if data.variants:
         data.fabric = "full-bisection fat-tree"
     return data
-
-
-def reference_of_run(db, run_id, example):
-    """The optimal run's reference with the most jobs (the plan made once every job had
-    arrived; the first such), as (jobs, bound in s, bound kind), or None."""
-    best = None
-    for rowid, t_ns, detail in db.query(
-            "SELECT rowid, t_ns, detail_json FROM scheduler_decisions WHERE run_id = ?"
-            " AND detail_json LIKE '%\"reference\"%' ORDER BY t_ns, rowid", (run_id,)):
-        where = (f"{db.path}: scheduler_decisions row {rowid} (run {run_id}, {example}, "
-                 f"optimal, t_ns {t_ns}): detail_json")
-        try:
-            reference = json.loads(detail)
-        except ValueError as e:
-            raise Refusal(f"{where} is not JSON ({e})") from None
-        if not isinstance(reference, dict) or "reference" not in reference:
-            continue
-        reference = reference["reference"]
-        if not isinstance(reference, dict):
-            raise Refusal(f"{where}: field 'reference' is not an object")
-        jobs = reference.get("jobs")
-        seconds = reference.get("bound_mean_completion_s")
-        kind = reference.get("bound")
-        if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0:
-            raise Refusal(f"{where}: field 'reference.jobs' is {jobs!r}, not a count")
-        if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
-                or not math.isfinite(seconds) or seconds < 0):
-            raise Refusal(f"{where}: field 'reference.bound_mean_completion_s' is {seconds!r},"
-                          " not a duration in seconds")
-        if not isinstance(kind, str):
-            raise Refusal(f"{where}: field 'reference.bound' is {kind!r}, not a name")
-        if jobs > 0 and (best is None or jobs > best[0]):
-            best = (jobs, seconds, kind)
-    return best
-
-
-def load_bound(db, example, policies):
-    """optimal's lower bound over optimal's runs, checked to cover the jobs and seeds the
-    bars are computed from."""
-    if "scheduler_decisions" not in db.tables or not {
-            "run_id", "t_ns", "detail_json"} <= db.columns("scheduler_decisions"):
-        raise Skip("the database has no scheduler_decisions table with detail_json")
-    run_columns = db.columns("runs")
-    if "seed" in run_columns:
-        def seeds(policy):
-            return sorted(db.query(
-                "SELECT seed FROM runs WHERE example = ? AND scheduler = ?", (example, policy)))
-        if seeds("optimal") != seeds("fair"):
-            raise Skip("optimal's runs have other seeds than fair's, so its bound is not "
-                       "comparable to fair's mean")
-    references, kinds = [], set()
-    for run_id in sorted(policies["optimal"].runs):
-        best = reference_of_run(db, run_id, example)
-        if best is None:
-            raise Skip(f"optimal run {run_id} recorded no reference (scheduler_decisions "
-                       "detail_json 'reference')")
-        jobs, seconds, kind = best
-        (run_jobs,), = db.query("SELECT COUNT(*) FROM jobs WHERE run_id = ?", (run_id,))
-        if jobs != run_jobs:
-            raise Skip(f"optimal run {run_id}'s reference with the most jobs covers {jobs} of "
-                       f"its {run_jobs} jobs, so it bounds another mean than the bars'")
-        references.append((run_id, jobs, seconds))
-        kinds.add(kind)
-    # One run whose LP was not solved makes the pooled bound a chains-alone one.
-    return LowerBound("lp" if kinds == {"lp"} else "chains-alone", references)
 
 
 def load_plans(db, example, policies):
@@ -364,6 +283,12 @@ def policy_comparison_panel(ax, data, number, heading, mix=True):
         # Normalized like the training bars: the same jobs' mean over fair's.
         ax.axhline(bound, color="C0", linestyle=":", linewidth=1.5,
                    label=f"{data.bound.label}: training time {bound:.2f}")
+    planned = data.planned_ratio()
+    if planned is not None:
+        # The plan the bound is read beside: what the model expects of optimal.
+        ax.axhline(planned, color="C2", linestyle="-.", linewidth=1.5,
+                   label=f"optimal planned on the model (whole run): training time {planned:.2f}")
+        top = max(top, planned)
     ax.set_xticks(range(len(names)), names)
     ax.set_xlabel("scheduling policy")
     ax.set_ylabel("mean time, normalized to fair (fair = 1.0)")
@@ -394,12 +319,15 @@ def comparison_table(data):
     if data.find("isolated"):
         notes.append("isolated: each job alone on default routes (one run per job).")
     if bound is not None:
-        runs = ", ".join(str(run_id) for run_id, _, _ in bound.references)
+        runs = ", ".join(str(run_id) for run_id, _, _, _ in bound.references)
         notes.append(f"{bound.label}: optimal's lower bound on the mean training time (job "
                      "start to end) that no policy can beat on the model's estimates, from "
                      "each optimal run's plan with the most jobs ("
                      f"run{'s' if len(bound.references) > 1 else ''} "
-                     f"{runs}), averaged over their jobs; drawn as the dotted line.")
+                     f"{runs}), averaged over their jobs; drawn as the dotted line. The same "
+                     "plans' schedule of the whole run on the model (optimal planned): "
+                     f"{fmt_time(bound.planned_ns)}, {fmt_ratio(data.planned_ratio())} x fair; "
+                     "drawn as the dash-dot line.")
     elif data.bound_missing:
         notes.append(f"Lower bound: not drawn: {data.bound_missing}.")
     for note in notes:
@@ -495,8 +423,31 @@ FIGURE_HEADINGS = {
 }
 
 
-def summary(db, data, skipped, selected):
-    """figures.md: the papers' claims beside this database's numbers."""
+GAP_HEADING = "## The gap table: bound, model error and policy loss"
+GAP_INTRO = (
+    "Per scenario of the selected figures, mean training times (job arrival to end, over all "
+    "jobs of a policy's runs) and, in brackets, over fair's. *bound (LP)*: optimal's lower "
+    "bound, valid for any policy on the model's estimates; *optimal planned (model)*: "
+    "optimal's best schedule of the whole run on the model, from the same reference as the "
+    "bound (per optimal run the one with the most jobs); *optimal executed*: optimal's runs "
+    "as simulated. *model error* = optimal executed / planned - 1: what the model misses, "
+    "optimal executed against its own whole-run plan. *optimal over bound* = optimal "
+    "executed / bound - 1. The policy loss is a policy against optimal executed: *best "
+    "planner* is the faster of symphony and harmonics, and *best planner over optimal "
+    "executed* = best planner / optimal executed - 1; *best policy* is the fastest policy "
+    "other than optimal and isolated. *unproven plans*: plans of optimal's runs not proven "
+    "optimal within its time limit (per run its largest 'unproven' note, summed). *goal "
+    "2%*: the best planner within 2% of optimal executed (either side); *goal 3%*: optimal "
+    "executed within 3% of the bound (either side).")
+
+
+def gap_section(rows):
+    return ["", GAP_HEADING, "", GAP_INTRO, ""] + gap_table(rows)
+
+
+def summary(db, data, skipped, selected, gap_rows=()):
+    """figures.md: the papers' claims beside this database's numbers, and the gap table
+    of `gap_rows` (plot_gap_table.load_gap_rows)."""
 
     def why(number):
         if number not in selected:
@@ -601,6 +552,7 @@ def summary(db, data, skipped, selected):
                     lines += plan_table(variant, f"{number} ({variant.fabric})")
         else:
             lines.append(f"Not drawn: {why(number)}.")
+    lines += gap_section(list(gap_rows))
     return "\n".join(lines) + "\n"
 
 
@@ -648,7 +600,7 @@ def main(argv=None):
     selected = sorted(args.figures)
 
     # Everything is read and checked before anything is written.
-    data, skipped = {}, {}
+    data, skipped, gap_rows = {}, {}, []
     try:
         db = ResultsDb(args.db)
         examples = [example for n in selected for example in [EXAMPLES[n], *VARIANTS.get(n, {})]]
@@ -663,6 +615,7 @@ def main(argv=None):
             except Skip as reason:
                 skipped[number] = str(reason)
                 print(f"figure {number} skipped: {reason}", file=sys.stderr)
+        gap_rows = load_gap_rows(db, selected)
     except Refusal as reason:
         print(f"plot-figures.py: {reason}\nnothing written", file=sys.stderr)
         return 2
@@ -671,7 +624,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="plot-figures-") as stage:
         for number, figure in data.items():
             DRAWERS[number](figure, os.path.join(stage, f"figure{number}.png"))
-        Path(stage, "figures.md").write_text(summary(db, data, skipped, selected))
+        Path(stage, "figures.md").write_text(summary(db, data, skipped, selected, gap_rows))
         out.mkdir(parents=True, exist_ok=True)
         for number in skipped:
             # A picture left from an earlier database would contradict figures.md.

@@ -12,9 +12,10 @@
  *     fabric with a NIC per GPU and rail groups of two servers
  *     ("figure1-rail-optimized");
  *  3. a large cluster: a k=8 fat-tree of 8-GPU hosts with jobs arriving over
- *     time from the synthetic generator, under the main policies ("figure3");
+ *     time from the synthetic generator, under the main policies and
+ *     optimal ("figure3");
  *  4. interleaving: two jobs sharing a spine, fair sharing versus Harmonics,
- *     with per-link throughput sampled ("figure4");
+ *     Symphony and optimal, with per-link throughput sampled ("figure4");
  *  6. a multi-tenant LLM cluster: five LLM jobs of different shapes (tensor,
  *     pipeline, data and expert parallelism, ZeRO-1 and ZeRO-3) on a
  *     rail-optimized fabric of 16 servers x 8 GPUs, 2:1 between rail
@@ -362,11 +363,14 @@ Figure3(const FigureFlags& f)
     spec.synthetic.workerSizes = {{16, 2}, {32, 1}};
     spec.synthetic.seed = f.seed;
     // A central MILP over 16 jobs takes seconds per solve; cap it and plan
-    // every 5 ms (its solve time is charged in simulated time).
-    spec.attributes = {{"ns3::EpochScheduler::TimeLimit", "1s"},
-                       {"ns3::EpochScheduler::EpochLength", "5ms"}};
+    // every 5 ms (its solve time is charged in simulated time). Optimal's
+    // whole-run reference is made once, when the last job has arrived.
+    spec.attributes = {
+        {"ns3::EpochScheduler::TimeLimit", "1s"},
+        {"ns3::EpochScheduler::EpochLength", "5ms"},
+        {"ns3::OptimalScheduler::ReferenceJobs", std::to_string(spec.synthetic.jobs)}};
     RunnerFor(spec, f)->Compare(
-        PoliciesOf(f, {"fair", "crux", "cassini", "mltcp", "symphony", "harmonics"}),
+        PoliciesOf(f, {"fair", "crux", "cassini", "mltcp", "symphony", "harmonics", "optimal"}),
         std::cout);
 }
 
@@ -376,7 +380,7 @@ void
 Figure4(const FigureFlags& f)
 {
     ScenarioSpec spec = BaseSpec("figure4", f);
-    spec.description = "two jobs sharing a spine: fair sharing versus Harmonics";
+    spec.description = "two jobs sharing a spine: fair sharing versus the planners";
     spec.topology.kind = "leaf-spine";
     spec.topology.Set("leaves", UintegerValue(2))
         .Set("spines", UintegerValue(1))
@@ -400,7 +404,7 @@ Figure4(const FigureFlags& f)
         job.computeTimeNs = 31000000;
         spec.jobs.push_back(job);
     }
-    for (const std::string& policy : PoliciesOf(f, {"fair", "harmonics"}))
+    for (const std::string& policy : PoliciesOf(f, {"fair", "harmonics", "symphony", "optimal"}))
     {
         RunnerFor(spec, f)->Run(policy, &std::cout);
     }

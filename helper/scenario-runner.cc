@@ -363,9 +363,9 @@ RunCluster(const RunSetting& setting,
     {
         PrintJobs(done, *out);
         const ContentionSummary c = MeasureContention(*cluster);
-        *out << "contention: " << c.contendedJobs << " of " << c.jobs << " jobs ("
-             << std::fixed << std::setprecision(1) << 100 * c.JobFraction() << "%), holding "
-             << c.contendedGpus << " of " << c.gpus << " GPUs (" << 100 * c.GpuFraction()
+        *out << "contention: " << c.contendedJobs << " of " << c.jobs << " jobs (" << std::fixed
+             << std::setprecision(1) << 100 * c.JobFraction() << "%), holding " << c.contendedGpus
+             << " of " << c.gpus << " GPUs (" << 100 * c.GpuFraction()
              << "%), share a NIC, rack or pod uplinks with a job running beside them\n"
              << std::defaultfloat;
         network.PrintSummary(*out, *faults);

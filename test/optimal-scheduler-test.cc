@@ -11,9 +11,9 @@
 #include "scenario-run-test.h"
 
 #include <algorithm>
-#include <random>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sqlite3.h>
 
 using namespace ns3;

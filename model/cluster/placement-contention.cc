@@ -28,6 +28,7 @@ MeasureContention(const TrainingCluster& cluster)
 {
     const FabricTopology& topo = cluster.GetNetwork()->GetTopology();
     const std::vector<uint32_t>& hostNodes = topo.GetHosts();
+
     // Link group -> the jobs sending through it, with their lifetimes.
     enum Level
     {
@@ -35,12 +36,14 @@ MeasureContention(const TrainingCluster& cluster)
         RACK,
         POD
     };
+
     struct User
     {
         uint32_t id;
         Time start;
         Time end;
     };
+
     std::map<std::pair<Level, int64_t>, std::vector<User>> groups;
     ContentionSummary s;
     std::map<uint32_t, uint64_t> workers;

@@ -16,10 +16,10 @@ namespace ns3
 /// Lingjun cluster (a fraction of jobs, and of the GPUs they hold).
 struct ContentionSummary
 {
-    uint32_t jobs{0};           ///< jobs that started
-    uint32_t contendedJobs{0};  ///< of them, those that meet contention
-    uint64_t gpus{0};           ///< workers of the jobs that started
-    uint64_t contendedGpus{0};  ///< workers of the contended jobs
+    uint32_t jobs{0};             ///< jobs that started
+    uint32_t contendedJobs{0};    ///< of them, those that meet contention
+    uint64_t gpus{0};             ///< workers of the jobs that started
+    uint64_t contendedGpus{0};    ///< workers of the contended jobs
     std::set<uint32_t> contended; ///< ids of the contended jobs
 
     /// Contended jobs over jobs (0 without jobs).

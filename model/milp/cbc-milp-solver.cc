@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -24,24 +25,27 @@ namespace ns3
 namespace
 {
 
-/// True if the objective takes integer values only: integer variables with
-/// integer coefficients and an integer constant.
-bool
-IntegralObjective(const MilpModel& model)
+/// The step between the objective values of any two solutions when they
+/// differ (the greatest common divisor of its coefficients, all integers on
+/// integer variables, with an integer constant); 0 if there is none.
+int64_t
+ObjectiveStep(const MilpModel& model)
 {
     if (std::floor(model.GetObjectiveConstant()) != model.GetObjectiveConstant())
     {
-        return false;
+        return 0;
     }
+    int64_t step = 0;
     for (const MilpModel::Term& t : model.GetObjectiveTerms())
     {
         if (model.GetVariable(t.var).kind == MilpModel::VarKind::CONTINUOUS ||
-            std::floor(t.coef) != t.coef)
+            std::floor(t.coef) != t.coef || std::fabs(t.coef) > 1e15)
         {
-            return false;
+            return 0;
         }
+        step = std::gcd(step, static_cast<int64_t>(std::llabs(static_cast<int64_t>(t.coef))));
     }
-    return true;
+    return step;
 }
 
 /// Below this relative gap a stop "on the gap" has proven optimality.
@@ -329,12 +333,17 @@ RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpR
             cbc.isSecondsLimitReached() || secondary == 4 || state.preprocessingCut;
         bool meetsBound = !timedOut && std::isfinite(result.bound) &&
                           MilpRelativeGap(result.objective, result.bound) <= kProvenGap;
-        if (std::isfinite(result.bound) && IntegralObjective(model))
+        if (const int64_t step = ObjectiveStep(model); std::isfinite(result.bound) && step > 0)
         {
-            // Every solution's objective is an integer: a bound within one
-            // below the incumbent (CBC stops on its objective increment) proves it.
-            const double rounded = model.IsMinimize() ? std::ceil(result.bound - 1e-6)
-                                                      : std::floor(result.bound + 1e-6);
+            // Every solution's objective is the constant plus a multiple of
+            // the coefficients' greatest common divisor: a bound less than one
+            // step below the incumbent (CBC stops on its objective increment)
+            // proves it.
+            const double c = model.GetObjectiveConstant();
+            const double g = static_cast<double>(step);
+            const double rounded = model.IsMinimize()
+                                       ? c + g * std::ceil((result.bound - c - 1e-6) / g)
+                                       : c + g * std::floor((result.bound - c + 1e-6) / g);
             meetsBound = meetsBound || (!timedOut && rounded == result.objective);
             result.bound = rounded;
         }

@@ -651,11 +651,11 @@ EpochScheduler::Solve()
     const Time slot = cover.slot;
     // Per job and collective, the routings its routes 0, 1, ... stand for.
     std::map<uint32_t, PlannedRoutes> routeOf;
-    const PlanInstance instance =
-        BuildInstance(needs,
-                      cover,
-                      [](double w, uint32_t /* k */, uint32_t /* n */) { return w; },
-                      &routeOf);
+    const PlanInstance instance = BuildInstance(
+        needs,
+        cover,
+        [](double w, uint32_t /* k */, uint32_t /* n */) { return w; },
+        &routeOf);
     if (instance.jobs.empty())
     {
         return;

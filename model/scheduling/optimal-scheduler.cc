@@ -49,6 +49,13 @@ OptimalScheduler::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&OptimalScheduler::m_withReference),
                           MakeBooleanChecker())
+            .AddAttribute("ReferenceJobs",
+                          "0: note the reference at every arrival time; n: only once, when "
+                          "the n-th job has arrived (a scenario whose jobs arrive one by one "
+                          "then pays for one whole-run solve, not one per arrival).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&OptimalScheduler::m_referenceJobs),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("MaxSlots",
                           "Largest horizon of the whole-run reference in slots; its slots "
                           "grow beyond SlotLength to keep it.",
@@ -92,9 +99,11 @@ void
 OptimalScheduler::DoJobArrived(const SchedulerJob& job)
 {
     SymphonyScheduler::DoJobArrived(job);
+    ++m_arrived;
     // Jobs that arrive at the same time are referenced once, after the last
     // of them (their arrivals are already queued for now).
-    if (m_withReference && !m_referenceEvent.IsRunning())
+    const bool due = m_referenceJobs == 0 || m_arrived == m_referenceJobs;
+    if (m_withReference && due && !m_referenceEvent.IsRunning())
     {
         m_referenceEvent =
             ScheduleDecision(Simulator::Now(), "reference", -1, [this]() { NoteReference(); });
@@ -173,13 +182,12 @@ OptimalScheduler::NoteReference()
     {
         --resolution;
     }
-    const PlanBound lp = instance.jobs.empty()
-                             ? PlanBound{}
-                             : PlanLowerBound(instance,
-                                              CbcMilpSolver(),
-                                              options,
-                                              PlanBoundObjective::LAST_OF_CHAIN,
-                                              resolution);
+    const PlanBound lp = instance.jobs.empty() ? PlanBound{}
+                                               : PlanLowerBound(instance,
+                                                                CbcMilpSolver(),
+                                                                options,
+                                                                PlanBoundObjective::LAST_OF_CHAIN,
+                                                                resolution);
 
     // Planned completion and bound, summed over jobs from their start; jobs
     // without collectives left complete when their running one ends.
@@ -203,9 +211,9 @@ OptimalScheduler::NoteReference()
                                           [id = id](const PlanJob& j) { return j.id == id; });
         const uint32_t last = static_cast<uint32_t>(pj.collectives.size() - 1);
         const int64_t s = plan.start.at({id, last});
-        planned += sinceStart +
-                   (cover.slot * (s + pj.collectives[last].Duration(plan.RouteOf(id, last))))
-                       .GetSeconds();
+        planned +=
+            sinceStart +
+            (cover.slot * (s + pj.collectives[last].Duration(plan.RouteOf(id, last)))).GetSeconds();
         bound += sinceStart;
     }
     m_reference.plannedMeanSeconds = planned / jobs;

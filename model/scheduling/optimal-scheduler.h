@@ -22,8 +22,8 @@ namespace ns3
  * right.
  *
  * With Reference (default), once the jobs arriving at one time have all
- * arrived, it also notes a reference of the whole run, which it does not
- * act on:
+ * arrived (or only once the ReferenceJobs-th job has), it also notes a
+ * reference of the whole run, which it does not act on:
  * - planned: the mean completion time of the best schedule of every
  *   remaining collective of every job on the model (all iterations, compute
  *   times from the job model, every candidate routing; a job's last
@@ -78,6 +78,8 @@ class OptimalScheduler : public SymphonyScheduler
 
     Time m_proofTimeLimit;
     bool m_withReference;
+    uint32_t m_referenceJobs;
+    uint32_t m_arrived{0}; ///< jobs arrived so far
     uint32_t m_maxSlots;
     Time m_referenceTimeLimit;
     uint32_t m_boundResolution;

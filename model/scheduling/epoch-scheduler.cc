@@ -706,9 +706,20 @@ EpochScheduler::Install(const Plan& plan,
         for (uint32_t k = 0; k < allowed.size(); ++k)
         {
             const int64_t s = plan.start.at({id, k});
+            uint32_t choice = plan.RouteOf(id, k);
+            if (s >= cover.horizon)
+            {
+                // Deferred: no route of it fits the horizon. It takes the
+                // joint routing, where the routes of all jobs keep off each
+                // other: two jobs colliding on their current routes cannot
+                // each gain by moving alone, and would stay put.
+                for (uint32_t i = 0; i < allowed[k].size(); ++i)
+                {
+                    choice = planned.routings.at(allowed[k][i]).joint ? i : choice;
+                }
+            }
             // The routings may have been recomputed while the plan was made.
-            const uint32_t r =
-                IndexOf(st.routings, planned.routings.at(allowed[k].at(plan.RouteOf(id, k))));
+            const uint32_t r = IndexOf(st.routings, planned.routings.at(allowed[k].at(choice)));
             js.push_back(s);
             jr.push_back(r);
             // Routes change between collectives: the next one's now if it is

@@ -57,8 +57,9 @@ OptimalScheduler::GetTypeId()
                           MakeUintegerAccessor(&OptimalScheduler::m_referenceJobs),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("MaxSlots",
-                          "Largest horizon of the whole-run reference in slots; its slots "
-                          "grow beyond SlotLength to keep it.",
+                          "Slots of the whole-run reference over the time that always fits "
+                          "its jobs (beyond them, two slots a collective for rounding); its "
+                          "slots grow beyond SlotLength to keep it.",
                           UintegerValue(240),
                           MakeUintegerAccessor(&OptimalScheduler::m_maxSlots),
                           MakeUintegerChecker<uint32_t>(1))
@@ -134,14 +135,21 @@ OptimalScheduler::NoteReference()
     {
         return;
     }
-    // Every remaining collective one after the other, each rounded up by a
-    // slot, after the latest ready time: a schedule that always fits.
-    Time serial(0);
+    // A horizon that always fits: the collectives one after the other, each
+    // alone on its route, whenever one is ready. The fabric is busy for their
+    // communication at most; when it idles, every job left is computing (or
+    // not ready yet), the one that ends last among them, so idling takes no
+    // longer than the longest chain of ready wait and compute. Each
+    // collective and compute rounds up by a slot at most.
+    Time comm(0);
+    Time longestCompute(0);
     Time latest(0);
     uint64_t collectives = 0;
     for (const auto& [id, n] : needs)
     {
-        serial += (n.commTime + n.computeTime) * static_cast<int64_t>(n.remaining);
+        const auto k = static_cast<int64_t>(n.remaining);
+        comm += n.commTime * k;
+        longestCompute = std::max(longestCompute, n.computeTime * k);
         latest = std::max(latest, n.readyIn);
         collectives += n.remaining;
     }
@@ -149,10 +157,9 @@ OptimalScheduler::NoteReference()
     TimeValue slotLength;
     GetAttribute("SlotLength", slotLength);
     const int64_t extra = static_cast<int64_t>(2 * collectives + 1);
-    const Time span = latest + serial;
-    const int64_t budget = std::max<int64_t>(1, static_cast<int64_t>(m_maxSlots) - extra);
-    cover.slot = std::max(slotLength.Get(), Time(span.GetTimeStep() / budget + 1));
-    cover.horizon = span.GetTimeStep() / cover.slot.GetTimeStep() + extra;
+    const Time span = latest + comm + longestCompute;
+    cover.slot = std::max(slotLength.Get(), Time(span.GetTimeStep() / m_maxSlots + 1));
+    cover.horizon = span.GetTimeStep() / cover.slot.GetTimeStep() + 1 + extra;
     for (const auto& [id, n] : needs)
     {
         cover.chain[id] = n.remaining;

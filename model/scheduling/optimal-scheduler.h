@@ -28,8 +28,10 @@ namespace ns3
  *   remaining collective of every job on the model (all iterations, compute
  *   times from the job model, every candidate routing; a job's last
  *   collective weighs 1, the others 1e-3, to start them early where that
- *   costs nothing), slots of SlotLength or longer so that the horizon stays
- *   within MaxSlots, solved by CBC with a zero gap within ReferenceTimeLimit
+ *   costs nothing), on a horizon that always fits them (their communication
+ *   one after the other, plus the longest chain of compute) cut into
+ *   MaxSlots slots of SlotLength or longer (plus two slots a collective for
+ *   rounding), solved by CBC with a zero gap within ReferenceTimeLimit
  *   ("proven" says whether it finished);
  * - bound: a lower bound on the jobs' mean completion time that holds for
  *   any policy on the model's estimates (PlanLowerBound: the LP of a

@@ -270,11 +270,8 @@ Conclude(const ScenarioSpec& spec,
     const std::size_t jobs = cluster.GetJobs().size();
     if (cluster.GetFinishedJobs() != jobs)
     {
-        // Marked failed, with the rows of what it did (placements, iterations).
-        const std::string message = std::to_string(jobs - cluster.GetFinishedJobs()) +
-                                    " jobs did not finish before the stop time";
-        run.Fail(message, records, spec.output.flowRows, writeRows);
-        throw IncompleteRunError(message);
+        throw IncompleteRunError(std::to_string(jobs - cluster.GetFinishedJobs()) +
+                                 " jobs did not finish before the stop time");
     }
     run.Finish(records, spec.output.flowRows, writeRows);
     if (run.GetRunId() >= 0)

@@ -581,8 +581,9 @@ TEST_F(ExamplesTest, InterleavingFigureSamplesTheSharedLinks)
         Example("paper-figures",
                 {"--figure=4", "--iterations=2", "--scale=0.05", "--db=" + db.string()});
     ASSERT_EQ(o.exitCode, 0) << o.Describe();
-    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE example='figure4'"), 2);
-    EXPECT_EQ(CompleteRuns(db), 2);
+    // fair, harmonics, symphony and optimal
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE example='figure4'"), 4);
+    EXPECT_EQ(CompleteRuns(db), 4);
     // Both jobs' bytes on one spine uplink, in 100 us samples, adding up to its counter.
     EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT job_id) FROM link_samples WHERE run_id=1"), 2);
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM link_samples WHERE t_ns % 100000 <> 0"), 0);

@@ -36,7 +36,7 @@ echo "=== figure 2"
 "$build/scheduling-time" --maxRacks=64 --timeLimit=20 --seeds=5 --db="$db"
 echo "=== figure 5 (flow level): the Lingjun cluster under every policy"
 "$build/multi-tenant-fat-tree" --scenario=examples/scenarios/lingjun-200-jobs-mixed.json \
-    --compare=cassini,crux,mltcp,symphony,harmonics --db="$db" >/dev/null
+    --compare=cassini,crux,mltcp,symphony,harmonics,optimal --db="$db" >/dev/null
 echo "=== figure 5 (flow level): scheduling time against cluster size"
 for scenario in examples/scenarios/scaling/*.json; do
     for planner in harmonics symphony; do

@@ -51,8 +51,8 @@ from pathlib import Path
 # The scripts' shared modules sit beside them (also when this file is run through a link).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from plot_common import (MATPLOTLIB_MISSING, Refusal, ResultsDb, Skip,  # noqa: E402
-                         check_complete, fmt_change, fmt_ratio, fmt_speedup, fmt_time, mean,
-                         policy_key)
+                         check_complete, fmt_change, fmt_ratio, fmt_speedup, fmt_time,
+                         job_training_times, mean, policy_key)
 from plot_gap_table import gap_table, load_bound, load_gap_rows  # noqa: E402
 from plot_large_scale import (ScalingError, draw_scaling, largest_speedup,  # noqa: E402
                               load_scaling, scaling_examples, scaling_table)
@@ -150,18 +150,8 @@ def load_policy_comparison(db, example):
     for run_id, scheduler in runs:
         policies.setdefault(scheduler, PolicyMeans(scheduler)).runs.add(run_id)
 
-    for policy, run_id, job_id, model, arrival, end in db.query(
-            "SELECT r.scheduler, j.run_id, j.job_id, j.model, j.arrival_ns, j.end_ns"
-            " FROM jobs j JOIN runs r ON r.run_id = j.run_id WHERE r.example = ?"
-            " ORDER BY j.run_id, j.job_id", (example,)):
-        where = f"run {run_id} ({example}, {policy}) job {job_id}"
-        if arrival is None or end is None:
-            raise Refusal(f"{db.path}: {where} has no end_ns: the job did not finish, so its "
-                          "training time is undefined")
-        if end < arrival:
-            raise Refusal(f"{db.path}: {where} ends (end_ns {end}) before it arrives "
-                          f"(arrival_ns {arrival})")
-        policies[policy].train_ns.append(end - arrival)
+    for policy, _, _, model, ns in job_training_times(db, example):
+        policies[policy].train_ns.append(ns)
         policies[policy].models[model] += 1
 
     for policy, run_id, job_id, it, ready, done in db.query(

@@ -142,3 +142,22 @@ def median(values):
         return None
     m = len(values) // 2
     return values[m] if len(values) % 2 else (values[m - 1] + values[m]) / 2
+
+
+def job_training_times(db, example, complete_only=False):
+    """(policy, run_id, job_id, model, end - arrival in ns) for every job of the example's
+    runs (only complete runs if complete_only), in run and job order; refuses a job that
+    did not finish or ends before it arrives."""
+    status = " AND r.status = 'complete'" if complete_only else ""
+    for policy, run_id, job_id, model, arrival, end in db.query(
+            "SELECT r.scheduler, j.run_id, j.job_id, j.model, j.arrival_ns, j.end_ns"
+            " FROM jobs j JOIN runs r ON r.run_id = j.run_id WHERE r.example = ?" + status +
+            " ORDER BY j.run_id, j.job_id", (example,)):
+        where = f"run {run_id} ({example}, {policy}) job {job_id}"
+        if arrival is None or end is None:
+            raise Refusal(f"{db.path}: {where} has no end_ns: the job did not finish, so its "
+                          "training time is undefined")
+        if end < arrival:
+            raise Refusal(f"{db.path}: {where} ends (end_ns {end}) before it arrives "
+                          f"(arrival_ns {arrival})")
+        yield policy, run_id, job_id, model, end - arrival

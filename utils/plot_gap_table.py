@@ -18,7 +18,8 @@ its runs' jobs of end_ns - arrival_ns (isolated: one run per job, pooled).
 import json
 import math
 
-from plot_common import Refusal, Skip, fmt_ratio, fmt_time, mean, policy_key
+from plot_common import (Refusal, Skip, fmt_ratio, fmt_time, job_training_times, mean,
+                         policy_key)
 
 # (runs.example, figure number, row label), in the table's order.
 SCENARIOS = [
@@ -257,19 +258,8 @@ class GapRow:
 def _policy_means(db, example):
     """Per policy of the example's complete runs: the mean over its jobs of end - arrival."""
     train = {}
-    for policy, run_id, job_id, arrival, end in db.query(
-            "SELECT r.scheduler, j.run_id, j.job_id, j.arrival_ns, j.end_ns"
-            " FROM jobs j JOIN runs r ON r.run_id = j.run_id"
-            " WHERE r.example = ? AND r.status = 'complete' ORDER BY j.run_id, j.job_id",
-            (example,)):
-        where = f"run {run_id} ({example}, {policy}) job {job_id}"
-        if arrival is None or end is None:
-            raise Refusal(f"{db.path}: {where} has no end_ns: the job did not finish, so its "
-                          "training time is undefined")
-        if end < arrival:
-            raise Refusal(f"{db.path}: {where} ends (end_ns {end}) before it arrives "
-                          f"(arrival_ns {arrival})")
-        train.setdefault(policy, []).append(end - arrival)
+    for policy, _, _, _, ns in job_training_times(db, example, complete_only=True):
+        train.setdefault(policy, []).append(ns)
     return {policy: mean(values) for policy, values in train.items()}
 
 

@@ -154,4 +154,56 @@ TEST_F(OptimalSchedulerTest, AtOrBelowSymphonyWhereTheModelIsExact)
     EXPECT_GE(belowFair, 5u) << "the instances contend";
 }
 
+// A plan the proof limit cuts short is flagged: an "unproven" note beside
+// its plan note, counting up; with the default limit every plan of the same
+// run is proven and none is flagged.
+TEST_F(OptimalSchedulerTest, PlansCutShortAreFlagged)
+{
+    for (const std::string limit : {"1ns", "300s"})
+    {
+        ScenarioSpec spec = Scenario();
+        spec.backend = "flow";
+        spec.scheduler = "optimal";
+        spec.schedulerParams = R"({"Reference": "false", "ProofTimeLimit": ")" + limit + R"("})";
+        spec.output.db = (m_dir / ("flag-" + limit + ".db")).string();
+        const RunOutcome o = ScenarioRunner(spec, "test").Run();
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+        sqlite3_stmt* st = nullptr;
+        const std::string sql = "SELECT detail_json FROM scheduler_decisions WHERE run_id=" +
+                                std::to_string(o.runIds.at(0)) + " ORDER BY rowid";
+        ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
+        uint32_t plans = 0;
+        uint32_t unproven = 0;
+        while (sqlite3_step(st) == SQLITE_ROW)
+        {
+            const auto d =
+                nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+            if (!d.contains("plan"))
+            {
+                continue;
+            }
+            ++plans;
+            const bool proven = d["plan"]["proven"].get<bool>();
+            EXPECT_EQ(d.contains("unproven"), !proven) << limit;
+            if (!proven)
+            {
+                ++unproven;
+                EXPECT_EQ(d["unproven"].get<uint32_t>(), unproven) << limit;
+            }
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        EXPECT_GT(plans, 3u) << limit;
+        if (limit == "1ns")
+        {
+            EXPECT_GT(unproven, 0u);
+        }
+        else
+        {
+            EXPECT_EQ(unproven, 0u);
+        }
+    }
+}
+
 } // namespace

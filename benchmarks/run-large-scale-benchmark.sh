@@ -9,7 +9,8 @@
 #            [--schedulers "fair isolated ..."] [--db FILE]
 #   --build       a Release build directory (default build-release; built here)
 #   --scenario    the scenario file (default the mixed Lingjun cluster)
-#   --schedulers  default: fair isolated cassini crux mltcp symphony harmonics optimal
+#   --schedulers  default: fair isolated cassini crux mltcp harmonics (symphony and
+#                 optimal take hours on the default scenario)
 #   --db          append the runs to this results database too (e.g. for
 #                 utils/plot-figures.py's figure 5); default: a temporary one
 # Run it on an otherwise idle machine: it prints the load average before and after.
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=build-release
 scenario=examples/scenarios/lingjun-200-jobs-mixed.json
-schedulers="fair isolated cassini crux mltcp symphony harmonics optimal"
+schedulers="fair isolated cassini crux mltcp harmonics"
 db=""
 while [[ $# -gt 0 ]]; do
     case "$1" in

@@ -38,6 +38,28 @@ class OptimalSchedulerTest : public test::ScenarioRunTest
         return spec;
     }
 
+    /// Run \p runId's decisions in \p db, in order: (kind, detail).
+    static std::vector<std::pair<std::string, nlohmann::json>> Decisions(const std::string& db,
+                                                                         int64_t runId)
+    {
+        sqlite3* h = nullptr;
+        EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+        sqlite3_stmt* st = nullptr;
+        const std::string sql = "SELECT kind, detail_json FROM scheduler_decisions WHERE run_id=" +
+                                std::to_string(runId) + " ORDER BY rowid";
+        EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
+        std::vector<std::pair<std::string, nlohmann::json>> out;
+        while (sqlite3_step(st) == SQLITE_ROW)
+        {
+            out.emplace_back(
+                reinterpret_cast<const char*>(sqlite3_column_text(st, 0)),
+                nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(st, 1))));
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(h);
+        return out;
+    }
+
     static double MeanCompletion(const RunOutcome& o)
     {
         double sum = 0;
@@ -57,26 +79,15 @@ TEST_F(OptimalSchedulerTest, BoundBelowPlanAndEveryPolicy)
     const RunOutcome optimal = ScenarioRunner(spec, "test").Run();
 
     // The whole-run reference (all jobs arrive at once): planned and bound.
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    const std::string sql = "SELECT kind, detail_json FROM scheduler_decisions WHERE run_id=" +
-                            std::to_string(optimal.runIds.at(0)) + " ORDER BY rowid";
-    ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
     std::vector<nlohmann::json> references;
-    while (sqlite3_step(st) == SQLITE_ROW)
+    for (const auto& [kind, d] : Decisions(spec.output.db, optimal.runIds.at(0)))
     {
-        const std::string kind = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-        const auto d =
-            nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(st, 1)));
         ASSERT_NE(kind, "arrivals") << "optimal plans at Symphony's points, not once a run";
         if (d.contains("reference"))
         {
             references.push_back(d["reference"]);
         }
     }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
     ASSERT_FALSE(references.empty());
     // The plan made once every job had arrived (earlier ones see fewer, later
     // ones follow departures).
@@ -167,18 +178,10 @@ TEST_F(OptimalSchedulerTest, PlansCutShortAreFlagged)
         spec.schedulerParams = R"({"Reference": "false", "ProofTimeLimit": ")" + limit + R"("})";
         spec.output.db = (m_dir / ("flag-" + limit + ".db")).string();
         const RunOutcome o = ScenarioRunner(spec, "test").Run();
-        sqlite3* db = nullptr;
-        ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
-        sqlite3_stmt* st = nullptr;
-        const std::string sql = "SELECT detail_json FROM scheduler_decisions WHERE run_id=" +
-                                std::to_string(o.runIds.at(0)) + " ORDER BY rowid";
-        ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
         uint32_t plans = 0;
         uint32_t unproven = 0;
-        while (sqlite3_step(st) == SQLITE_ROW)
+        for (const auto& [kind, d] : Decisions(spec.output.db, o.runIds.at(0)))
         {
-            const auto d =
-                nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
             if (!d.contains("plan"))
             {
                 continue;
@@ -192,8 +195,6 @@ TEST_F(OptimalSchedulerTest, PlansCutShortAreFlagged)
                 EXPECT_EQ(d["unproven"].get<uint32_t>(), unproven) << limit;
             }
         }
-        sqlite3_finalize(st);
-        sqlite3_close(db);
         EXPECT_GT(plans, 3u) << limit;
         if (limit == "1ns")
         {

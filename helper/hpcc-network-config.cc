@@ -171,6 +171,8 @@ HpccNetworkConfig::Configure(RoceFabricHelper& helper) const
                                     UintegerValue(GetAckIntervalPackets()),
                                     "L2_ACK_INTERVAL"));
     helper.SetNicAttribute("RetransmitTimeout", TimeValue(MilliSeconds(4)));
+    // Nor do they restart slowly after a retransmission.
+    helper.SetNicAttribute("SlowRestart", BooleanValue(false));
     if (c.bufferBytes)
     {
         helper.SetMmuAttribute("BufferSize",

@@ -27,8 +27,15 @@ namespace
 {
 
 /// The fabric keys an HPCC config's network settings replace.
-constexpr const char* kKeysHpccConfigSets[] =
-    {"mtu", "cc", "pfc", "bufferBytes", "ackInterval", "rto", "ackTimeoutExponent", "retryCount"};
+constexpr const char* kKeysHpccConfigSets[] = {"mtu",
+                                               "cc",
+                                               "pfc",
+                                               "bufferBytes",
+                                               "ackInterval",
+                                               "rto",
+                                               "ackTimeoutExponent",
+                                               "retryCount",
+                                               "slowRestart"};
 
 /// Config keys of a flow-file run that a scenario gives its own way.
 constexpr const char* kKeysAScenarioGives[] = {"TOPOLOGY_FILE",
@@ -251,6 +258,12 @@ ScenarioHelper::MakeFabricHelper() const
         UintegerValue(f.ackTimeoutExponent),
         nic);
     set("retryCount", "ns3::RdmaNic::RetryCount", UintegerValue(f.retryCount), nic);
+    set("retransmission",
+        "ns3::RdmaNic::AdaptiveRetransmission",
+        BooleanValue(f.retransmission == "adaptive"),
+        nic);
+    set("selectiveRepeat", "ns3::RdmaNic::SelectiveRepeat", BooleanValue(f.selectiveRepeat), nic);
+    set("slowRestart", "ns3::RdmaNic::SlowRestart", BooleanValue(f.slowRestart), nic);
     set("pfc",
         "ns3::RoceSwitch::PfcEnabled",
         BooleanValue(f.pfc),

@@ -401,13 +401,14 @@ TEST_F(RdmaNicTest, NeverAnsweringPeerFailsAfterRetryCountPlusOneTimeouts)
         Ptr<RoceFabric> fabric = BuildPair();
         RoceFlowMonitor monitor(fabric);
         Ptr<RdmaNic> nic = fabric->GetNic(0);
+        nic->SetAttribute("AdaptiveRetransmission", BooleanValue(false));
         if (c.exponent > 0)
         {
             nic->SetAttribute("AckTimeoutExponent", UintegerValue(c.exponent));
             nic->SetAttribute("RetryCount", UintegerValue(c.retries));
         }
         EXPECT_EQ(nic->GetRetransmitTimeout(), c.timeout);
-        EXPECT_TRUE(nic->HasRetryLimit());
+        EXPECT_EQ(nic->GetRecoveryMode(), RdmaNic::RecoveryMode::LOCAL_ACK);
         DropOnReceive(fabric->GetNic(1)->GetPort(),
                       [](const RoceHeader& h, uint64_t) { return h.IsData(); });
         const Time start = MicroSeconds(3);
@@ -466,6 +467,7 @@ TEST_F(RdmaNicTest, PeerAnsweringBeforeTheLimitDoesNotFail)
     Ptr<RoceFabric> fabric = BuildPair();
     RoceFlowMonitor monitor(fabric);
     Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetAttribute("AdaptiveRetransmission", BooleanValue(false));
     nic->SetAttribute("AckTimeoutExponent", UintegerValue(8));
     nic->SetAttribute("RetryCount", UintegerValue(3));
     const Time t = NanoSeconds(1048576);
@@ -501,6 +503,7 @@ TEST_F(RdmaNicTest, ProgressResetsTheRetryCount)
                                     StringValue("ns3::ConstantRandomVariable[Constant=0]"));
     RoceFlowMonitor monitor(fabric);
     Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetAttribute("AdaptiveRetransmission", BooleanValue(false));
     nic->SetAttribute("AckTimeoutExponent", UintegerValue(8));
     nic->SetAttribute("RetryCount", UintegerValue(1));
     std::map<uint32_t, uint32_t> copies;
@@ -535,7 +538,7 @@ TEST_F(RdmaNicTest, FixedTimeoutRetriesWithoutLimit)
     Ptr<RdmaNic> nic = fabric->GetNic(0);
     nic->SetAttribute("RetransmitTimeout", TimeValue(MicroSeconds(100)));
     nic->SetAttribute("RetryCount", UintegerValue(0));
-    EXPECT_FALSE(nic->HasRetryLimit());
+    EXPECT_EQ(nic->GetRecoveryMode(), RdmaNic::RecoveryMode::FIXED);
     EXPECT_EQ(nic->GetRetransmitTimeout(), MicroSeconds(100));
     DropOnReceive(fabric->GetNic(1)->GetPort(),
                   [](const RoceHeader& h, uint64_t) { return h.IsData(); });
@@ -563,6 +566,7 @@ TEST_F(RdmaNicTest, FailureFlushesTheConnection)
     // three waiting for ever, and the test fails on the count of failures.
     Ptr<RoceFabric> fabric = BuildPair();
     Ptr<RdmaNic> nic = fabric->GetNic(0);
+    nic->SetAttribute("AdaptiveRetransmission", BooleanValue(false));
     nic->SetAttribute("AckTimeoutExponent", UintegerValue(4)); // T = 65.536 us
     nic->SetAttribute("RetryCount", UintegerValue(2));
     DropOnReceive(fabric->GetNic(1)->GetPort(), [](const RoceHeader& h, uint64_t) {

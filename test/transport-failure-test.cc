@@ -13,6 +13,7 @@
 #include "fabric-test-util.h"
 #include "scenario-run-test.h"
 
+#include "ns3/boolean.h"
 #include "ns3/node-list.h"
 
 #include <gtest/gtest.h>
@@ -231,6 +232,7 @@ TEST_F(JobFailureTest, JobRecordsTheFailureAndIssuesNoMoreWork)
     // SendFailed) leaves the job hanging: no failure, not failed.
     RoceFabricHelper helper;
     helper.SetCongestionControl("none");
+    helper.SetNicAttribute("AdaptiveRetransmission", BooleanValue(false));
     helper.SetNicAttribute("AckTimeoutExponent", UintegerValue(6));
     helper.SetNicAttribute("RetryCount", UintegerValue(1));
     Ptr<RoceFabric> fabric = helper.Install(MakeStar(2));
@@ -326,6 +328,7 @@ TEST_F(ScenarioFailureTest, CutOffHostFailsTheRunWithTheReasonInTheDatabase)
         j.gpusPerHost = 1;
     }
     spec.fabric.rtoNs = 0;
+    spec.fabric.retransmission = "local-ack";
     spec.fabric.ackTimeoutExponent = 10;
     spec.output.db = (m_dir / "runs.db").string();
     const Time t = NanoSeconds(4194304);

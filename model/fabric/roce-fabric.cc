@@ -488,11 +488,7 @@ RoceFabric::OnSendFailed(const RdmaMessageInfo& info, RdmaSendError error)
            << ": " << ToString(error);
     if (error == RdmaSendError::RETRY_EXCEEDED)
     {
-        reason << " (" << nic->GetTimeoutLimit() + 1 << " timeouts of " << std::setprecision(10)
-               << nic->GetRetransmitTimeout().GetSeconds() * 1e3
-               << " ms in a row without progress, "
-               << (nic->HasRetryLimit() ? "RetryCount " : "StallTimeouts ")
-               << nic->GetTimeoutLimit() << ")";
+        reason << " (" << nic->DescribeRetryLimit() << ")";
     }
     NS_ABORT_MSG_UNLESS(p.onFailed,
                         "job " << info.jobId << ": " << reason.str()

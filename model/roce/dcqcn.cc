@@ -137,6 +137,14 @@ Dcqcn::GetTypeId()
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&Dcqcn::m_rateOnFirstCnpAttr),
                           MakeDataRateChecker())
+            .AddAttribute("SlowRestartFraction",
+                          "Slow restart (RdmaNic::SlowRestart): a queue pair that goes back "
+                          "resumes at this fraction of line rate if it was faster, with its "
+                          "target rate where it was, so that fast recovery climbs back. "
+                          "NVIDIA does not publish the rate; 0.1 is this model's choice.",
+                          DoubleValue(0.1),
+                          MakeDoubleAccessor(&Dcqcn::m_slowRestartFraction),
+                          MakeDoubleChecker<double>(0, 1))
             .AddAttribute("SetRatesOnFirstCnp",
                           "Whether the first CNP sets Rc and Rt to RateOnFirstCnp (as the "
                           "firmware does); false leaves them as they are (the hpcc profile).",
@@ -292,7 +300,8 @@ Dcqcn::Dcqcn(const Dcqcn& other)
       m_rateOnFirstCnpAttr(other.m_rateOnFirstCnpAttr),
       m_setRatesOnFirstCnp(other.m_setRatesOnFirstCnp),
       m_clampTargetRate(other.m_clampTargetRate),
-      m_clampAfterTimeInc(other.m_clampAfterTimeInc)
+      m_clampAfterTimeInc(other.m_clampAfterTimeInc),
+      m_slowRestartFraction(other.m_slowRestartFraction)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -451,6 +460,27 @@ Dcqcn::OnCnp(Time now)
     {
         m_decreasePending = true;
     }
+    UpdateNextDue();
+}
+
+void
+Dcqcn::OnRetransmit(Time now)
+{
+    NS_LOG_FUNCTION(this << now);
+    AdvanceTo(now);
+    const double restart = std::max(m_minBps, m_lineBps * m_slowRestartFraction);
+    if (m_rate <= restart)
+    {
+        return;
+    }
+    // As a decrease: the target keeps the rate it was at, the increase
+    // stages start over, so fast recovery halves the gap every step.
+    SetTargetRate(now, m_rate);
+    SetRate(now, restart);
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_bytesSinceStage = 0;
+    m_nextIncrease = now + m_increaseInterval;
     UpdateNextDue();
 }
 

@@ -88,6 +88,7 @@ class Dcqcn : public RdmaCongestionOps
     DataRate GetRate(Time now) override;
     void OnSend(uint32_t wireBytes, Time now) override;
     void OnCnp(Time now) override;
+    void OnRetransmit(Time now) override;
     /// The next timer expiry (increase, pending decrease, marked alpha update).
     Time GetNextRateChange(Time now) override;
 
@@ -192,6 +193,7 @@ class Dcqcn : public RdmaCongestionOps
     bool m_setRatesOnFirstCnp;
     bool m_clampTargetRate;
     bool m_clampAfterTimeInc;
+    double m_slowRestartFraction;
 
     // Resolved at Init.
     bool m_initialized{false};

@@ -39,6 +39,11 @@ RdmaCongestionOps::OnCnp(Time /* now */)
 }
 
 void
+RdmaCongestionOps::OnRetransmit(Time /* now */)
+{
+}
+
+void
 RdmaCongestionOps::OnAck(uint64_t /* newlyAcked */, Time /* now */)
 {
 }

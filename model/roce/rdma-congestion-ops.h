@@ -67,6 +67,13 @@ class RdmaCongestionOps : public Object
     virtual void OnCnp(Time now);
 
     /**
+     * The queue pair went back to resend (a NAK or a timeout) and its NIC
+     * restarts it slowly (RdmaNic::SlowRestart). Nothing by default: an
+     * algorithm with no rate of its own to cut has nothing to restart.
+     */
+    virtual void OnRetransmit(Time now);
+
+    /**
      * An ACK advanced the acknowledged byte count.
      * \param newlyAcked payload bytes newly acknowledged
      * \param now current time

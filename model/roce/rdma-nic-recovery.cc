@@ -1,15 +1,18 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-// RdmaNic's loss recovery: retransmission timeouts (fixed, or InfiniBand's
-// local ACK timeout with a retry limit) and the error state a queue pair
-// enters when it runs out of retries.
+// RdmaNic's loss recovery: retransmission timeouts (ConnectX adaptive
+// retransmission, InfiniBand's local ACK timeout with a retry limit, or a
+// fixed one) and the error state a queue pair enters when it runs out of
+// retries.
 #include "rdma-nic.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <iomanip>
+#include <sstream>
 #include <vector>
 
 namespace ns3
@@ -28,12 +31,131 @@ RdmaNic::GetRetransmitTimeout() const
     return NanoSeconds(static_cast<int64_t>(4096) << m_ackTimeoutExponent);
 }
 
+Time
+RdmaNic::GetRetransmitTimeout(const RdmaSendQueuePair* qp) const
+{
+    if (GetRecoveryMode() == RecoveryMode::ADAPTIVE)
+    {
+        return m_adp.Timeout(qp->adp, GetRetransmitTimeout());
+    }
+    return GetRetransmitTimeout();
+}
+
+void
+RdmaNic::BuildAdaptiveRetransmission()
+{
+    m_adp.timeBase = m_adpTimeBase;
+    m_adp.initialExponent = m_adpInitialExponent;
+    m_adp.initialSpread = m_adpInitialSpread;
+    m_adp.startRange = m_adpStartRange;
+    m_adp.decrease = m_adpDecrease;
+    std::string why = AdaptiveRetransmissionProfile::ParseRanges(m_adpRanges, m_adp.ranges);
+    if (why.empty())
+    {
+        why = m_adp.Check();
+    }
+    NS_ABORT_MSG_UNLESS(why.empty(), "ns3::RdmaNic adaptive retransmission: " << why);
+    m_adpBuilt = true;
+}
+
+const AdaptiveRetransmissionProfile&
+RdmaNic::GetAdaptiveRetransmissionProfile()
+{
+    if (!m_adpBuilt)
+    {
+        BuildAdaptiveRetransmission();
+    }
+    return m_adp;
+}
+
+RdmaNic::RecoveryMode
+RdmaNic::GetRecoveryMode() const
+{
+    if (!m_rto.IsZero())
+    {
+        return RecoveryMode::FIXED;
+    }
+    return m_adaptive ? RecoveryMode::ADAPTIVE : RecoveryMode::LOCAL_ACK;
+}
+
+Time
+RdmaNic::GetTotalTimeout() const
+{
+    // qp_total_timeout: the queue pair's local ACK timeout x its retry count.
+    return m_adpTotal.IsZero() ? GetRetransmitTimeout() * static_cast<int64_t>(m_retryCount)
+                               : m_adpTotal;
+}
+
+std::string
+RdmaNic::DescribeRetryLimit() const
+{
+    std::ostringstream out;
+    out << std::setprecision(10);
+    switch (GetRecoveryMode())
+    {
+    case RecoveryMode::ADAPTIVE:
+        out << "no progress for the adaptive retransmission's total timeout of "
+            << GetTotalTimeout().GetSeconds() * 1e3 << " ms";
+        break;
+    case RecoveryMode::LOCAL_ACK:
+        out << m_retryCount + 1 << " timeouts of " << GetRetransmitTimeout().GetSeconds() * 1e3
+            << " ms in a row without progress, RetryCount " << m_retryCount;
+        break;
+    case RecoveryMode::FIXED:
+        out << m_stallTimeouts + 1 << " timeouts of " << GetRetransmitTimeout().GetSeconds() * 1e3
+            << " ms in a row without progress, StallTimeouts " << m_stallTimeouts;
+        break;
+    }
+    return out.str();
+}
+
+bool
+RdmaNic::OutOfRetries(const RdmaSendQueuePair* qp, Time now) const
+{
+    switch (GetRecoveryMode())
+    {
+    case RecoveryMode::ADAPTIVE:
+        return now - TimeStep(qp->stallSince) >= GetTotalTimeout();
+    case RecoveryMode::LOCAL_ACK:
+        return qp->retries >= m_retryCount;
+    case RecoveryMode::FIXED:
+        return m_stallTimeouts > 0 && qp->retries >= m_stallTimeouts;
+    }
+    return false;
+}
+
+void
+RdmaNic::OnForwardProgress(RdmaSendQueuePair* qp, Time now)
+{
+    qp->lastProgress = now;
+    qp->retries = 0;
+    if (GetRecoveryMode() == RecoveryMode::ADAPTIVE)
+    {
+        m_adp.OnProgress(qp->adp);
+    }
+}
+
+void
+RdmaNic::GoBack(RdmaSendQueuePair* qp, uint64_t from, Time now)
+{
+    m_goBackTrace(qp->info, from);
+    if (m_slowRestart && qp->cc)
+    {
+        qp->cc->OnRetransmit(now);
+    }
+    if (qp->where == RdmaSendQueuePair::Where::IDLE)
+    {
+        MakeReady(qp);
+    }
+    m_port->TrySend();
+}
+
 void
 RdmaNic::ArmTimeout(RdmaSendQueuePair* qp)
 {
     DisarmTimeout(qp);
     const Time now = Simulator::Now();
-    const Time at = std::max(now, qp->lastProgress + GetRetransmitTimeout());
+    const Time at = std::max(now, qp->lastProgress + GetRetransmitTimeout(qp));
     qp->rtoArmed = true;
     qp->rtoAt = at.GetTimeStep();
     m_timeoutQueue.emplace(qp->rtoAt, qp->qpn);
@@ -89,13 +211,17 @@ RdmaNic::OnTimeout(uint32_t qpn)
         return; // nothing outstanding; re-armed at the next send
     }
     const Time now = Simulator::Now();
-    if (now - qp->lastProgress < GetRetransmitTimeout())
+    if (now - qp->lastProgress < GetRetransmitTimeout(qp))
     {
         ArmTimeout(qp);
         return;
     }
     ++m_timeouts;
-    if ((HasRetryLimit() || m_stallTimeouts > 0) && qp->retries >= GetTimeoutLimit())
+    if (qp->retries == 0)
+    {
+        qp->stallSince = qp->lastProgress.GetTimeStep();
+    }
+    if (OutOfRetries(qp, now))
     {
         NS_LOG_INFO("QP " << qpn << " timed out at packet " << qp->sndUna << " after "
                           << qp->retries << " retries: error state");
@@ -103,16 +229,19 @@ RdmaNic::OnTimeout(uint32_t qpn)
         return;
     }
     ++qp->retries;
-    NS_LOG_INFO("QP " << qpn << " timed out at packet " << qp->sndUna << ", retry " << qp->retries);
-    qp->sndNxt = qp->sndUna;
-    qp->lastProgress = now;
-    m_goBackTrace(qp->info, qp->sndUna);
-    if (qp->where == RdmaSendQueuePair::Where::IDLE)
+    if (GetRecoveryMode() == RecoveryMode::ADAPTIVE)
     {
-        MakeReady(qp);
+        m_adp.OnExpiry(qp->adp);
     }
+    m_timeoutTrace(qp->info, qp->retries, GetRetransmitTimeout(qp));
+    NS_LOG_INFO("QP " << qpn << " timed out at packet " << qp->sndUna << ", retry " << qp->retries);
+    // Go-back-N and selective repeat alike resend everything not acknowledged:
+    // without a NAK the sender cannot tell which packets arrived.
+    qp->sndNxt = qp->sndUna;
+    qp->resendPending = false;
+    qp->lastProgress = now;
     ArmTimeout(qp);
-    m_port->TrySend();
+    GoBack(qp, qp->sndUna, now);
 }
 
 void

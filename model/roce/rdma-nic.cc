@@ -5,8 +5,11 @@
 
 #include "roce-psn.h"
 
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
@@ -91,6 +94,91 @@ RdmaNic::GetTypeId()
                           UintegerValue(1000),
                           MakeUintegerAccessor(&RdmaNic::m_stallTimeouts),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AdaptiveRetransmission",
+                          "ConnectX adaptive retransmission (ROCE_ACCL roce_adp_retrans_en, "
+                          "enabled in NVIDIA's sample query of the register): each queue pair "
+                          "times out after AdpTimeBase x 2^e, e drawn at random at first and "
+                          "then walked through AdpRanges, capped by the local ACK timeout "
+                          "(AckTimeoutExponent); it errors after AdpTotalTimeout without "
+                          "progress. false: the local ACK timeout itself with RetryCount "
+                          "retries. Not used while RetransmitTimeout is set.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_adaptive),
+                          MakeBooleanChecker())
+            .AddAttribute("AdpTimeBase",
+                          "Adaptive retransmission time_base: timeouts are this x 2^e. A power "
+                          "of two microseconds, at least the firmware's adp_retx_base_timeout_min "
+                          "(4 us, the default).",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_adpTimeBase),
+                          MakeTimeChecker(MicroSeconds(4)))
+            .AddAttribute("AdpInitialExponent",
+                          "Adaptive retransmission timeout_init_low_bound: a queue pair's first "
+                          "timeout exponent is drawn uniformly in [this, this + "
+                          "AdpInitialSpread - 1]. 5 (128 us at 4 us) by this model's choice: "
+                          "NVIDIA does not publish the default profile.",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&RdmaNic::m_adpInitialExponent),
+                          MakeUintegerChecker<uint8_t>(0, 31))
+            .AddAttribute("AdpInitialSpread",
+                          "Adaptive retransmission timeout_init_range_size: how many exponents "
+                          "the first timeout is drawn from. 2 (128 or 256 us) by this model's "
+                          "choice.",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&RdmaNic::m_adpInitialSpread),
+                          MakeUintegerChecker<uint8_t>(1, 32))
+            .AddAttribute("AdpRanges",
+                          "Adaptive retransmission timeout_range[]: up to four ranges of "
+                          "exponents LOW-HIGHxRETRIES, sorted and disjoint. Each value of a "
+                          "range serves RETRIES expiries, then doubles; past HIGH the next "
+                          "range starts at its LOW. 5-7x2,8-10x2,11-14x1,15-20x1 (128 us to "
+                          "4.2 s at 4 us) by this model's choice.",
+                          StringValue("5-7x2,8-10x2,11-14x1,15-20x1"),
+                          MakeStringAccessor(&RdmaNic::m_adpRanges),
+                          MakeAdpRangesChecker())
+            .AddAttribute("AdpStartRange",
+                          "Adaptive retransmission start_range_index: the range a queue pair "
+                          "enters at its first expiry if its drawn exponent is in none.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_adpStartRange),
+                          MakeUintegerChecker<uint8_t>(0, 3))
+            .AddAttribute("AdpDecrease",
+                          "Adaptive retransmission dec_mode: on forward progress the timeout "
+                          "halves (Halve), quarters (Quarter) or returns to its range's low "
+                          "bound (Reset); below a range's low bound it enters the range "
+                          "before.",
+                          EnumValue(AdaptiveRetransmissionProfile::HALVE),
+                          MakeEnumAccessor(&RdmaNic::m_adpDecrease),
+                          MakeEnumChecker(AdaptiveRetransmissionProfile::HALVE,
+                                          "Halve",
+                                          AdaptiveRetransmissionProfile::QUARTER,
+                                          "Quarter",
+                                          AdaptiveRetransmissionProfile::RESET,
+                                          "Reset"))
+            .AddAttribute("AdpTotalTimeout",
+                          "Adaptive retransmission retx_total_timeout: a queue pair that makes "
+                          "no progress this long moves to the error state. 0 (the default): "
+                          "qp_total_timeout, the local ACK timeout x RetryCount (30 s at "
+                          "NCCL's 20 and 7).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaNic::m_adpTotal),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("SelectiveRepeat",
+                          "ROCE_ACCL selective_repeat_forced_en (off in NVIDIA's sample query, "
+                          "the default): the receiver keeps packets that arrive after a gap "
+                          "and NAKs each hole, and the sender resends only the packet a NAK "
+                          "names. A timeout still resends everything not acknowledged.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_selectiveRepeat),
+                          MakeBooleanChecker())
+            .AddAttribute("SlowRestart",
+                          "ROCE_ACCL roce_slow_restart_en (on in NVIDIA's sample query, the "
+                          "default): a queue pair that goes back (NAK or timeout) resumes "
+                          "at a reduced rate, its congestion control's OnRetransmit (DCQCN: "
+                          "SlowRestartFraction of line rate) instead of where it was.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_slowRestart),
+                          MakeBooleanChecker())
             .AddAttribute("CnpInterval",
                           "Minimum time between two CNPs for one queue pair (notification "
                           "point rate limit; ConnectX's MIN_TIME_BETWEEN_CNPS, 4 us).",
@@ -134,6 +222,11 @@ RdmaNic::GetTypeId()
                             "args: message, packet index resent from.",
                             MakeTraceSourceAccessor(&RdmaNic::m_goBackTrace),
                             "ns3::RdmaNic::GoBackCallback")
+            .AddTraceSource("Timeout",
+                            "A queue pair timed out and goes back; args: message, timeouts "
+                            "in a row, the timeout it runs next.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_timeoutTrace),
+                            "ns3::RdmaNic::TimeoutCallback")
             .AddTraceSource("SendFailed",
                             "A message failed: its queue pair moved to the error state (retry "
                             "count exceeded) or an earlier message of its connection failed "
@@ -272,6 +365,23 @@ RdmaNic::CreateSendQueuePair(const RdmaMessageInfo& info,
         std::max<uint64_t>(1, (info.bytes + m_payloadPerPacket - 1) / m_payloadPerPacket);
     qp->nextSend = now;
     qp->lastProgress = now;
+    if (GetRecoveryMode() == RecoveryMode::ADAPTIVE)
+    {
+        if (!m_adpBuilt)
+        {
+            BuildAdaptiveRetransmission();
+        }
+        // Randomized so that queue pairs do not expire together; drawn from a
+        // hash of the run's seed and the queue pair rather than a stream, so
+        // that no other random variable's stream moves.
+        uint64_t h = RngSeedManager::GetSeed() * 0x9E3779B97F4A7C15ull ^
+                     RngSeedManager::GetRun() * 0xC2B2AE3D27D4EB4Full ^
+                     (static_cast<uint64_t>(m_address) << 32 | qpn);
+        h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+        h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+        h ^= h >> 31;
+        qp->adp = m_adp.Start(static_cast<double>(h >> 11) * 0x1.0p-53);
+    }
     if (!m_ccPrototype || m_ccPrototype->GetInstanceTypeId() != m_ccTypeId)
     {
         if (m_ccFactory.GetTypeId() != m_ccTypeId)
@@ -571,7 +681,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls, RoceFor
                 Release(qp);
                 continue;
             }
-            if (qp->sndNxt >= qp->nPackets)
+            if (qp->sndNxt >= qp->nPackets && !qp->resendPending)
             {
                 continue; // all sent; waiting for ACKs
             }
@@ -599,7 +709,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls, RoceFor
             {
                 HandOver(qp);
             }
-            if (qp->sndNxt < qp->nPackets)
+            if (qp->sndNxt < qp->nPackets || qp->resendPending)
             {
                 // The port is busy for this frame anyway: a queue pair due by
                 // then stays in the ring instead of costing a wake-up.
@@ -632,11 +742,20 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls, RoceFor
 RoceForwardingInfo
 RdmaNic::BuildData(RdmaSendQueuePair* qp)
 {
-    const uint64_t index = qp->sndNxt++;
-    if (index == qp->sndUna)
+    uint64_t index;
+    if (qp->resendPending)
     {
-        // Nothing was outstanding: the timeout counts from now.
-        qp->lastProgress = Simulator::Now();
+        index = qp->resendIndex++;
+        qp->resendPending = qp->resendIndex < qp->resendEnd;
+    }
+    else
+    {
+        index = qp->sndNxt++;
+        if (index == qp->sndUna)
+        {
+            // Nothing was outstanding: the timeout counts from now.
+            qp->lastProgress = Simulator::Now();
+        }
     }
     const uint32_t payload = qp->PayloadOf(index);
     if (index < qp->maxSent)
@@ -754,28 +873,50 @@ RdmaNic::ReceiveData(const RoceForwardingInfo& f)
     {
         ++rq.expected;
         rq.nakSent = false;
+        if (!rq.early.empty())
+        {
+            // Selective repeat: the hole is filled; what came after it is in.
+            while (rq.expected < rq.beyond && IsEarly(rq, rq.expected))
+            {
+                ++rq.expected;
+            }
+            if (rq.expected >= rq.beyond)
+            {
+                rq.early.clear();
+            }
+        }
         if (rq.expected == rq.nPackets && !rq.delivered)
         {
             rq.delivered = true;
             rq.sinceAck = 0;
-            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kAck, index);
+            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kAck, rq.expected - 1);
             m_deliveredTrace(rq.info, now);
+            return;
+        }
+        if (!rq.early.empty())
+        {
+            // The next hole: NAK it at once (it acknowledges all before it).
+            rq.sinceAck = 0;
+            SendHoleNak(rq);
             return;
         }
         if (++rq.sinceAck >= m_ackInterval)
         {
             rq.sinceAck = 0;
-            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kAck, index);
+            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kAck, rq.expected - 1);
         }
     }
     else if (index > rq.expected)
     {
-        // Go-back-N: one NAK per gap; the sender resends from `expected`.
+        if (m_selectiveRepeat)
+        {
+            MarkEarly(rq, index);
+        }
+        // One NAK per gap; the sender resends from `expected` (go-back-N) or
+        // the hole alone (selective repeat).
         if (!rq.nakSent)
         {
-            rq.nakSent = true;
-            ++m_naksSent;
-            SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kNakSequenceError, rq.expected);
+            SendHoleNak(rq);
         }
     }
     else
@@ -791,7 +932,53 @@ RdmaNic::ReceiveData(const RoceForwardingInfo& f)
 }
 
 void
-RdmaNic::SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index)
+RdmaNic::MarkEarly(RdmaRecvQueuePair& rq, uint64_t index)
+{
+    if (rq.early.empty())
+    {
+        rq.earlyBase = rq.expected & ~uint64_t{63};
+    }
+    const uint64_t word = (index - rq.earlyBase) / 64;
+    if (word >= rq.early.size())
+    {
+        rq.early.resize(word + 1, 0);
+    }
+    rq.early[word] |= uint64_t{1} << ((index - rq.earlyBase) % 64);
+    rq.beyond = std::max(rq.beyond, index + 1);
+}
+
+bool
+RdmaNic::IsEarly(const RdmaRecvQueuePair& rq, uint64_t index)
+{
+    const uint64_t word = (index - rq.earlyBase) / 64;
+    return word < rq.early.size() && (rq.early[word] >> ((index - rq.earlyBase) % 64) & 1) != 0;
+}
+
+void
+RdmaNic::SendHoleNak(RdmaRecvQueuePair& rq)
+{
+    rq.nakSent = true;
+    ++m_naksSent;
+    uint64_t end = rq.expected;
+    if (!rq.early.empty())
+    {
+        // Selective repeat: the hole ends at the first packet kept after it;
+        // the NAK's MSN field carries that PSN, so that the sender resends
+        // the whole hole at once rather than a packet per round trip.
+        while (end < rq.beyond && !IsEarly(rq, end))
+        {
+            ++end;
+        }
+    }
+    SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kNakSequenceError, rq.expected, end);
+}
+
+void
+RdmaNic::SendControl(const RdmaRecvQueuePair& rq,
+                     RoceOpcode op,
+                     uint8_t syndrome,
+                     uint64_t index,
+                     uint64_t holeEnd)
 {
     RoceForwardingInfo f = NewFrame(rq.srcIp,
                                     RoceNetDevice::kControlClass,
@@ -803,7 +990,8 @@ RdmaNic::SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrom
     {
         f.psn = RocePsn::ToWire(rq.initialPsn, index);
         f.syndrome = syndrome;
-        f.msn = static_cast<uint32_t>(rq.expected) & 0xFFFFFF;
+        f.msn = holeEnd > index ? RocePsn::ToWire(rq.initialPsn, holeEnd)
+                                : static_cast<uint32_t>(rq.expected) & 0xFFFFFF;
     }
     m_port->Enqueue(f, RoceNetDevice::kControlClass);
 }
@@ -831,15 +1019,20 @@ RdmaNic::ReceiveAck(const RoceForwardingInfo& f)
             qp->cc->OnAck((index - qp->sndUna) * qp->payloadPerPacket, now);
             qp->sndUna = index;
         }
-        qp->lastProgress = now;
-        qp->retries = 0;
-        qp->sndNxt = index;
-        m_goBackTrace(qp->info, index);
-        if (qp->where == RdmaSendQueuePair::Where::IDLE)
+        OnForwardProgress(qp, now);
+        if (!m_selectiveRepeat)
         {
-            MakeReady(qp);
+            qp->sndNxt = index;
         }
-        m_port->TrySend();
+        else if (index < qp->sndNxt)
+        {
+            // Only the hole: the receiver kept what came after it.
+            const uint64_t end = RocePsn::FromWire(qp->initialPsn, f.msn, index);
+            qp->resendPending = true;
+            qp->resendIndex = index;
+            qp->resendEnd = std::min(std::max(end, index + 1), qp->sndNxt);
+        }
+        GoBack(qp, index, now);
         return;
     }
     const uint64_t acked = index + 1;
@@ -853,8 +1046,12 @@ RdmaNic::ReceiveAck(const RoceForwardingInfo& f)
         newly += qp->PayloadOf(i);
     }
     qp->sndUna = acked;
-    qp->lastProgress = now;
-    qp->retries = 0;
+    OnForwardProgress(qp, now);
+    if (qp->resendPending && qp->resendIndex < acked)
+    {
+        qp->resendIndex = acked; // arrived after all
+        qp->resendPending = qp->resendIndex < qp->resendEnd;
+    }
     if (qp->sndNxt < acked)
     {
         qp->sndNxt = acked; // a timeout rewound past what has now arrived

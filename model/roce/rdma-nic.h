@@ -4,6 +4,7 @@
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
 
+#include "adaptive-retransmission.h"
 #include "rdma-queue-pair.h"
 #include "roce-net-device.h"
 #include "wake-timer.h"
@@ -35,12 +36,19 @@ namespace ns3
  * out-of-order packets, recovers with go-back-N and a retransmission
  * timeout, and sends CNPs for ECN-marked packets.
  *
- * The timeout is the InfiniBand local ACK timeout, 4.096 us x
- * 2^AckTimeoutExponent, with a limit of RetryCount timeouts in a row without
- * progress, after which the queue pair moves to the error state and its
- * messages fail (SendFailed), as ConnectX NICs under NCCL do. A non-zero
- * RetransmitTimeout selects instead the fixed timeout without a retry limit
- * of the HPCC-lineage simulators.
+ * Timeouts are ConnectX's adaptive retransmission by default
+ * (AdaptiveRetransmission, see AdaptiveRetransmissionProfile): a randomized
+ * timeout of microseconds that doubles through ranges, capped by the
+ * InfiniBand local ACK timeout 4.096 us x 2^AckTimeoutExponent, with the
+ * error state after that timeout x RetryCount without progress. With
+ * AdaptiveRetransmission false the timeout is the local ACK timeout itself,
+ * with a limit of RetryCount timeouts in a row without progress. Either way
+ * the queue pair then moves to the error state and its messages fail
+ * (SendFailed), as ConnectX NICs under NCCL do. A non-zero RetransmitTimeout
+ * selects instead the fixed timeout of the HPCC-lineage simulators.
+ * SlowRestart cuts a queue pair's rate when it goes back (its congestion
+ * control's OnRetransmit); SelectiveRepeat keeps out-of-order packets at
+ * the receiver and resends only the packet a NAK names.
  */
 class RdmaNic : public Object, public RocePortOwner
 {
@@ -172,30 +180,35 @@ class RdmaNic : public Object, public RocePortOwner
         return m_sendsFailed;
     }
 
+    /// How queue pairs time out.
+    enum class RecoveryMode : uint8_t
+    {
+        ADAPTIVE,  ///< ConnectX adaptive retransmission, capped by the local ACK timeout
+        LOCAL_ACK, ///< the InfiniBand local ACK timeout, RetryCount retries
+        FIXED,     ///< RetransmitTimeout, StallTimeouts retries
+    };
+
+    RecoveryMode GetRecoveryMode() const;
+
     /**
-     * The retransmission timeout queue pairs run now: RetransmitTimeout if it
-     * is set, else the local ACK timeout 4.096 us x 2^AckTimeoutExponent.
+     * RetransmitTimeout if it is set, else the local ACK timeout 4.096 us x
+     * 2^AckTimeoutExponent: the timeout of every queue pair, or under
+     * adaptive retransmission the cap of each one's own.
      */
     Time GetRetransmitTimeout() const;
+    /// The timeout \p qp runs now.
+    Time GetRetransmitTimeout(const RdmaSendQueuePair* qp) const;
+    /// Adaptive retransmission: how long without progress a queue pair errors after.
+    Time GetTotalTimeout() const;
+    /// When a queue pair moves to the error state, in words (for failure reports).
+    std::string DescribeRetryLimit() const;
 
-    /// Whether RetryCount applies (RetransmitTimeout is 0): false for the fixed timeout.
-    bool HasRetryLimit() const
-    {
-        return m_rto.IsZero();
-    }
+    /// The adaptive retransmission profile the Adp* attributes give.
+    const AdaptiveRetransmissionProfile& GetAdaptiveRetransmissionProfile();
 
     uint32_t GetRetryCount() const
     {
         return m_retryCount;
-    }
-
-    /**
-     * Timeouts in a row without progress a queue pair retries before it
-     * fails: RetryCount, or StallTimeouts under the fixed timeout (0: no limit).
-     */
-    uint32_t GetTimeoutLimit() const
-    {
-        return HasRetryLimit() ? m_retryCount : m_stallTimeouts;
     }
 
     // RocePortOwner
@@ -219,6 +232,8 @@ class RdmaNic : public Object, public RocePortOwner
     typedef void (*SendFailedCallback)(const RdmaMessageInfo& info, RdmaSendError error);
     /// Trace signature of Retransmit: message, payload bytes sent again.
     typedef void (*RetransmitCallback)(const RdmaMessageInfo& info, uint32_t bytes);
+    /// A queue pair timed out: message, timeouts in a row, its next timeout.
+    typedef void (*TimeoutCallback)(const RdmaMessageInfo& info, uint32_t retries, Time next);
 
   protected:
     void DoDispose() override;
@@ -234,7 +249,14 @@ class RdmaNic : public Object, public RocePortOwner
                                 uint16_t srcPort,
                                 RoceOpcode op,
                                 uint32_t destQp);
-    void SendControl(const RdmaRecvQueuePair& rq, RoceOpcode op, uint8_t syndrome, uint64_t index);
+    /// An ACK, NAK or CNP; a selective-repeat NAK also names the end of its hole, \p holeEnd.
+    void SendControl(const RdmaRecvQueuePair& rq,
+                     RoceOpcode op,
+                     uint8_t syndrome,
+                     uint64_t index,
+                     uint64_t holeEnd = 0);
+    /// NAK the gap at rq.expected (and under selective repeat, say where it ends).
+    void SendHoleNak(RdmaRecvQueuePair& rq);
     void ReceiveData(const RoceForwardingInfo& f);
     void ReceiveAck(const RoceForwardingInfo& f);
     /// (Re)arm \p qp's timeout at its last progress plus the timeout.
@@ -244,6 +266,17 @@ class RdmaNic : public Object, public RocePortOwner
     /// The earliest timeouts fell due: run each, then wait for the next.
     void RunTimeouts();
     void OnTimeout(uint32_t qpn);
+    /// Whether \p qp, timed out at \p now, has no retry left.
+    bool OutOfRetries(const RdmaSendQueuePair* qp, Time now) const;
+    /// An ACK advanced \p qp or a NAK arrived.
+    void OnForwardProgress(RdmaSendQueuePair* qp, Time now);
+    /// \p qp resends from packet \p from (NAK or timeout): slow restart, and back to sending.
+    void GoBack(RdmaSendQueuePair* qp, uint64_t from, Time now);
+    /// Selective repeat: mark \p index received early at \p rq.
+    static void MarkEarly(RdmaRecvQueuePair& rq, uint64_t index);
+    static bool IsEarly(const RdmaRecvQueuePair& rq, uint64_t index);
+    /// m_adp from the Adp* attributes; aborts naming the attribute if they do not fit.
+    void BuildAdaptiveRetransmission();
     void Complete(RdmaSendQueuePair* qp);
     /// \p qp ran out of retries: it and every live message of its connection fail.
     void FailConnection(RdmaSendQueuePair* qp);
@@ -274,6 +307,19 @@ class RdmaNic : public Object, public RocePortOwner
     uint32_t m_ackTimeoutExponent{20};
     uint32_t m_retryCount{7};
     uint32_t m_stallTimeouts{1000}; ///< the fixed timeout's limit; 0: none
+    bool m_adaptive{true};
+    Time m_adpTimeBase;
+    uint8_t m_adpInitialExponent{5};
+    uint8_t m_adpInitialSpread{2};
+    std::string m_adpRanges;
+    uint8_t m_adpStartRange{0};
+    AdaptiveRetransmissionProfile::Decrease m_adpDecrease{AdaptiveRetransmissionProfile::HALVE};
+    Time m_adpTotal; ///< zero: the local ACK timeout x RetryCount
+    /// The profile the attributes above give, built at the first queue pair.
+    AdaptiveRetransmissionProfile m_adp;
+    bool m_adpBuilt{false};
+    bool m_selectiveRepeat{false};
+    bool m_slowRestart{true};
     Time m_cnpInterval;
     TypeId m_ccTypeId;
     ObjectFactory m_ccFactory; ///< type and attribute values; used while its type is m_ccTypeId
@@ -318,6 +364,7 @@ class RdmaNic : public Object, public RocePortOwner
     TracedCallback<const RdmaMessageInfo&, uint64_t> m_goBackTrace;
     TracedCallback<const RdmaMessageInfo&, RdmaSendError> m_sendFailedTrace;
     TracedCallback<const RdmaMessageInfo&, uint32_t> m_retransmitTrace;
+    TracedCallback<const RdmaMessageInfo&, uint32_t, Time> m_timeoutTrace;
 };
 
 } // namespace ns3

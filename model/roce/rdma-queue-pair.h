@@ -4,6 +4,7 @@
 #ifndef RDMA_QUEUE_PAIR_H
 #define RDMA_QUEUE_PAIR_H
 
+#include "adaptive-retransmission.h"
 #include "iteration-progress.h"
 #include "rdma-congestion-ops.h"
 
@@ -109,9 +110,14 @@ struct RdmaSendQueuePair
     bool onConnection{false};   ///< posted with a UDP source port: part of a connection
     bool ccUsesProgress{false}; ///< cc->UsesProgress(), asked once
     bool rtoArmed{false};
-    bool done{false};    ///< every byte acknowledged, or failed
-    uint32_t retries{0}; ///< timeouts in a row without progress (ACK advancing or NAK)
-    int64_t rtoAt{0};    ///< time step of the armed timeout, valid while rtoArmed
+    bool done{false};                ///< every byte acknowledged, or failed
+    bool resendPending{false};       ///< selective repeat: packet resendIndex goes before sndNxt
+    uint32_t retries{0};             ///< timeouts in a row without progress (ACK advancing or NAK)
+    int64_t rtoAt{0};                ///< time step of the armed timeout, valid while rtoArmed
+    int64_t stallSince{0};           ///< time step of the last progress before this run of timeouts
+    uint64_t resendIndex{0};         ///< selective repeat: next packet of the hole a NAK named
+    uint64_t resendEnd{0};           ///< selective repeat: one past the hole
+    AdaptiveRetransmissionState adp; ///< adaptive retransmission: the current timeout
 
     uint32_t PayloadOf(uint64_t index) const
     {
@@ -134,8 +140,13 @@ struct RdmaRecvQueuePair
     uint32_t initialPsn{0};
     uint64_t nPackets{0};
     uint64_t expected{0}; ///< next in-order packet index
-    uint32_t sinceAck{0}; ///< packets received since the last ACK
-    bool nakSent{false};  ///< a NAK for `expected` is outstanding
+    /// Selective repeat: packets received past `expected`, one bit each from
+    /// `expected` rounded down to 64 (empty until the first gap).
+    std::vector<uint64_t> early;
+    uint64_t earlyBase{0}; ///< packet index of bit 0 of early[0]
+    uint64_t beyond{0};    ///< selective repeat: one past the highest index received
+    uint32_t sinceAck{0};  ///< packets received since the last ACK
+    bool nakSent{false};   ///< a NAK for `expected` is outstanding
     bool delivered{false};
     Time lastCnp;
     bool cnpSent{false};

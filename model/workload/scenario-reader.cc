@@ -59,6 +59,9 @@ ReadFabric(const LocatedJson& w,
               "rto",
               "ackTimeoutExponent",
               "retryCount",
+              "retransmission",
+              "selectiveRepeat",
+              "slowRestart",
               "hpccConfig"});
     o.With("hpccConfig", [&](const Node& v) { f.hpccConfig = resolve(w.String(v)); });
     o.With("mtu", [&](const Node& v) {
@@ -82,6 +85,15 @@ ReadFabric(const LocatedJson& w,
     });
     o.With("retryCount",
            [&](const Node& v) { f.retryCount = static_cast<uint32_t>(w.Unsigned(v, 0, 7)); });
+    o.With("retransmission", [&](const Node& v) {
+        f.retransmission = w.String(v);
+        if (f.retransmission != "adaptive" && f.retransmission != "local-ack")
+        {
+            w.Fail(v, "expected adaptive or local-ack, got '" + f.retransmission + "'");
+        }
+    });
+    o.With("selectiveRepeat", [&](const Node& v) { f.selectiveRepeat = w.Bool(v); });
+    o.With("slowRestart", [&](const Node& v) { f.slowRestart = w.Bool(v); });
 }
 
 void

@@ -118,6 +118,11 @@ struct ScenarioSpec
         int64_t rtoNs{0};                  ///< fixed retransmission timeout; 0: InfiniBand's
         uint32_t ackTimeoutExponent{20};   ///< local ACK timeout 4.096 us x 2^N, 1-31
         uint32_t retryCount{7};            ///< timeouts retried before the queue pair errors, 0-7
+        /// "adaptive" (ConnectX adaptive retransmission) or "local-ack"
+        /// (the local ACK timeout itself); while rtoNs is 0
+        std::string retransmission{"adaptive"};
+        bool selectiveRepeat{false}; ///< RdmaNic::SelectiveRepeat
+        bool slowRestart{true};      ///< RdmaNic::SlowRestart
         /// An HPCC-lineage config (SimAI.conf) whose network settings replace
         /// the keys above (HpccNetworkConfig); resolved against the scenario
         /// file's directory; empty for none.

@@ -515,6 +515,128 @@ Figure6(const FigureFlags& f)
     RunnerFor(spec, f)->Compare(PoliciesOf(f, CollectiveSchedulerHelper::GetSchedulerNames()),
                                 std::cout);
 }
+
+/// The link and switch figure 1's cross-rack jobs 6 and 7 (racks 4-7, pods
+/// 2 and 3) cross: the first uplink of pod 2's first aggregation switch to
+/// the core, and that switch.
+std::pair<uint32_t, uint32_t>
+FaultTargets(const ScenarioSpec& spec)
+{
+    const FabricTopology topo = spec.topology.MakeBuilder()->Build();
+    uint32_t agg = topo.GetNNodes();
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        if (topo.GetNode(n).name == "agg-p2-0")
+        {
+            agg = n;
+        }
+    }
+    NS_ABORT_MSG_IF(agg == topo.GetNNodes(), "figure 1's fat-tree has no agg-p2-0");
+    for (uint32_t l : topo.AdjacentLinks(agg))
+    {
+        if (topo.GetNode(topo.GetPeer(agg, l)).tier == 3)
+        {
+            return {l, agg};
+        }
+    }
+    NS_ABORT_MSG("agg-p2-0 has no core link");
+}
+
+/**
+ * Failure studies on figure 1's fat-tree: a link flap shorter than the
+ * detection delay (50 us), a longer one (5 ms), and a switch that fails for
+ * good, during training (at 0.5 s x scale, in the third iteration). Every
+ * policy under the defaults (adaptive retransmission, go-back-N, 100 us
+ * detection delay), each beside its fault-free run; then fair sharing under
+ * each fault, detection delay (0, 100 us, 1 ms, 10 ms) and retransmission
+ * setting (adaptive, the InfiniBand local ACK timeout, adaptive with
+ * selective repeat). Runs are named faults/FAULT/detect-DELAY/RETRANSMISSION;
+ * utils/plot-faults.py draws them (doc/faults.md).
+ */
+void
+FigureFaults(const FigureFlags& f)
+{
+    const uint32_t iterations = f.iterations > 0 ? f.iterations : 6;
+    ScenarioSpec base = BaseSpec("faults/none/detect-100us/adaptive", f);
+    base.description = "figure 1's jobs on its k=4 fat-tree, with a fault during training";
+    base.topology.Set("k", UintegerValue(4));
+    base.topology.gpusPerHost = 8;
+    base.jobs = Figure1Jobs(iterations, f.scale);
+    base.output.flowRows = true; // retransmitted bytes per job
+    const auto [link, agg] = FaultTargets(base);
+    const int64_t at = std::llround(0.5e9 * f.scale);
+
+    struct Fault
+    {
+        std::string name;
+        FabricFault fault;
+    };
+
+    FabricFault flap;
+    flap.target = FabricFault::Target::LINK;
+    flap.id = link;
+    flap.downNs = at;
+    FabricFault shortFlap = flap;
+    shortFlap.upNs = at + 50000;
+    FabricFault longFlap = flap;
+    longFlap.upNs = at + 5000000;
+    FabricFault sw;
+    sw.target = FabricFault::Target::SWITCH;
+    sw.id = agg;
+    sw.downNs = at;
+    const std::vector<Fault> faults{{"link-flap-50us", shortFlap},
+                                    {"link-flap-5ms", longFlap},
+                                    {"switch-down", sw}};
+    auto variant = [&](const std::string& fault,
+                       const std::vector<FabricFault>& list,
+                       const std::string& detect,
+                       const std::string& retransmission) {
+        ScenarioSpec spec = base;
+        spec.name = "faults/" + fault + "/detect-" + detect + "/" + retransmission;
+        spec.faults = list;
+        spec.attributes.emplace_back("ns3::FabricFaults::DetectionDelay", detect);
+        spec.fabric.retransmission = retransmission == "local-ack" ? "local-ack" : "adaptive";
+        spec.fabric.selectiveRepeat = retransmission == "selective-repeat";
+        return spec;
+    };
+    // Every policy, the defaults, beside the same runs without the fault.
+    std::vector<ScenarioSpec> specs{variant("none", {}, "100us", "adaptive")};
+    for (const Fault& x : faults)
+    {
+        specs.push_back(variant(x.name, {x.fault}, "100us", "adaptive"));
+    }
+    std::vector<std::unique_ptr<ScenarioRunner>> runners;
+    std::vector<ScenarioRunner::Comparison> comparisons;
+    const std::vector<std::string> policies =
+        PoliciesOf(f, {"fair", "cassini", "crux", "mltcp", "symphony", "harmonics"});
+    for (const ScenarioSpec& spec : specs)
+    {
+        runners.push_back(RunnerFor(spec, f));
+        comparisons.push_back({runners.back().get(), policies});
+    }
+    ScenarioRunner::CompareTogether(comparisons, f.parallel, std::cout);
+    // Fair sharing against the detection delay and the retransmission settings.
+    for (const std::string retransmission : {"adaptive", "local-ack", "selective-repeat"})
+    {
+        if (retransmission != "adaptive")
+        {
+            // Its fault-free run: the detection delay changes nothing there.
+            RunnerFor(variant("none", {}, "100us", retransmission), f)->Run("fair", &std::cout);
+        }
+        for (const std::string detect : {"0us", "100us", "1ms", "10ms"})
+        {
+            for (const Fault& x : faults)
+            {
+                if (detect != "100us" || retransmission != "adaptive") // else run above
+                {
+                    RunnerFor(variant(x.name, {x.fault}, detect, retransmission), f)
+                        ->Run("fair", &std::cout);
+                }
+            }
+        }
+    }
+}
+
 } // namespace
 
 int
@@ -529,7 +651,8 @@ main(int argc, char* argv[])
     AddFlag(cmd,
             "figure",
             "1, 3, 4, 6 or all (figure 2: examples/scheduling-time; 5: the flow-level "
-            "scenarios, utils/make-figures.sh)",
+            "scenarios, utils/make-figures.sh), or faults (the failure studies on figure 1's "
+            "fat-tree, doc/faults.md)",
             figure);
     AddFlag(cmd,
             "scale",
@@ -620,11 +743,11 @@ main(int argc, char* argv[])
             std::stringstream list(figure);
             for (std::string n; std::getline(list, n, ',');)
             {
-                RequireFlag(n == "1" || n == "3" || n == "4" || n == "6",
+                RequireFlag(n == "1" || n == "3" || n == "4" || n == "6" || n == "faults",
                             "figure",
                             figure,
-                            "must list 1, 3, 4 or 6 (figure 2 is examples/scheduling-time, 5 "
-                            "the flow-level scenarios)");
+                            "must list 1, 3, 4, 6 or faults (figure 2 is "
+                            "examples/scheduling-time, 5 the flow-level scenarios)");
                 figures.push_back(n);
             }
         }
@@ -642,6 +765,10 @@ main(int argc, char* argv[])
             else if (n == "4")
             {
                 Figure4(f);
+            }
+            else if (n == "faults")
+            {
+                FigureFaults(f);
             }
             else
             {

@@ -601,6 +601,7 @@ TEST(DcqcnTest, ForkIsFreshAndIndependent)
     odd->SetAttribute("SetRatesOnFirstCnp", BooleanValue(false));
     odd->SetAttribute("ClampTargetRate", BooleanValue(true));
     odd->SetAttribute("ClampTargetRateAfterTimeInc", BooleanValue(false));
+    odd->SetAttribute("SlowRestartFraction", DoubleValue(0.25));
     const auto oddValues = AttributeStrings(odd);
     const auto defaults = AttributeStrings(CreateObject<Dcqcn>());
     for (const auto& [name, value] : oddValues)

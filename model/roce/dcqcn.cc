@@ -212,7 +212,8 @@ Profiles()
           {"RateOnFirstCnp", "0bps"},
           {"SetRatesOnFirstCnp", "true"},
           {"ClampTargetRate", "false"},
-          {"ClampTargetRateAfterTimeInc", "true"}}},
+          {"ClampTargetRateAfterTimeInc", "true"},
+          {"SlowRestartFraction", "0.1"}}}, // not published; this model's choice
         // The HPCC simulator's DCQCN ("mlx" mode), as this class ran it before it had profiles.
         {"hpcc",
          {{"StartAtLineRate", "true"},
@@ -231,7 +232,8 @@ Profiles()
           {"RateOnFirstCnp", "0bps"},
           {"SetRatesOnFirstCnp", "false"},
           {"ClampTargetRate", "false"},
-          {"ClampTargetRateAfterTimeInc", "true"}}},
+          {"ClampTargetRateAfterTimeInc", "true"},
+          {"SlowRestartFraction", "0.1"}}}, // the simulator has none: hpcc-compat turns it off
     };
     return profiles;
 }

@@ -115,15 +115,17 @@ RdmaNic::GetTypeId()
             .AddAttribute("AdpInitialExponent",
                           "Adaptive retransmission timeout_init_low_bound: a queue pair's first "
                           "timeout exponent is drawn uniformly in [this, this + "
-                          "AdpInitialSpread - 1]. 5 (128 us at 4 us) by this model's choice: "
-                          "NVIDIA does not publish the default profile.",
-                          UintegerValue(5),
+                          "AdpInitialSpread - 1]. NVIDIA does not publish the default "
+                          "profile; 7 (512 us at 4 us) is this model's choice, the lowest at "
+                          "which no timeout fires spuriously behind the deepest lossless "
+                          "queues the model builds (doc/faults.md).",
+                          UintegerValue(7),
                           MakeUintegerAccessor(&RdmaNic::m_adpInitialExponent),
                           MakeUintegerChecker<uint8_t>(0, 31))
             .AddAttribute("AdpInitialSpread",
                           "Adaptive retransmission timeout_init_range_size: how many exponents "
-                          "the first timeout is drawn from. 2 (128 or 256 us) by this model's "
-                          "choice.",
+                          "the first timeout is drawn from. 2 (512 us or 1.024 ms) by this "
+                          "model's choice.",
                           UintegerValue(2),
                           MakeUintegerAccessor(&RdmaNic::m_adpInitialSpread),
                           MakeUintegerChecker<uint8_t>(1, 32))
@@ -131,9 +133,9 @@ RdmaNic::GetTypeId()
                           "Adaptive retransmission timeout_range[]: up to four ranges of "
                           "exponents LOW-HIGHxRETRIES, sorted and disjoint. Each value of a "
                           "range serves RETRIES expiries, then doubles; past HIGH the next "
-                          "range starts at its LOW. 5-7x2,8-10x2,11-14x1,15-20x1 (128 us to "
+                          "range starts at its LOW. 7-9x2,10-12x2,13-16x1,17-20x1 (512 us to "
                           "4.2 s at 4 us) by this model's choice.",
-                          StringValue("5-7x2,8-10x2,11-14x1,15-20x1"),
+                          StringValue("7-9x2,10-12x2,13-16x1,17-20x1"),
                           MakeStringAccessor(&RdmaNic::m_adpRanges),
                           MakeAdpRangesChecker())
             .AddAttribute("AdpStartRange",
@@ -895,10 +897,16 @@ RdmaNic::ReceiveData(const RoceForwardingInfo& f)
         }
         if (!rq.early.empty())
         {
-            // The next hole: NAK it at once (it acknowledges all before it).
+            // Past the hole the last NAK named, the next one: NAK it at once
+            // (it acknowledges all before it). Inside it, the resends are on
+            // their way.
             rq.sinceAck = 0;
-            SendHoleNak(rq);
-            return;
+            if (rq.expected >= rq.nakEnd)
+            {
+                SendHoleNak(rq);
+                return;
+            }
+            rq.nakSent = true;
         }
         if (++rq.sinceAck >= m_ackInterval)
         {
@@ -970,6 +978,7 @@ RdmaNic::SendHoleNak(RdmaRecvQueuePair& rq)
             ++end;
         }
     }
+    rq.nakEnd = end;
     SendControl(rq, RoceOpcode::ACKNOWLEDGE, RoceHeader::kNakSequenceError, rq.expected, end);
 }
 

@@ -145,6 +145,7 @@ struct RdmaRecvQueuePair
     std::vector<uint64_t> early;
     uint64_t earlyBase{0}; ///< packet index of bit 0 of early[0]
     uint64_t beyond{0};    ///< selective repeat: one past the highest index received
+    uint64_t nakEnd{0};    ///< selective repeat: one past the hole the last NAK named
     uint32_t sinceAck{0};  ///< packets received since the last ACK
     bool nakSent{false};   ///< a NAK for `expected` is outstanding
     bool delivered{false};

@@ -331,9 +331,10 @@ TEST_F(FabricFaultsTest, FlapShorterThanTheDetectionDelayLosesNoIteration)
     // iteration's all-reduce, and comes back before the 100 us detection
     // delay: no route changes. The frames on the wire are lost, the
     // message's tail among them, which only a timeout recovers: one adaptive
-    // timeout, at most 1.024 ms (the default first range's second value).
+    // timeout, at most 8.192 ms (the default first timeout's longer value).
     // So the job finishes every iteration, none fails, and it is late by
-    // less than the flap plus two such timeouts: 2.098 ms, 42 x the flap.
+    // less than the flap plus two such timeouts: 16.434 ms, 329 x the flap
+    // (the timeouts, not the flap, set it).
     ScenarioSpec spec = TwoLeaves(1);
     spec.name = "short-flap";
     spec.jobs.push_back(Job(1, {1, 3}, 8000000, MicroSeconds(500), 4));
@@ -353,7 +354,7 @@ TEST_F(FabricFaultsTest, FlapShorterThanTheDetectionDelayLosesNoIteration)
     EXPECT_FALSE(j.failed);
     EXPECT_EQ(j.iterations, 4u);
     EXPECT_GT(j.trainingTime, clean.trainingTime) << "the flap cost something";
-    EXPECT_LT(j.trainingTime, clean.trainingTime + MicroSeconds(50 + 2 * 1024));
+    EXPECT_LT(j.trainingTime, clean.trainingTime + MicroSeconds(50 + 2 * 8192));
     // The same flap under InfiniBand's local ACK timeout: the lost tail
     // waits 4.3 s.
     spec.fabric.retransmission = "local-ack";

@@ -66,7 +66,7 @@ class AdaptiveRetransmissionProfile
     };
 
     Time timeBase{MicroSeconds(4)};
-    uint8_t initialExponent{7};
+    uint8_t initialExponent{10};
     uint8_t initialSpread{2}; ///< timeout_init_range_size: how many exponents the draw covers
     uint8_t startRange{0};
     std::vector<Range> ranges;

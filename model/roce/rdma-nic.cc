@@ -116,15 +116,16 @@ RdmaNic::GetTypeId()
                           "Adaptive retransmission timeout_init_low_bound: a queue pair's first "
                           "timeout exponent is drawn uniformly in [this, this + "
                           "AdpInitialSpread - 1]. NVIDIA does not publish the default "
-                          "profile; 7 (512 us at 4 us) is this model's choice, the lowest at "
-                          "which no timeout fires spuriously behind the deepest lossless "
-                          "queues the model builds (doc/faults.md).",
-                          UintegerValue(7),
+                          "profile; 10 (4.096 ms at 4 us) is this model's choice: below it, "
+                          "queue pairs starved behind strict priority or deep lossless "
+                          "queues time out spuriously in the model's figure runs "
+                          "(doc/faults.md).",
+                          UintegerValue(10),
                           MakeUintegerAccessor(&RdmaNic::m_adpInitialExponent),
                           MakeUintegerChecker<uint8_t>(0, 31))
             .AddAttribute("AdpInitialSpread",
                           "Adaptive retransmission timeout_init_range_size: how many exponents "
-                          "the first timeout is drawn from. 2 (512 us or 1.024 ms) by this "
+                          "the first timeout is drawn from. 2 (4.096 or 8.192 ms) by this "
                           "model's choice.",
                           UintegerValue(2),
                           MakeUintegerAccessor(&RdmaNic::m_adpInitialSpread),
@@ -133,9 +134,9 @@ RdmaNic::GetTypeId()
                           "Adaptive retransmission timeout_range[]: up to four ranges of "
                           "exponents LOW-HIGHxRETRIES, sorted and disjoint. Each value of a "
                           "range serves RETRIES expiries, then doubles; past HIGH the next "
-                          "range starts at its LOW. 7-9x2,10-12x2,13-16x1,17-20x1 (512 us to "
+                          "range starts at its LOW. 10-12x2,13-15x2,16-18x1,19-20x1 (4.1 ms to "
                           "4.2 s at 4 us) by this model's choice.",
-                          StringValue("7-9x2,10-12x2,13-16x1,17-20x1"),
+                          StringValue("10-12x2,13-15x2,16-18x1,19-20x1"),
                           MakeStringAccessor(&RdmaNic::m_adpRanges),
                           MakeAdpRangesChecker())
             .AddAttribute("AdpStartRange",

@@ -309,7 +309,7 @@ class RdmaNic : public Object, public RocePortOwner
     uint32_t m_stallTimeouts{1000}; ///< the fixed timeout's limit; 0: none
     bool m_adaptive{true};
     Time m_adpTimeBase;
-    uint8_t m_adpInitialExponent{7};
+    uint8_t m_adpInitialExponent{10};
     uint8_t m_adpInitialSpread{2};
     std::string m_adpRanges;
     uint8_t m_adpStartRange{0};

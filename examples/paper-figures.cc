@@ -62,6 +62,7 @@ struct FigureFlags
     std::string db;
     double progress{10};           ///< seconds of wall-clock time between progress lines, 0: none
     std::string backend{"packet"}; ///< packet or flow
+    std::string cc;                ///< congestion control, as the scenario key; empty: dcqcn
     /// Figure 1's fabrics: all, both (fat-tree and oversubscribed), fat-tree, oversubscribed
     /// or rail.
     std::string fabric{"all"};
@@ -114,6 +115,10 @@ BaseSpec(const std::string& name, const FigureFlags& f)
     spec.output.flowRows = false;
     spec.topology.gpusPerHost = 1;
     spec.backend = f.backend;
+    if (!f.cc.empty())
+    {
+        spec.fabric.cc = f.cc;
+    }
     return spec;
 }
 
@@ -690,6 +695,11 @@ main(int argc, char* argv[])
             "Simulations run at once, each in a process of its own (0: one per core; "
             "1: one after the other); the results are the same",
             f.parallel);
+    AddFlag(cmd,
+            "cc",
+            "Congestion control, as the scenario key fabric.cc (dcqcn, dcqcn[profile=hpcc], "
+            "...); empty: the default, DCQCN's ConnectX profile",
+            f.cc);
     AddFlag(cmd,
             "backend",
             "Network model: packet (RoCE, packet by packet) or flow (max-min fair fluid "

@@ -203,6 +203,7 @@ def plot(results, path):
             ax.set_xlabel("detection delay")
             ax.set_ylabel(label)
             ax.set_yscale("symlog", linthresh=0.1)
+            ax.set_ylim(0, max(1.0, ax.get_ylim()[1]))
             ax.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize=8)
     fig.suptitle("Failures during training on figure 1's fat-tree (fair sharing)")

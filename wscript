@@ -31,6 +31,7 @@ def build(bld):
         'model/roce/roce-arrival-batch.cc',
         'model/roce/rdma-nic.cc',
         'model/roce/rdma-nic-recovery.cc',
+        'model/roce/rdma-nic-receiver.cc',
         'model/roce/adaptive-retransmission.cc',
         'model/fabric/roce-switch.cc',
         'model/network/cluster-network.cc',

@@ -244,7 +244,6 @@ RdmaNic::ReceiveAck(const RoceForwardingInfo& f)
         {
             // Only the hole: the receiver kept what came after it.
             const uint64_t end = RocePsn::FromWire(qp->initialPsn, f.msn, index);
-            qp->resendPending = true;
             qp->resendIndex = index;
             qp->resendEnd = std::min(std::max(end, index + 1), qp->sndNxt);
         }
@@ -263,10 +262,9 @@ RdmaNic::ReceiveAck(const RoceForwardingInfo& f)
     }
     qp->sndUna = acked;
     OnForwardProgress(qp, now);
-    if (qp->resendPending && qp->resendIndex < acked)
+    if (qp->ResendPending() && qp->resendIndex < acked)
     {
-        qp->resendIndex = acked; // arrived after all
-        qp->resendPending = qp->resendIndex < qp->resendEnd;
+        qp->resendIndex = std::min(acked, qp->resendEnd); // arrived after all
     }
     if (qp->sndNxt < acked)
     {

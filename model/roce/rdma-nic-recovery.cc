@@ -58,16 +58,6 @@ RdmaNic::BuildAdaptiveRetransmission()
     m_adpBuilt = true;
 }
 
-const AdaptiveRetransmissionProfile&
-RdmaNic::GetAdaptiveRetransmissionProfile()
-{
-    if (!m_adpBuilt)
-    {
-        BuildAdaptiveRetransmission();
-    }
-    return m_adp;
-}
-
 RdmaNic::RecoveryMode
 RdmaNic::GetRecoveryMode() const
 {
@@ -238,7 +228,7 @@ RdmaNic::OnTimeout(uint32_t qpn)
     // Go-back-N and selective repeat alike resend everything not acknowledged:
     // without a NAK the sender cannot tell which packets arrived.
     qp->sndNxt = qp->sndUna;
-    qp->resendPending = false;
+    qp->resendEnd = qp->resendIndex; // nothing of a hole left to resend alone
     qp->lastProgress = now;
     ArmTimeout(qp);
     GoBack(qp, qp->sndUna, now);

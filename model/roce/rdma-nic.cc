@@ -169,8 +169,9 @@ RdmaNic::GetTypeId()
             .AddAttribute("SelectiveRepeat",
                           "ROCE_ACCL selective_repeat_forced_en (off in NVIDIA's sample query, "
                           "the default): the receiver keeps packets that arrive after a gap "
-                          "and NAKs each hole, and the sender resends only the packet a NAK "
-                          "names. A timeout still resends everything not acknowledged.",
+                          "and NAKs each hole, naming where it ends, and the sender resends "
+                          "only that hole. A timeout still resends everything not "
+                          "acknowledged.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_selectiveRepeat),
                           MakeBooleanChecker())
@@ -668,7 +669,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls, RoceFor
                 Release(qp);
                 continue;
             }
-            if (qp->sndNxt >= qp->nPackets && !qp->resendPending)
+            if (qp->sndNxt >= qp->nPackets && !qp->ResendPending())
             {
                 continue; // all sent; waiting for ACKs
             }
@@ -696,7 +697,7 @@ RdmaNic::PullData(RoceNetDevice* port, uint8_t pausedMask, uint8_t& cls, RoceFor
             {
                 HandOver(qp);
             }
-            if (qp->sndNxt < qp->nPackets || qp->resendPending)
+            if (qp->sndNxt < qp->nPackets || qp->ResendPending())
             {
                 // The port is busy for this frame anyway: a queue pair due by
                 // then stays in the ring instead of costing a wake-up.
@@ -730,10 +731,9 @@ RoceForwardingInfo
 RdmaNic::BuildData(RdmaSendQueuePair* qp)
 {
     uint64_t index;
-    if (qp->resendPending)
+    if (qp->ResendPending())
     {
         index = qp->resendIndex++;
-        qp->resendPending = qp->resendIndex < qp->resendEnd;
     }
     else
     {

@@ -203,9 +203,6 @@ class RdmaNic : public Object, public RocePortOwner
     /// When a queue pair moves to the error state, in words (for failure reports).
     std::string DescribeRetryLimit() const;
 
-    /// The adaptive retransmission profile the Adp* attributes give.
-    const AdaptiveRetransmissionProfile& GetAdaptiveRetransmissionProfile();
-
     uint32_t GetRetryCount() const
     {
         return m_retryCount;

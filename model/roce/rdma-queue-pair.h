@@ -110,14 +110,20 @@ struct RdmaSendQueuePair
     bool onConnection{false};   ///< posted with a UDP source port: part of a connection
     bool ccUsesProgress{false}; ///< cc->UsesProgress(), asked once
     bool rtoArmed{false};
-    bool done{false};                ///< every byte acknowledged, or failed
-    bool resendPending{false};       ///< selective repeat: packet resendIndex goes before sndNxt
-    uint32_t retries{0};             ///< timeouts in a row without progress (ACK advancing or NAK)
-    int64_t rtoAt{0};                ///< time step of the armed timeout, valid while rtoArmed
-    int64_t stallSince{0};           ///< time step of the last progress before this run of timeouts
-    uint64_t resendIndex{0};         ///< selective repeat: next packet of the hole a NAK named
-    uint64_t resendEnd{0};           ///< selective repeat: one past the hole
+    bool done{false};      ///< every byte acknowledged, or failed
+    uint32_t retries{0};   ///< timeouts in a row without progress (ACK advancing or NAK)
+    int64_t rtoAt{0};      ///< time step of the armed timeout, valid while rtoArmed
+    int64_t stallSince{0}; ///< time step of the last progress before this run of timeouts
+    /// Selective repeat: the hole a NAK named, [resendIndex, resendEnd), goes
+    /// before sndNxt; empty when the two are equal.
+    uint64_t resendIndex{0};
+    uint64_t resendEnd{0};
     AdaptiveRetransmissionState adp; ///< adaptive retransmission: the current timeout
+
+    bool ResendPending() const
+    {
+        return resendIndex < resendEnd;
+    }
 
     uint32_t PayloadOf(uint64_t index) const
     {

@@ -9,6 +9,7 @@
 // success from an error the reader reported. Anything else (a crash, an
 // abort, an exception of another kind) is a bug the caller sees.
 
+#include "ns3/chakra-trace-decode.h"
 #include "ns3/hpcc-config-reader.h"
 #include "ns3/hpcc-flow-reader.h"
 #include "ns3/hpcc-topology-reader.h"
@@ -44,9 +45,13 @@ ReaderNames()
                                                    "lingjun-topology",
                                                    "flags",
                                                    "results-db",
-                                                   "simai-workload"};
+                                                   "simai-workload",
+                                                   "chakra-comm-groups"};
     return names;
 }
+
+/// Ranks of the job a chakra-comm-groups input is read for.
+constexpr uint32_t kCommGroupsRanks = 16;
 
 /// The readers that take a path get the input in this file (one per process).
 inline std::string
@@ -116,6 +121,14 @@ ReadInput(const std::string& reader, const std::string& text, std::string& sourc
     {
         source = "input.txt";
         ReadSimaiWorkloadText(text, source);
+        return true;
+    }
+    if (reader == "chakra-comm-groups")
+    {
+        // The communicator-group JSON of a Chakra trace (a scenario's
+        // workload.commGroups), read for a job of kCommGroupsRanks ranks.
+        source = "groups.json";
+        chakra::ReadCommGroups(text, source, kCommGroupsRanks);
         return true;
     }
     if (reader == "flags")

@@ -8,6 +8,7 @@
  */
 
 #include "../fuzz/reader-inputs.h"
+#include "../fuzz/scenario-inputs.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -19,6 +20,30 @@ using namespace ns3;
 
 namespace
 {
+
+/// Every corpus this suite replays: the readers' and the scenario targets'.
+std::vector<std::string>
+CorpusNames()
+{
+    std::vector<std::string> names = fuzz::ReaderNames();
+    for (const std::string& name : fuzz::ScenarioReaderNames())
+    {
+        names.push_back(name);
+    }
+    return names;
+}
+
+/// Read \p text as its corpus \p reader's target does.
+bool
+ReadCorpusInput(const std::string& reader, const std::string& text, std::string& source)
+{
+    const auto& scenario = fuzz::ScenarioReaderNames();
+    if (std::find(scenario.begin(), scenario.end(), reader) != scenario.end())
+    {
+        return fuzz::ReadScenarioInput(reader, text, source);
+    }
+    return fuzz::ReadInput(reader, text, source);
+}
 
 class FuzzCorpusTest : public ::testing::TestWithParam<std::string>
 {
@@ -45,7 +70,7 @@ TEST_P(FuzzCorpusTest, EveryInputIsReadOrRejectedNamingTheInput)
         std::string source;
         try
         {
-            fuzz::ReadInput(reader, text.str(), source);
+            ReadCorpusInput(reader, text.str(), source);
             ++accepted;
         }
         catch (const std::runtime_error& e)
@@ -62,6 +87,7 @@ TEST_P(FuzzCorpusTest, EveryInputIsReadOrRejectedNamingTheInput)
         }
     }
     std::remove(fuzz::InputPath().c_str());
+    std::filesystem::remove_all(fuzz::ScenarioInputDir());
     // A corpus holds both: inputs that read, and inputs each reader rejects.
     EXPECT_GT(accepted, 0u) << reader;
     EXPECT_GT(rejected, 0u) << reader;
@@ -69,7 +95,7 @@ TEST_P(FuzzCorpusTest, EveryInputIsReadOrRejectedNamingTheInput)
 
 INSTANTIATE_TEST_SUITE_P(Readers,
                          FuzzCorpusTest,
-                         ::testing::ValuesIn(fuzz::ReaderNames()),
+                         ::testing::ValuesIn(CorpusNames()),
                          [](const auto& info) {
                              std::string name = info.param;
                              std::replace(name.begin(), name.end(), '-', '_');

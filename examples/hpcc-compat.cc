@@ -75,6 +75,17 @@ main(int argc, char* argv[])
         }
 
         const HpccScenario scenario(options);
+        const HpccConfig& c = scenario.GetConfig().config;
+        RequireDistinctOutputs({{"--config", options.configFile},
+                                {"topology", scenario.GetTopologyFile()},
+                                {"flows", scenario.GetFlowFile()}},
+                               {{"FCT output", scenario.GetFctOutputFile()},
+                                {"PFC output", scenario.GetPfcOutputFile()},
+                                {"QLEN_MON_FILE", c.qlenMonFile.value_or("")},
+                                {"BW_MON_FILE", c.bwMonFile.value_or("")},
+                                {"RATE_MON_FILE", c.rateMonFile.value_or("")},
+                                {"CNP_MON_FILE", c.cnpMonFile.value_or("")},
+                                {"--db", db}});
         if (!scenario.GetUnmodelledKeys().empty())
         {
             std::cerr << "hpcc-compat: warning: " << scenario.DescribeUnmodelledKeys() << "\n";

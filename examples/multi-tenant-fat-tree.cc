@@ -196,9 +196,9 @@ main(int argc, char* argv[])
                             "cannot be combined with --scenario (set it in the file)");
             }
             spec = ReadScenarioFile(scenario);
-            if (!db.empty())
+            if (FlagWasGiven("db"))
             {
-                spec.output.db = db;
+                spec.output.db = db; // "--db=" means none, over the scenario's output.db
             }
         }
         else

@@ -3,7 +3,10 @@
  */
 #include "checked-attributes.h"
 
+#include "ns3/csv-fields.h"
+#include "ns3/nstime.h"
 #include "ns3/string.h"
+#include "ns3/unit-strings.h"
 
 #include <sstream>
 #include <stdexcept>
@@ -75,6 +78,36 @@ Accepted(const TypeId::AttributeInformation& info)
     return range.empty() ? info.checker->GetValueTypeName() : range;
 }
 
+/**
+ * \p text read as a time exactly, in picoseconds: ns-3's own reader goes
+ * through a double, so "1e30s" wraps to a value that passes range checks
+ * refusing "10000000s". ns-3's notations stay valid: a leading '+' (as
+ * TimeValue serializes), and a bare number, which it reads as seconds.
+ * \return false if it is not a time or out of the clock's range
+ */
+bool
+ReadTimeExactly(const std::string& text, Time& time)
+{
+    std::string t = TrimSpace(text);
+    if (!t.empty() && t[0] == '+')
+    {
+        t.erase(0, 1);
+    }
+    if (!t.empty() && t.find_first_not_of("0123456789.eE+-") == std::string::npos)
+    {
+        t += "s";
+    }
+    try
+    {
+        time = PicoSeconds(ParseTimePs(t));
+    }
+    catch (const std::invalid_argument&)
+    {
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 Ptr<AttributeValue>
@@ -83,6 +116,11 @@ ParseAttributeValue(Ptr<const AttributeChecker> checker, const std::string& text
     if (AbortsOnRead(checker->GetValueTypeName(), text))
     {
         return nullptr;
+    }
+    if (checker->GetValueTypeName() == "ns3::TimeValue")
+    {
+        Time time;
+        return ReadTimeExactly(text, time) ? checker->CreateValidValue(TimeValue(time)) : nullptr;
     }
     return checker->CreateValidValue(StringValue(text));
 }

@@ -3,6 +3,8 @@
  */
 #include "hpcc-monitor-writer.h"
 
+#include "ns3/input-limits.h"
+
 #include "hpcc-output-writers.h"
 
 #include "ns3/simulator.h"
@@ -144,6 +146,19 @@ void
 HpccMonitorWriter::Tick(Monitor* m)
 {
     (this->*(m->sample))(*m);
+    // A period the run cannot afford (1 ns over seconds) ends the run with
+    // an error, before it fills the disk or the run's time: rows written, and
+    // samples taken, since sampling an idle fabric writes nothing but costs.
+    ++m_samples;
+    try
+    {
+        InputLimits::CheckMonitorRows(static_cast<double>(m_lines + m_samples));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(m->path + ": a monitor sampled every " +
+                                 std::to_string(m->interval.GetNanoSeconds()) + " ns " + e.what());
+    }
     if (m->sample == &HpccMonitorWriter::SampleHistogram)
     {
         // HPCC's window, whatever the run does.
@@ -196,7 +211,7 @@ HpccMonitorWriter::SampleQueues(Monitor& m)
                               device->GetQueueBytes(c),
                               total);
                 m.out << line;
-                ++m_lines;
+                    ++m_lines;
             }
         }
     }

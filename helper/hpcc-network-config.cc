@@ -72,6 +72,21 @@ HpccNetworkConfig::HpccNetworkConfig(const std::string& path, bool strict)
             Fail(key, "must be above 0: a monitor's period");
         }
     }
+    for (const auto& [key, interval] : {std::pair{"RP_TIMER", c.rpTimerNs},
+                                        std::pair{"ALPHA_RESUME_INTERVAL", c.alphaResumeIntervalNs}})
+    {
+        if (interval && *interval <= 0)
+        {
+            Fail(key, "must be above 0: the period of a DCQCN timer");
+        }
+    }
+    if (c.qlenMonStartNs && c.qlenMonEndNs && *c.qlenMonEndNs < *c.qlenMonStartNs)
+    {
+        Fail("QLEN_MON_END",
+             std::to_string(*c.qlenMonEndNs) + " ns is before QLEN_MON_START (" +
+                 std::to_string(*c.qlenMonStartNs) + " ns, line " +
+                 std::to_string(Line("QLEN_MON_START")) + "): the monitor's window is empty");
+    }
 }
 
 uint32_t

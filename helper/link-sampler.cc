@@ -3,7 +3,10 @@
  */
 #include "link-sampler.h"
 
+#include "ns3/input-limits.h"
 #include "ns3/simulator.h"
+
+#include <stdexcept>
 
 namespace ns3
 {
@@ -35,6 +38,7 @@ LinkSampler::Install(Ptr<RoceFabric> fabric)
     {
         return;
     }
+    m_maxRows = InputLimits::MaxMonitorRows();
     for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
     {
         Ptr<RdmaNic> nic = fabric->GetNic(h);
@@ -79,7 +83,16 @@ LinkSampler::OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingIn
         }
     }
     const int64_t bin = Simulator::Now().GetTimeStep() / m_interval.GetTimeStep();
-    m_bytes[{link, direction, job, bin}] += info.bytes;
+    auto [it, added] = m_bytes.try_emplace({link, direction, job, bin}, 0);
+    it->second += info.bytes;
+    if (added && m_bytes.size() > m_maxRows)
+    {
+        throw std::runtime_error("ns3::LinkSampler: sampling every " +
+                                 std::to_string(m_interval.GetNanoSeconds()) + " ns makes more than " +
+                                 std::to_string(m_maxRows) +
+                                 " rows (links x jobs x intervals), over "
+                                 "ns3::InputLimits::MaxMonitorRows");
+    }
 }
 
 void

@@ -64,6 +64,7 @@ class LinkSampler : public Object
     void OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingInfo& info);
 
     Time m_interval;
+    uint64_t m_maxRows{0}; ///< ns3::InputLimits::MaxMonitorRows when installed
     std::unordered_map<uint64_t, int64_t> m_jobOf; ///< (address << 16 | UDP port) -> job
     std::map<std::tuple<uint32_t, uint8_t, int64_t, int64_t>, uint64_t> m_bytes;
 };

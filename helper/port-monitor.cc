@@ -3,6 +3,8 @@
  */
 #include "port-monitor.h"
 
+#include "ns3/input-limits.h"
+
 #include "ns3/csv-fields.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -315,6 +317,16 @@ PortMonitor::Sample()
                 }
             }
         }
+    }
+    try
+    {
+        // Rows written, and samples taken: an idle fabric writes none but costs each.
+        InputLimits::CheckMonitorRows(static_cast<double>(m_samples + ++m_ticks));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error("ns3::PortMonitor: sampling every " +
+                                 std::to_string(m_interval.GetNanoSeconds()) + " ns " + e.what());
     }
     // Sampling goes on while the fabric carries anything or the model has work
     // left; after that it stops, so that it does not keep an ended run alive.

@@ -144,6 +144,7 @@ ScenarioHelper::BuildTopology() const
     {
         throw std::runtime_error(m_spec.Where("topology.kind") + ": " + e.what());
     }
+    const InputLimits::Scope limits(m_spec.attributes);
     try
     {
         // Checked again here: attribute defaults set for the run (an
@@ -322,6 +323,7 @@ ScenarioHelper::CollectJobs() const
             jobs.push_back(j);
         }
     }
+    const InputLimits::Scope limits(m_spec.attributes);
     double jobBytes = 0;
     for (const JobSpec& j : jobs)
     {

@@ -9,6 +9,7 @@
 #include "scheduler-results.h"
 #include "training-results.h"
 
+#include "ns3/output-paths.h"
 #include "ns3/distributed-simulation.h"
 #include "ns3/placement-contention.h"
 #include "ns3/run-interruption.h"
@@ -407,6 +408,29 @@ ScenarioRunner::ScenarioRunner(const ScenarioSpec& spec, std::string exampleName
       m_example(std::move(exampleName)),
       m_scenario(m_spec)
 {
+    // The results database must not be a file the scenario reads.
+    std::vector<NamedPath> inputs{{"scenario", m_spec.source},
+                                  {"jobTrace", m_spec.jobTrace},
+                                  {"topology.path", m_spec.topology.path},
+                                  {"fabric.hpccConfig", m_spec.fabric.hpccConfig}};
+    std::vector<JobSpec> jobs = m_spec.jobs;
+    jobs.push_back(m_spec.jobDefaults);
+    for (const JobSpec& j : jobs)
+    {
+        if (j.workload.format == "simai")
+        {
+            inputs.push_back({"workload.path", j.workload.path});
+        }
+        inputs.push_back({"workload.commGroups", j.workload.commGroups});
+    }
+    try
+    {
+        RequireDistinctOutputs(inputs, {{"output.db", m_spec.output.db}});
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(m_spec.Where("output.db") + ": " + e.what());
+    }
     if (const std::string leftOut = m_scenario.DescribeHpccConfigLeftOut(); !leftOut.empty())
     {
         std::cerr << m_example << ": warning: " << leftOut << "\n";

@@ -8,6 +8,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <new>
 #include <sys/resource.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -305,6 +306,17 @@ RunExampleMain(const std::string& name,
             const std::string cause = RunInterruptedError(InterruptSignal()).what();
             std::cerr << name << ": error: " << cause
                       << (cause == e.what() ? "" : " (" + std::string(e.what()) + ")") << std::endl;
+        }
+        else if (dynamic_cast<const std::bad_alloc*>(&e))
+        {
+            // Every input is budgeted before it is allocated; what is left
+            // is a count the budgets do not foresee: say what to lower.
+            std::cerr << name << ": error: out of memory (" << e.what()
+                      << ") building or running the simulation; the inputs' sizes passed "
+                         "ns3::InputLimits (MaxFabricElements, MaxJobMemory, MaxMonitorRows): "
+                         "lower the counts of the scenario or flags, or the limits if they "
+                         "were raised"
+                      << std::endl;
         }
         else
         {

@@ -191,7 +191,7 @@ struct IterationStream
                           static_cast<int64_t>(iteration),
                           static_cast<int64_t>(span.op),
                           OpKindName(o.kind),
-                          o.name,
+                          o.name.Get(),
                           CommGroupName(o.group),
                           o.kind == GraphOp::Kind::Collective ? SqlValue(o.algorithm) : SqlValue(),
                           static_cast<int64_t>(o.bytes),

@@ -7,6 +7,8 @@
  */
 #include "chakra-trace-test-util.h"
 
+#include "ns3/unit-strings.h"
+
 #include <algorithm>
 #include <gtest/gtest.h>
 
@@ -138,7 +140,18 @@ TEST_F(ChakraFiles, SizesAndTimesThatOverflow)
 {
     Node big = Coll(3, ChakraProtoMsg::ALL_GATHER, 0);
     big.mutable_attr(1)->set_uint64_val(uint64_t{1} << 63);
-    ExpectRankError({{big}, {big}}, 0, 3, "comm_size", "overflow 64 bits");
+    ExpectRankError({{big}, {big}}, 0, 3, "comm_size", "out of range (at most 1000000000000000000)");
+    // One cap for byte counts, wherever they enter: 10^18 + 1 is refused.
+    Node over = Coll(5, ChakraProtoMsg::ALL_REDUCE, 0);
+    over.mutable_attr(1)->set_uint64_val(kMaxByteCount + 1);
+    ExpectRankError({{over}, {over}}, 0, 5, "comm_size", "out of range");
+    // The clock holds 2^63 ps: a duration that fits 2^63 ns but not that is refused.
+    const uint64_t pastPs = static_cast<uint64_t>(kMaxSimulatedTimeNs) / 1000 + 1;
+    ExpectRankError({{Comp(6, pastPs)}},
+                    0,
+                    6,
+                    "duration_micros",
+                    "does not fit the simulator's clock (2^63 ps)");
     ExpectRankError({{Comp(4, uint64_t{1} << 62)}},
                     0,
                     4,

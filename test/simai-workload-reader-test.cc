@@ -259,8 +259,8 @@ TEST(SimaiWorkloadReaderTest, MicroAllReduceGraphInSimaiOrder)
         EXPECT_EQ(ops[i].duration, NanoSeconds(1));
         EXPECT_EQ(ops[i].deps, std::vector<uint32_t>{i - 1});
     }
-    EXPECT_NE(ops[6].name.find("embedding_layer[1] ig"), std::string::npos) << ops[6].name;
-    EXPECT_NE(ops[9].name.find("embedding_layer[0] wg"), std::string::npos) << ops[9].name;
+    EXPECT_NE(ops[6].name.Get().find("embedding_layer[1] ig"), std::string::npos) << ops[6].name;
+    EXPECT_NE(ops[9].name.Get().find("embedding_layer[0] wg"), std::string::npos) << ops[9].name;
     EXPECT_EQ(w.graph.GetPlannedOpCount(), 0u);
 }
 
@@ -293,7 +293,7 @@ TEST(SimaiWorkloadReaderTest, GroupsAreSimaiMockNcclGroups)
         if (op.kind == GraphOp::Kind::Collective)
         {
             const std::string key =
-                op.name.substr(op.name.rfind(' ') + 1) + "/" + std::to_string(op.bytes);
+                op.name.Get().substr(op.name.Get().rfind(' ') + 1) + "/" + std::to_string(op.bytes);
             groups[key].insert(op.ranks);
             kinds[key].insert(op.group);
         }
@@ -380,7 +380,7 @@ TEST(SimaiWorkloadReaderTest, WeightGradientsOverlapAndQueuePerRank)
             {
                 EXPECT_TRUE(ops[i].group == CommGroup::Data ||
                             (ops[i].kind == GraphOp::Kind::Compute &&
-                             ops[i].name.find("update") != std::string::npos))
+                             ops[i].name.Get().find("update") != std::string::npos))
                     << ops[i].name;
             }
         }

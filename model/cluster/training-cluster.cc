@@ -11,6 +11,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ns3
 {
@@ -87,6 +88,15 @@ TrainingCluster::Setup(Ptr<ClusterNetwork> network, uint32_t gpusPerHost)
     m_network = network;
     m_gpusPerHost = gpusPerHost;
     m_slots = std::make_unique<ClusterSlots>(network->GetTopology(), gpusPerHost);
+    // The largest NVLink domain: hosts of one server (a rail-optimized
+    // server's GPUs each have a host) or one host's GPUs.
+    const FabricTopology& topo = network->GetTopology();
+    std::map<int64_t, uint32_t> hostsOf;
+    m_gpusPerServer = gpusPerHost;
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        m_gpusPerServer = std::max(m_gpusPerServer, ++hostsOf[topo.GetServerKey(h)] * gpusPerHost);
+    }
 }
 
 void
@@ -101,6 +111,14 @@ TrainingCluster::AddJob(const JobSpec& spec)
             "job " + std::to_string(spec.id) + ": " + std::to_string(spec.workers) +
             " workers can never fit: the cluster has " + std::to_string(m_slots->GetNHosts()) +
             " hosts x " + std::to_string(perHost) + " GPUs usable");
+    }
+    if (ModelCatalog::IsLlm(spec) && spec.parallelism.tp > m_gpusPerServer)
+    {
+        throw std::invalid_argument("job " + std::to_string(spec.id) + ": parallelism.tp: " +
+                                    std::to_string(spec.parallelism.tp) +
+                                    " is larger than a server of this cluster (" +
+                                    std::to_string(m_gpusPerServer) +
+                                    " GPUs): tensor parallelism stays on NVLink");
     }
     for (const auto& e : m_jobs)
     {

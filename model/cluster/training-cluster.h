@@ -150,6 +150,7 @@ class TrainingCluster : public Object
 
     Ptr<ClusterNetwork> m_network;
     uint32_t m_gpusPerHost{1};
+    uint32_t m_gpusPerServer{1}; ///< GPUs of the largest server (NVLink domain)
     std::unique_ptr<ClusterSlots> m_slots;
     std::vector<std::unique_ptr<JobEntry>> m_jobs;
     std::deque<std::size_t> m_waiting;

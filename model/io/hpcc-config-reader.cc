@@ -8,7 +8,7 @@
 #include "input-file.h"
 #include "unit-strings.h"
 
-#include <fstream>
+#include <sstream>
 #include <functional>
 #include <stdexcept>
 #include <unordered_map>
@@ -19,12 +19,7 @@ namespace ns3
 HpccConfigFile
 ReadHpccConfig(const std::string& path)
 {
-    RequireNotDirectory(path);
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw std::runtime_error(path + ": file: cannot open for reading");
-    }
+    std::istringstream in(ReadInputFile(path, InputFileKinds::kHpccConfig));
     HpccConfigFile file;
     file.path = path;
     std::unordered_map<std::string, uint32_t> firstLine;

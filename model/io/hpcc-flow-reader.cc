@@ -8,7 +8,7 @@
 #include "input-file.h"
 
 #include <algorithm>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -41,12 +41,7 @@ FieldUint(const std::string& path,
 std::vector<HpccFlow>
 ReadHpccFlows(const std::string& path, uint32_t nNodes)
 {
-    RequireNotDirectory(path);
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw std::runtime_error(path + ": file: cannot open for reading");
-    }
+    std::istringstream in(ReadInputFile(path, InputFileKinds::kHpccFlows));
     std::vector<HpccFlow> flows;
     bool haveCount = false;
     uint64_t count = 0;

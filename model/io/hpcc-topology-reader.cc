@@ -173,12 +173,7 @@ class TopologyParser
     /// The file's non-blank lines, split into fields; sets m_lastLine.
     std::vector<Line> ReadLines()
     {
-        RequireNotDirectory(m_path);
-        std::ifstream in(m_path);
-        if (!in)
-        {
-            throw std::runtime_error(m_path + ": file: cannot open for reading");
-        }
+        std::istringstream in(ReadInputFile(m_path, InputFileKinds::kHpccTopology));
         std::vector<Line> lines;
         std::string text;
         uint32_t number = 0;

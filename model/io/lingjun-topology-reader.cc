@@ -10,7 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
+#include <sstream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -102,12 +102,7 @@ struct NaturalOrder
 std::vector<Row>
 ReadRows(const std::string& path)
 {
-    RequireNotDirectory(path);
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw std::runtime_error(path + ": file: cannot open for reading");
-    }
+    std::istringstream in(ReadInputFile(path, InputFileKinds::kLingjunTopology));
     std::string header;
     std::string expected = "ip,DSW,PSW,ASW";
     if (!std::getline(in, header))

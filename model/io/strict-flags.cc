@@ -161,6 +161,12 @@ AddFlag(CommandLine& cmd,
 }
 
 bool
+FlagWasGiven(const std::string& name)
+{
+    return GivenFlagValues().count(name) > 0;
+}
+
+bool
 CheckFlagArgument(const CommandLine& cmd,
                   const std::string& arg,
                   std::string& name,

@@ -71,6 +71,13 @@ bool CheckFlagArgument(const CommandLine& cmd,
                        std::string& name,
                        std::string& value);
 
+/**
+ * \return whether flag --\p name was on the command line read by
+ * CheckFlagArgument, even with an empty value: "--db=" says "no database",
+ * which a default left alone does not.
+ */
+bool FlagWasGiven(const std::string& name);
+
 } // namespace ns3
 
 #endif /* STRICT_FLAGS_H */

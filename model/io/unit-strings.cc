@@ -159,8 +159,15 @@ ScaleExact(const Decimal& d, uint64_t multiplier, int unitExp10, uint64_t max, c
 const char* const kTimeRangeError =
     "beyond the simulator's range of 2^63 ps (about 106 days; time would wrap)";
 
+namespace
+{
+
+/**
+ * \p text as a count of 10^\p resolutionExp10 seconds (-9: ns, -12: ps),
+ * exact, no later than \p max of them.
+ */
 int64_t
-ParseTimeNs(const std::string& text)
+ParseTimeIn(const std::string& text, int resolutionExp10, int64_t max, const char* unitName)
 {
     const std::string s = TrimSpace(text);
     size_t pos = 0;
@@ -171,18 +178,18 @@ ParseTimeNs(const std::string& text)
     {
         const char* name;
         uint64_t multiplier;
-        int exp10;
+        int exp10; ///< of seconds
     };
 
-    static const Unit units[] = {{"s", 1, 9},
-                                 {"ms", 1, 6},
-                                 {"us", 1, 3},
-                                 {"ns", 1, 0},
-                                 {"ps", 1, -3},
-                                 {"fs", 1, -6},
-                                 {"min", 6, 10},
-                                 {"h", 36, 11},
-                                 {"d", 864, 11}};
+    static const Unit units[] = {{"s", 1, 0},
+                                 {"ms", 1, -3},
+                                 {"us", 1, -6},
+                                 {"ns", 1, -9},
+                                 {"ps", 1, -12},
+                                 {"fs", 1, -15},
+                                 {"min", 6, 1},
+                                 {"h", 36, 2},
+                                 {"d", 864, 2}};
     if (unit.empty())
     {
         throw std::invalid_argument("missing unit (s, ms, us, ns, ps, fs, min, h or d)");
@@ -191,14 +198,14 @@ ParseTimeNs(const std::string& text)
     {
         if (unit == u.name)
         {
-            uint64_t ns = 0;
+            uint64_t count = 0;
             try
             {
-                ns = ScaleExact(d,
-                                u.multiplier,
-                                u.exp10,
-                                std::numeric_limits<int64_t>::max(),
-                                "nanoseconds");
+                count = ScaleExact(d,
+                                   u.multiplier,
+                                   u.exp10 - resolutionExp10,
+                                   std::numeric_limits<int64_t>::max(),
+                                   unitName);
             }
             catch (const std::invalid_argument& e)
             {
@@ -206,17 +213,31 @@ ParseTimeNs(const std::string& text)
                 {
                     throw;
                 }
-                ns = std::numeric_limits<uint64_t>::max();
+                count = std::numeric_limits<uint64_t>::max();
             }
-            if (ns > static_cast<uint64_t>(kMaxSimulatedTimeNs))
+            if (count > static_cast<uint64_t>(max))
             {
                 throw std::invalid_argument(kTimeRangeError);
             }
-            return static_cast<int64_t>(ns);
+            return static_cast<int64_t>(count);
         }
     }
     throw std::invalid_argument("unknown unit \"" + unit +
                                 "\" (use s, ms, us, ns, ps, fs, min, h or d)");
+}
+
+} // namespace
+
+int64_t
+ParseTimeNs(const std::string& text)
+{
+    return ParseTimeIn(text, -9, kMaxSimulatedTimeNs, "nanoseconds");
+}
+
+int64_t
+ParseTimePs(const std::string& text)
+{
+    return ParseTimeIn(text, -12, std::numeric_limits<int64_t>::max(), "picoseconds");
 }
 
 uint64_t

@@ -33,6 +33,13 @@ constexpr int64_t kMaxSimulatedTimeNs = INT64_MAX / 1000;
 extern const char* const kTimeRangeError;
 
 /**
+ * The most bytes one message, collective buffer or job may count, wherever
+ * the count comes from (a flag, a scenario key, a workload file, a job's
+ * scale): far below 2^64, so that sums of them cannot wrap.
+ */
+constexpr uint64_t kMaxByteCount = 1000000000000000000ull;
+
+/**
  * Parse a time string: a non-negative decimal number (optional fraction and
  * exponent) and one of ns-3's units s, ms, us, ns, ps, fs, min, h, d, as in
  * "1us", "2.5ms", "1e-3s". The value must be a whole number of nanoseconds,
@@ -43,6 +50,14 @@ extern const char* const kTimeRangeError;
  * \throw std::invalid_argument whose what() says what is wrong (without the value)
  */
 int64_t ParseTimeNs(const std::string& text);
+
+/**
+ * As ParseTimeNs, in picoseconds (ns-3's default resolution): a whole number
+ * of them, up to 2^63 - 1. Every time attribute a flag, a scenario or a
+ * configuration file sets is read by it, whatever its notation ("1e30s" is
+ * out of range, not a wrapped value).
+ */
+int64_t ParseTimePs(const std::string& text);
 
 /**
  * Parse a rate string as ns-3's DataRate does: a non-negative decimal

@@ -107,13 +107,19 @@ AdaptiveRetransmissionProfile::Check() const
         return "AdpInitialExponent + AdpInitialSpread - 1 must be at most " +
                std::to_string(kMaxExponent) + ", with a spread of at least 1";
     }
-    // time_base is a power of two of its unit, at least the firmware's 4 us.
-    const int64_t us = timeBase.GetMicroSeconds();
-    if (timeBase != MicroSeconds(us) || us < 4 || (us & (us - 1)) != 0)
+    if (!IsTimeBase(timeBase))
     {
         return "AdpTimeBase must be a power of two microseconds, at least 4 us";
     }
     return "";
+}
+
+bool
+AdaptiveRetransmissionProfile::IsTimeBase(Time t)
+{
+    // time_base is a power of two of its unit, at least the firmware's 4 us.
+    const int64_t us = t.GetMicroSeconds();
+    return t == MicroSeconds(us) && us >= 4 && (us & (us - 1)) == 0;
 }
 
 AdaptiveRetransmissionState
@@ -259,7 +265,52 @@ class AdpRangesChecker : public AttributeChecker
         return true;
     }
 };
+
+/// A Time checker that also refuses what AdaptiveRetransmissionProfile::IsTimeBase refuses.
+class AdpTimeBaseChecker : public AttributeChecker
+{
+  public:
+    bool Check(const AttributeValue& value) const override
+    {
+        const auto* t = dynamic_cast<const TimeValue*>(&value);
+        return t && AdaptiveRetransmissionProfile::IsTimeBase(t->Get());
+    }
+
+    std::string GetValueTypeName() const override
+    {
+        return m_time->GetValueTypeName();
+    }
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return true;
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return "a power of two microseconds, at least 4us";
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return m_time->Create();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        return m_time->Copy(source, destination);
+    }
+
+  private:
+    Ptr<const AttributeChecker> m_time{MakeTimeChecker()};
+};
 } // namespace
+
+Ptr<const AttributeChecker>
+MakeAdpTimeBaseChecker()
+{
+    return Create<AdpTimeBaseChecker>();
+}
 
 Ptr<const AttributeChecker>
 MakeAdpRangesChecker()

@@ -95,6 +95,10 @@ class AdaptiveRetransmissionProfile
     /// \p s made forward progress (an ACK that advances, a NAK).
     void OnProgress(AdaptiveRetransmissionState& s) const;
 
+    /// Whether \p t is a time_base the firmware takes: a power of two
+    /// microseconds, at least 4 us.
+    static bool IsTimeBase(Time t);
+
   private:
     /// The range holding exponent \p e, or -1.
     int RangeOf(uint8_t e) const;
@@ -105,6 +109,9 @@ class AdaptiveRetransmissionProfile
  * ParseRanges reads them, so that a bad value is refused where it is set.
  */
 Ptr<const AttributeChecker> MakeAdpRangesChecker();
+
+/// A checker for AdpTimeBase's TimeValue: a power of two microseconds, at least 4 us.
+Ptr<const AttributeChecker> MakeAdpTimeBaseChecker();
 
 } // namespace ns3
 

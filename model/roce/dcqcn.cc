@@ -68,19 +68,19 @@ Dcqcn::GetTypeId()
                           "(firmware DCE_TCP_RTT, 1 us).",
                           TimeValue(MicroSeconds(1)),
                           MakeTimeAccessor(&Dcqcn::m_alphaInterval),
-                          MakeTimeChecker())
+                          MakeTimeChecker(PicoSeconds(1)))
             .AddAttribute("RateDecreaseInterval",
                           "Minimum time between two rate decreases "
                           "(firmware RATE_REDUCE_MONITOR_PERIOD, 4 us).",
                           TimeValue(MicroSeconds(4)),
                           MakeTimeAccessor(&Dcqcn::m_decreaseInterval),
-                          MakeTimeChecker())
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("RateIncreaseInterval",
                           "Period of the rate increase timer, restarted at each decrease "
                           "(firmware RPG_TIME_RESET, 300 us).",
                           TimeValue(MicroSeconds(300)),
                           MakeTimeAccessor(&Dcqcn::m_increaseInterval),
-                          MakeTimeChecker())
+                          MakeTimeChecker(PicoSeconds(1)))
             .AddAttribute("FastRecoveryTimes",
                           "Stage threshold F: fast-recovery steps after a decrease "
                           "(firmware RPG_THRESHOLD, 1).",

@@ -111,7 +111,7 @@ RdmaNic::GetTypeId()
                           "(4 us, the default).",
                           TimeValue(MicroSeconds(4)),
                           MakeTimeAccessor(&RdmaNic::m_adpTimeBase),
-                          MakeTimeChecker(MicroSeconds(4)))
+                          MakeAdpTimeBaseChecker())
             .AddAttribute("AdpInitialExponent",
                           "Adaptive retransmission timeout_init_low_bound: a queue pair's first "
                           "timeout exponent is drawn uniformly in [this, this + "

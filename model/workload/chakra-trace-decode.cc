@@ -6,6 +6,7 @@
 #include "et_def.pb.h"
 
 #include "ns3/csv-fields.h"
+#include "ns3/unit-strings.h"
 
 #include <algorithm>
 #include <limits>
@@ -25,7 +26,8 @@ namespace chakra
 using ChakraProtoMsg::AttributeProto;
 
 /// The largest node duration the simulator's clock holds, in microseconds.
-constexpr uint64_t kMaxMicros = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 1000;
+/// The clock holds 2^63 ps: the longest duration_micros it can run.
+constexpr uint64_t kMaxMicros = static_cast<uint64_t>(kMaxSimulatedTimeNs) / 1000;
 
 /**
  * "source:id: field: what", the form of every reader's errors, with the
@@ -499,9 +501,8 @@ DecodeNode(const ChakraProtoMsg::Node& node, RankTrace& t, uint32_t rankCount)
             case ChakraProtoMsg::REDUCE_SCATTER:
             case ChakraProtoMsg::ALL_TO_ALL:
                 n.role = Role::Collective;
-                n.commSize = attrs.Unsigned("comm_size",
-                                            std::numeric_limits<uint64_t>::max(),
-                                            "a collective's bytes per rank");
+                n.commSize =
+                    attrs.Unsigned("comm_size", kMaxByteCount, "a collective's bytes per rank");
                 break;
             case ChakraProtoMsg::BROADCAST:
                 // ASTRA-sim has no broadcast: it waits out the recorded time.
@@ -518,9 +519,7 @@ DecodeNode(const ChakraProtoMsg::Node& node, RankTrace& t, uint32_t rankCount)
             n.pgName = attrs.String("pg_name", "");
             break;
         }
-        n.commSize = attrs.Unsigned("comm_size",
-                                    std::numeric_limits<uint64_t>::max(),
-                                    "a send or receive's bytes");
+        n.commSize = attrs.Unsigned("comm_size", kMaxByteCount, "a send or receive's bytes");
         n.tag = static_cast<uint32_t>(attrs.Unsigned("comm_tag",
                                                      std::numeric_limits<uint32_t>::max(),
                                                      "sends and receives are matched by it"));
@@ -568,7 +567,7 @@ DecodeNode(const ChakraProtoMsg::Node& node, RankTrace& t, uint32_t rankCount)
             Fail(src,
                  n.id,
                  "duration_micros",
-                 std::to_string(us) + " us does not fit the simulator's clock (2^63 ns)");
+                 std::to_string(us) + " us does not fit the simulator's clock (2^63 ps)");
         }
         // ASTRA-sim replays a zero time as one tick (1 ns).
         n.duration = NanoSeconds(us == 0 ? 1 : static_cast<int64_t>(us * 1000));

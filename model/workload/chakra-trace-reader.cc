@@ -8,6 +8,7 @@
 
 #include "ns3/csv-fields.h"
 #include "ns3/input-file.h"
+#include "ns3/unit-strings.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -358,12 +359,12 @@ class GraphBuilder
     {
         const int64_t ns = Node(ref).duration.GetNanoSeconds();
         int64_t& total = m_computeNs[ref.first];
-        if (total > std::numeric_limits<int64_t>::max() - ns)
+        if (total > kMaxSimulatedTimeNs - ns)
         {
             Fail(m_ranks[ref.first].source,
                  Node(ref).id,
                  "duration_micros",
-                 "the rank's compute adds up to more than the simulator's clock holds (2^63 ns)");
+                 "the rank's compute adds up to more than the simulator's clock holds (2^63 ps)");
         }
         total += ns;
     }
@@ -718,12 +719,14 @@ ReadChakraTrace(const std::string& prefix, const ChakraTraceOptions& options)
     std::vector<ChakraRankBytes> ranks;
     for (const std::string& path : FindChakraRankFiles(prefix, options.ranks))
     {
-        ranks.push_back(ChakraRankBytes{path, ReadInputFile(path)});
+        ranks.push_back(ChakraRankBytes{
+            path,
+            ReadInputFile(path, {InputFileKinds::kChakraTrace.name, options.maxFileBytes})});
     }
     std::string groups;
     if (!options.commGroups.empty())
     {
-        groups = ReadInputFile(options.commGroups);
+        groups = ReadInputFile(options.commGroups, InputFileKinds::kCommGroups);
     }
     return ReadChakraTraceBytes(ranks, groups, options.commGroups, options);
 }

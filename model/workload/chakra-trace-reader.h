@@ -6,6 +6,8 @@
 
 #include "job-graph.h"
 
+#include "ns3/input-file.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -52,8 +54,8 @@ struct ChakraTraceOptions
     CommGroup collectiveGroup{CommGroup::Data};
     /// The group of the point-to-point transfers, which a trace does not name.
     CommGroup transferGroup{CommGroup::None};
-    /// A rank file larger than this (after decompression) is refused.
-    uint64_t maxFileBytes{uint64_t{1} << 30};
+    /// A rank file larger than this (on disk, and after decompression) is refused.
+    uint64_t maxFileBytes{InputFileKinds::kChakraTrace.maxBytes};
 };
 
 /**

@@ -144,12 +144,19 @@ Collective::SendMessage(const CollectiveMessage& m)
     NS_LOG_FUNCTION(this << m.srcRank << m.dstRank << m.bytes << m.channel << m.step);
     NS_ASSERT(m_running);
     NS_ASSERT(m.srcRank < m_nRanks && m.dstRank < m_nRanks && m.srcRank != m.dstRank);
-    ++m_messagesSent;
-    m_bytesSent += m.bytes;
-    m_sendTrace(m);
     // The reference keeps the collective alive while its messages are in flight.
     Ptr<Collective> self(this);
     const uint64_t run = m_runs;
+    // A collective of fewer bytes than ranks has empty chunks. NCCL puts
+    // nothing on the wire for them: the step is done at once, with no
+    // message sent, traced or counted.
+    const bool empty = m.bytes == 0;
+    if (!empty)
+    {
+        ++m_messagesSent;
+        m_bytesSent += m.bytes;
+        m_sendTrace(m);
+    }
     std::function<void()> deliver = [self, m, run]() {
         if (!self->m_running || self->m_runs != run)
         {
@@ -168,7 +175,18 @@ Collective::SendMessage(const CollectiveMessage& m)
     m_posting = true;
     try
     {
-        m_transport->Post(
+        if (empty)
+        {
+            m_inlineDeliveries.push_back([self, m, run]() {
+                if (self->m_running && self->m_runs == run)
+                {
+                    self->HandleDelivery(m);
+                }
+            });
+        }
+        else
+        {
+            m_transport->Post(
             m,
             [self, deliver]() {
                 if (self->m_posting)
@@ -183,6 +201,7 @@ Collective::SendMessage(const CollectiveMessage& m)
             [self, m, run, state = m_failure](const std::string& reason) {
                 self->MessageFailed(run, state, m, reason);
             });
+        }
         while (outermost && !m_inlineDeliveries.empty())
         {
             std::function<void()> next = std::move(m_inlineDeliveries.front());

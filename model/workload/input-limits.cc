@@ -6,10 +6,13 @@
 #include "transformer-catalog.h"
 
 #include "ns3/object.h"
+#include "ns3/strict-numbers.h"
 #include "ns3/uinteger.h"
 #include "ns3/unit-strings.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -28,7 +31,24 @@ class InputLimitsAttributes : public Object
 
     uint64_t m_maxFabricElements; ///< MaxFabricElements
     uint64_t m_maxJobMemory;      ///< MaxJobMemory, bytes
+    uint64_t m_maxMonitorRows;    ///< MaxMonitorRows
 };
+
+/// The limits a Scope sets, by attribute name; they win over the defaults.
+std::map<std::string, uint64_t>&
+Overrides()
+{
+    static std::map<std::string, uint64_t> overrides;
+    return overrides;
+}
+
+/// Limit \p name: a Scope's, else the attribute's default in \p current.
+uint64_t
+Limit(const std::string& name, uint64_t current)
+{
+    auto it = Overrides().find(name);
+    return it == Overrides().end() ? current : it->second;
+}
 
 // Peak resident memory of packet-level runs over the counts, rounded up
 // (doc/design-notes.md, "Input limits are estimates checked before allocation").
@@ -62,6 +82,13 @@ InputLimitsAttributes::GetTypeId()
                           "(channels + buckets), and LLM jobs' graph ops, before they are built",
                           UintegerValue(2ull << 30),
                           MakeUintegerAccessor(&InputLimitsAttributes::m_maxJobMemory),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("MaxMonitorRows",
+                          "Rows the monitors of a run may write (ports or queue pairs x "
+                          "samples): checked before the run where its end is known, and "
+                          "as the rows are written otherwise",
+                          UintegerValue(20000000),
+                          MakeUintegerAccessor(&InputLimitsAttributes::m_maxMonitorRows),
                           MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
@@ -100,7 +127,7 @@ InputLimits::JobBytes(const JobSpec& spec)
 void
 InputLimits::CheckFabric(double elements)
 {
-    const uint64_t limit = Current()->m_maxFabricElements;
+    const uint64_t limit = Limit("MaxFabricElements", Current()->m_maxFabricElements);
     if (elements > static_cast<double>(limit))
     {
         throw std::invalid_argument("makes a fabric of about " + FormatReal(elements) +
@@ -113,7 +140,7 @@ InputLimits::CheckFabric(double elements)
 void
 InputLimits::CheckJobs(double bytes)
 {
-    const uint64_t limit = Current()->m_maxJobMemory;
+    const uint64_t limit = Limit("MaxJobMemory", Current()->m_maxJobMemory);
     if (bytes > static_cast<double>(limit))
     {
         throw std::invalid_argument("needs about " + FormatReal(std::ceil(bytes / 1e6)) +
@@ -121,6 +148,114 @@ InputLimits::CheckJobs(double bytes)
                                     "ops), over the limit of " +
                                     std::to_string(limit / 1000000) +
                                     " MB (ns3::InputLimits::MaxJobMemory)");
+    }
+}
+
+uint64_t
+InputLimits::MaxMonitorRows()
+{
+    return Limit("MaxMonitorRows", Current()->m_maxMonitorRows);
+}
+
+void
+InputLimits::CheckMonitorRows(double rows)
+{
+    const uint64_t limit = MaxMonitorRows();
+    if (rows > static_cast<double>(limit))
+    {
+        throw std::invalid_argument("makes about " + FormatReal(std::ceil(rows)) +
+                                    " monitor rows (ports or queue pairs x samples), over the "
+                                    "limit of " +
+                                    std::to_string(limit) + " (ns3::InputLimits::MaxMonitorRows)");
+    }
+}
+
+InputLimits::Scope::Scope(const std::vector<std::pair<std::string, std::string>>& attributes)
+{
+    static const std::string prefix = "ns3::InputLimits::";
+    std::map<std::string, uint64_t> set;
+    for (const auto& [name, text] : attributes)
+    {
+        if (name.compare(0, prefix.size(), prefix) != 0)
+        {
+            continue;
+        }
+        const std::string attribute = name.substr(prefix.size());
+        TypeId::AttributeInformation info;
+        if (!InputLimitsAttributes::GetTypeId().LookupAttributeByName(attribute, &info))
+        {
+            throw std::invalid_argument("ns3::InputLimits has no attribute '" + attribute + "'");
+        }
+        try
+        {
+            set[attribute] = ParseUnsignedText(text, 1, std::numeric_limits<uint64_t>::max());
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(std::string(e.what()) + ", got \"" + text + "\"");
+        }
+    }
+    for (const auto& [attribute, value] : set)
+    {
+        auto it = Overrides().find(attribute);
+        m_previous.emplace_back(attribute, it == Overrides().end() ? 0 : it->second);
+        Overrides()[attribute] = value;
+    }
+}
+
+InputLimits::Scope::~Scope()
+{
+    for (auto it = m_previous.rbegin(); it != m_previous.rend(); ++it)
+    {
+        if (it->second == 0)
+        {
+            Overrides().erase(it->first);
+        }
+        else
+        {
+            Overrides()[it->first] = it->second;
+        }
+    }
+}
+
+void
+CheckGraphRange(const JobGraph& graph, uint32_t iterations)
+{
+    // The busiest rank's compute of one iteration, then of the run; in
+    // doubles, so that the sums cannot wrap before they are compared.
+    std::vector<double> perRank(graph.GetRankCount(), 0.0);
+    const double clock = Time::Max().GetSeconds();
+    const std::vector<GraphOp>& ops = graph.GetOps();
+    for (std::size_t i = 0; i < ops.size(); ++i)
+    {
+        const GraphOp& op = ops[i];
+        const std::string what = "op " + std::to_string(i) +
+                                 (op.name.empty() ? "" : " (" + op.name.Get() + ")");
+        if (op.bytes > kMaxByteCount)
+        {
+            throw std::invalid_argument(what + ": " + std::to_string(op.bytes) +
+                                        " bytes, more than 10^18");
+        }
+        if (op.kind != GraphOp::Kind::Compute)
+        {
+            continue;
+        }
+        for (uint32_t r : op.ranks)
+        {
+            perRank[r] += op.duration.GetSeconds();
+        }
+    }
+    const double busiest = perRank.empty() ? 0 : *std::max_element(perRank.begin(), perRank.end());
+    if (busiest > clock)
+    {
+        throw std::invalid_argument("an iteration computes for " + FormatReal(busiest) +
+                                    " s on one rank, " + kTimeRangeError);
+    }
+    if (busiest * iterations > clock)
+    {
+        throw std::invalid_argument(std::to_string(iterations) + " iterations compute for " +
+                                    FormatReal(busiest * iterations) + " s on one rank, " +
+                                    kTimeRangeError);
     }
 }
 

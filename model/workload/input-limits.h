@@ -4,8 +4,13 @@
 #ifndef INPUT_LIMITS_H
 #define INPUT_LIMITS_H
 
+#include "job-graph.h"
 #include "job-spec.h"
 #include "scenario-spec.h"
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -44,7 +49,49 @@ void CheckFabric(double elements);
 /// \throw std::invalid_argument saying that \p bytes (JobBytes summed) is over MaxJobMemory
 void CheckJobs(double bytes);
 
+/**
+ * \throw std::invalid_argument saying that \p rows, the samples monitors
+ * would write (ports or queue pairs x samples), are over MaxMonitorRows
+ */
+void CheckMonitorRows(double rows);
+
+/// MaxMonitorRows: what a monitor that cannot be budgeted before the run counts against.
+uint64_t MaxMonitorRows();
+
+/**
+ * \brief The limits a scenario's own "attributes" set (for example
+ * "ns3::InputLimits::MaxJobMemory"), in force while an object of this class
+ * lives: the reader checks the scenario's counts against them as it reads
+ * it, before the run's attribute defaults are set, so a scenario's limit
+ * and the same flag act alike. Entries for other types are not looked at.
+ */
+class Scope
+{
+  public:
+    /**
+     * \param attributes a scenario's (name, value) pairs, in file order
+     * \throw std::invalid_argument naming the attribute for an InputLimits
+     *        value that is not a positive integer, or an unknown one
+     */
+    explicit Scope(const std::vector<std::pair<std::string, std::string>>& attributes);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+  private:
+    std::vector<std::pair<std::string, uint64_t>> m_previous; ///< overrides before this one
+};
+
 } // namespace InputLimits
+
+/**
+ * \brief Checks of a job's graph once it is built and scaled, before it runs:
+ * every time counted in the clock's unit after everything that multiplies
+ * it (per op, per iteration, per run of \p iterations), every byte count
+ * against kMaxByteCount.
+ * \throw std::invalid_argument naming the op and what is out of range
+ */
+void CheckGraphRange(const JobGraph& graph, uint32_t iterations);
 
 } // namespace ns3
 

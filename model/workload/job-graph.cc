@@ -3,6 +3,8 @@
  */
 #include "job-graph.h"
 
+#include "ns3/unit-strings.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -38,19 +40,38 @@ JobGraph::JobGraph(uint32_t ranks)
     }
 }
 
+OpName
+JobGraph::Intern(const std::string& text)
+{
+    OpName name;
+    if (text.empty())
+    {
+        return name;
+    }
+    auto it = m_names.find(text);
+    if (it == m_names.end())
+    {
+        auto owned = std::make_shared<const std::string>(text);
+        it = m_names.emplace(std::string_view(*owned), owned).first;
+        m_nameBytes += text.size();
+    }
+    name.m_text = it->second;
+    return name;
+}
+
 GraphOp
 JobGraph::MakeOp(GraphOp::Kind kind,
                  std::vector<uint32_t> ranks,
                  std::vector<uint32_t> deps,
                  uint32_t stream,
-                 std::string name)
+                 const std::string& name)
 {
     GraphOp op;
     op.kind = kind;
     op.ranks = std::move(ranks);
     op.deps = std::move(deps);
     op.stream = stream;
-    op.name = std::move(name);
+    op.name = Intern(name);
     return op;
 }
 
@@ -58,8 +79,9 @@ uint32_t
 JobGraph::Add(GraphOp op)
 {
     const uint32_t index = static_cast<uint32_t>(m_ops.size());
-    const std::string what =
-        "job graph op " + std::to_string(index) + (op.name.empty() ? "" : " (" + op.name + ")");
+    op.name = Intern(op.name.Get()); // one copy, even for an op made by another graph
+    const std::string what = "job graph op " + std::to_string(index) +
+                             (op.name.empty() ? "" : " (" + op.name.Get() + ")");
     if (op.ranks.empty())
     {
         throw std::invalid_argument(what + ": no rank");
@@ -110,12 +132,30 @@ JobGraph
 JobGraph::Scaled(double scale) const
 {
     JobGraph g = *this;
-    for (GraphOp& op : g.m_ops)
+    for (std::size_t i = 0; i < g.m_ops.size(); ++i)
     {
-        op.duration = NanoSeconds(std::llround(op.duration.GetNanoSeconds() * scale));
+        GraphOp& op = g.m_ops[i];
+        // Checked in doubles before they are rounded: a product out of
+        // range would wrap (or be undefined) as an integer.
+        const double ns = static_cast<double>(op.duration.GetNanoSeconds()) * scale;
+        const double bytes = static_cast<double>(op.bytes) * scale;
+        const std::string what =
+            "scale " + FormatReal(scale) + " makes op " + std::to_string(i) +
+            (op.name.empty() ? "" : " (" + op.name.Get() + ")");
+        if (!(ns <= static_cast<double>(kMaxSimulatedTimeNs)))
+        {
+            throw std::invalid_argument(what + " compute for " + FormatReal(ns * 1e-9) + " s, " +
+                                        kTimeRangeError);
+        }
+        if (!(bytes <= static_cast<double>(kMaxByteCount)))
+        {
+            throw std::invalid_argument(what + " " + FormatReal(bytes) +
+                                        " bytes, more than 10^18");
+        }
+        op.duration = NanoSeconds(std::llround(ns));
         if (op.bytes > 0)
         {
-            op.bytes = std::max<uint64_t>(1, std::llround(static_cast<double>(op.bytes) * scale));
+            op.bytes = std::max<uint64_t>(1, std::llround(bytes));
         }
     }
     return g;

@@ -8,7 +8,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <ostream>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -30,6 +34,42 @@ enum class CommGroup : uint8_t
 
 /// "dp", "tp", "pp", "ep" or "none".
 std::string CommGroupName(CommGroup group);
+
+/**
+ * \ingroup collective-scheduling
+ * \brief An op's label, for traces and errors. The graph keeps one copy of
+ * each distinct label, shared by the ops that carry it: a job of many ranks
+ * repeats few labels, and a long one (a layer name in a workload file)
+ * costs its bytes once, not once per op.
+ */
+class OpName
+{
+  public:
+    OpName() = default;
+
+    /// The label; empty for none.
+    const std::string& Get() const
+    {
+        static const std::string none;
+        return m_text ? *m_text : none;
+    }
+
+    bool empty() const
+    {
+        return Get().empty();
+    }
+
+  private:
+    friend class JobGraph;
+    std::shared_ptr<const std::string> m_text;
+};
+
+/// Writes the label.
+inline std::ostream&
+operator<<(std::ostream& os, const OpName& name)
+{
+    return os << name.Get();
+}
 
 /**
  * \ingroup collective-scheduling
@@ -69,7 +109,7 @@ struct GraphOp
      * gate in the job's class.
      */
     bool planned{false};
-    std::string name; ///< a label for traces and errors
+    OpName name; ///< a label for traces and errors, shared with the graph's other ops
 };
 
 /**
@@ -118,7 +158,7 @@ class JobGraph
                         Time duration,
                         std::vector<uint32_t> deps,
                         uint32_t stream,
-                        std::string name = "")
+                        const std::string& name = "")
     {
         GraphOp op = MakeOp(GraphOp::Kind::Compute, ranks, std::move(deps), stream, name);
         op.duration = duration;
@@ -134,7 +174,7 @@ class JobGraph
                            CommGroup group,
                            std::vector<uint32_t> deps,
                            uint32_t stream,
-                           std::string name = "")
+                           const std::string& name = "")
     {
         GraphOp op = MakeOp(GraphOp::Kind::Collective, members, std::move(deps), stream, name);
         op.bytes = bytes;
@@ -151,7 +191,7 @@ class JobGraph
                          CommGroup group,
                          std::vector<uint32_t> deps,
                          uint32_t stream,
-                         std::string name = "")
+                         const std::string& name = "")
     {
         GraphOp op = MakeOp(GraphOp::Kind::Transfer, {src, dst}, std::move(deps), stream, name);
         op.bytes = bytes;
@@ -213,14 +253,26 @@ class JobGraph
                                  const std::string& algorithm,
                                  uint32_t channels);
 
+    /// Bytes of the graph's distinct labels.
+    uint64_t GetNameBytes() const
+    {
+        return m_nameBytes;
+    }
+
   private:
-    static GraphOp MakeOp(GraphOp::Kind kind,
-                          std::vector<uint32_t> ranks,
-                          std::vector<uint32_t> deps,
-                          uint32_t stream,
-                          std::string name);
+    GraphOp MakeOp(GraphOp::Kind kind,
+                   std::vector<uint32_t> ranks,
+                   std::vector<uint32_t> deps,
+                   uint32_t stream,
+                   const std::string& name);
+
+    /// The one copy of label \p text.
+    OpName Intern(const std::string& text);
 
     uint32_t m_ranks;
+    /// Distinct labels, keyed by views of the strings they own.
+    std::unordered_map<std::string_view, std::shared_ptr<const std::string>> m_names;
+    uint64_t m_nameBytes{0};
     std::vector<GraphOp> m_ops;
     uint32_t m_commOps{0};
     uint32_t m_plannedOps{0};

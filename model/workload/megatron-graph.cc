@@ -3,6 +3,8 @@
  */
 #include "megatron-graph.h"
 
+#include "ns3/unit-strings.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -170,13 +172,26 @@ Builder::Stream(const std::string& key)
 Time
 Builder::ComputeTime(double flops) const
 {
-    return PicoSeconds(std::llround(flops / m_s.flopsPerSecond * m_s.scale * 1e12));
+    // Checked before it is rounded: a time past the clock would wrap negative.
+    const double seconds = flops / m_s.flopsPerSecond * m_s.scale;
+    if (!(seconds <= Time::Max().GetSeconds()))
+    {
+        throw std::invalid_argument("a compute op of " + FormatReal(seconds) + " s, " +
+                                    kTimeRangeError);
+    }
+    return PicoSeconds(std::llround(seconds * 1e12));
 }
 
 uint64_t
 Builder::Bytes(double bytes) const
 {
-    return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(bytes * m_s.scale)));
+    const double scaled = bytes * m_s.scale;
+    if (!(scaled <= static_cast<double>(kMaxByteCount)))
+    {
+        throw std::invalid_argument("a message of " + FormatReal(scaled) +
+                                    " bytes, more than 10^18");
+    }
+    return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(scaled)));
 }
 
 std::vector<Builder::Unit>

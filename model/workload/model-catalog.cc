@@ -3,6 +3,8 @@
  */
 #include "model-catalog.h"
 
+#include "input-limits.h"
+
 #include "chakra-trace-reader.h"
 #include "collective-transport.h"
 #include "collective.h"
@@ -17,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -68,6 +71,22 @@ Join(const std::vector<std::string>& names)
 Fail(const JobSpec& spec, const std::string& field, const std::string& problem)
 {
     throw std::invalid_argument("job " + std::to_string(spec.id) + ": " + field + ": " + problem);
+}
+
+/**
+ * Throw a range error of \p spec's graph (\p problem) naming the job, the
+ * fields that multiply its times and byte counts, and its workload file.
+ */
+[[noreturn]] void
+FailRange(const JobSpec& spec, const std::string& problem)
+{
+    if (spec.workload.IsSet())
+    {
+        Fail(spec, "workload.path, scale", spec.workload.path + ": " + problem);
+    }
+    Fail(spec,
+         TransformerCatalog::Has(spec.model) ? "sequenceLength, mfu, scale" : "scale",
+         problem);
 }
 
 /// Re-throws an unknown-name error of the catalog with the job and field in front.
@@ -124,7 +143,12 @@ ModelCatalog::WorkloadGraph(const JobSpec& spec)
         SimaiGraphSettings settings;
         settings.allReduce = spec.collective;
         settings.channels = spec.channels;
-        graph = ReadSimaiWorkload(w.path, spec.workers, settings).graph;
+        SimaiWorkload read = ReadSimaiWorkload(w.path, spec.workers, settings);
+        for (const std::string& warning : read.warnings)
+        {
+            std::cerr << "warning: " << warning << "\n";
+        }
+        graph = std::move(read.graph);
     }
     else if (w.format == "chakra")
     {
@@ -140,21 +164,36 @@ ModelCatalog::WorkloadGraph(const JobSpec& spec)
     {
         Fail(spec, "workload.format", "unknown format '" + w.format + "' (known: simai, chakra)");
     }
-    return spec.scale == 1.0 ? graph : graph.Scaled(spec.scale);
+    if (spec.scale == 1.0)
+    {
+        return graph;
+    }
+    try
+    {
+        return graph.Scaled(spec.scale);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        FailRange(spec, e.what());
+    }
 }
 
+namespace
+{
+
+/// ModelCatalog::Graph, before its range is checked.
 JobGraph
-ModelCatalog::Graph(const JobSpec& spec)
+BuildGraph(const JobSpec& spec)
 {
     if (spec.workload.IsSet())
     {
-        return WorkloadGraph(spec);
+        return ModelCatalog::WorkloadGraph(spec);
     }
-    if (!IsLlm(spec))
+    if (!ModelCatalog::IsLlm(spec))
     {
         return JobGraph::DataParallel(spec.workers,
-                                      ComputeTime(spec),
-                                      GradientBytes(spec),
+                                      ModelCatalog::ComputeTime(spec),
+                                      ModelCatalog::GradientBytes(spec),
                                       spec.buckets,
                                       spec.collective,
                                       spec.channels);
@@ -163,13 +202,38 @@ ModelCatalog::Graph(const JobSpec& spec)
     s.model = TransformerCatalog::Get(spec.model);
     s.layout = spec.parallelism;
     s.sequenceLength = spec.sequenceLength;
-    CheckName(spec, "gpu", [&] { s.flopsPerSecond = PeakFlops(spec.gpu, spec.dtype) * spec.mfu; });
-    CheckName(spec, "dtype", [&] { s.elementBytes = BytesPerElement(spec.dtype); });
+    CheckName(spec, "gpu", [&] { s.flopsPerSecond = ModelCatalog::PeakFlops(spec.gpu, spec.dtype) * spec.mfu; });
+    CheckName(spec, "dtype", [&] { s.elementBytes = ModelCatalog::BytesPerElement(spec.dtype); });
     s.scale = spec.scale;
     s.channels = spec.channels;
     s.dataCollective = spec.collective;
-    return MegatronGraph::Build(s);
+    try
+    {
+        return MegatronGraph::Build(s);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        FailRange(spec, e.what());
+    }
 }
+
+} // namespace
+
+JobGraph
+ModelCatalog::Graph(const JobSpec& spec)
+{
+    JobGraph graph = BuildGraph(spec);
+    try
+    {
+        CheckGraphRange(graph, spec.iterations);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        FailRange(spec, e.what());
+    }
+    return graph;
+}
+
 
 std::vector<std::string>
 ModelCatalog::Names()

@@ -17,6 +17,7 @@
 #include "ns3/simai-workload-reader.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+#include "ns3/unit-strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -76,7 +78,7 @@ ReadFabric(const LocatedJson& w,
     o.With("cc", [&](const Node& v) { f.cc = w.String(v); });
     o.With("pfc", [&](const Node& v) { f.pfc = w.Bool(v); });
     o.With("bufferBytes", [&](const Node& v) {
-        f.bufferBytes = w.Unsigned(v, 1, std::numeric_limits<uint64_t>::max());
+        f.bufferBytes = w.Unsigned(v, 1, kMaxByteCount);
     });
     o.With("ackInterval", [&](const Node& v) { f.ackInterval = w.Uint32(v, 1); });
     o.With("rto", [&](const Node& v) { f.rtoNs = w.PositiveTimeNs(v); });
@@ -94,6 +96,13 @@ ReadFabric(const LocatedJson& w,
     });
     o.With("selectiveRepeat", [&](const Node& v) { f.selectiveRepeat = w.Bool(v); });
     o.With("slowRestart", [&](const Node& v) { f.slowRestart = w.Bool(v); });
+    if (o.Has("rto") && o.Has("retransmission"))
+    {
+        // A fixed timeout replaces either mode: one of the two would be ignored.
+        w.Fail(o.Get("retransmission"),
+               "contradicts fabric.rto (line " + std::to_string(o.Get("rto").lines->line) +
+                   "), a fixed timeout that replaces the retransmission mode; give one of them");
+    }
 }
 
 void
@@ -186,7 +195,7 @@ ReadParallelism(const LocatedJson& w, const Node& n, ParallelLayout& l)
     o.With("sequenceParallel", [&](const Node& v) { l.sequenceParallel = w.Bool(v); });
     o.With("zero", [&](const Node& v) { l.zero = static_cast<uint32_t>(w.Unsigned(v, 0, 3)); });
     o.With("bucketBytes", [&](const Node& v) {
-        l.bucketBytes = w.Unsigned(v, 1, std::numeric_limits<uint64_t>::max());
+        l.bucketBytes = w.Unsigned(v, 1, kMaxByteCount);
     });
 }
 
@@ -240,7 +249,7 @@ WorkloadRanks(const WorkloadFile& f)
     {
         return static_cast<uint32_t>(FindChakraRankFiles(f.path, 0).size());
     }
-    return ReadSimaiWorkload(f.path).ranks; // its header's all_gpus, or an error naming it
+    return ReadSimaiWorkloadRanks(f.path); // its header's all_gpus, or an error naming it
 }
 
 /// Fields common to jobs and jobDefaults (all but id and hosts).
@@ -512,7 +521,7 @@ ReadSynthetic(const LocatedJson& w, const Node& n, ScenarioSpec::Synthetic& s)
 ScenarioSpec
 ReadScenarioFile(const std::string& path)
 {
-    return ReadScenarioText(ReadInputFile(path), path);
+    return ReadScenarioText(ReadInputFile(path, InputFileKinds::kScenario), path);
 }
 
 ScenarioSpec
@@ -565,13 +574,6 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
     });
     top.With("stopTime", [&](const Node& v) { spec.stopTimeNs = w.TimeNs(v); });
     top.With("scale", [&](const Node& v) { spec.scale = w.Positive(v); });
-    top.With("topology", [&](const Node& v) { ReadScenarioTopology(w, v, spec.topology); });
-    if (!spec.topology.path.empty())
-    {
-        spec.topology.path = resolve(spec.topology.path);
-    }
-    top.With("fabric", [&](const Node& v) { ReadFabric(w, v, resolve, spec.fabric); });
-    top.With("faults", [&](const Node& v) { ReadFaults(w, v, spec.faults); });
     top.With("attributes", [&](const Node& v) {
         static const std::regex name(R"(^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)+$)");
         for (const auto& [key, value] : w.Members(v))
@@ -600,6 +602,23 @@ ReadScenarioText(const std::string& text, const std::string& sourceName)
             spec.attributes.emplace_back(key, text);
         }
     });
+    // The scenario's own input limits are in force while the rest is read.
+    std::unique_ptr<InputLimits::Scope> limits;
+    try
+    {
+        limits = std::make_unique<InputLimits::Scope>(spec.attributes);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error(spec.Where("attributes") + ": " + e.what());
+    }
+    top.With("topology", [&](const Node& v) { ReadScenarioTopology(w, v, spec.topology); });
+    if (!spec.topology.path.empty())
+    {
+        spec.topology.path = resolve(spec.topology.path);
+    }
+    top.With("fabric", [&](const Node& v) { ReadFabric(w, v, resolve, spec.fabric); });
+    top.With("faults", [&](const Node& v) { ReadFaults(w, v, spec.faults); });
     top.With("jobDefaults",
              [&](const Node& v) { spec.jobDefaults = ReadJobDefaults(w, v, resolve); });
     top.With("jobs", [&](const Node& v) { ReadJobs(w, v, resolve, spec.jobDefaults, spec.jobs); });

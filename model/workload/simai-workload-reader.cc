@@ -116,6 +116,18 @@ class Reader
 
     SimaiWorkload Read(uint32_t ranks, const SimaiGraphSettings& settings);
 
+    /// The header's all_gpus, read without the rows or a graph.
+    uint32_t HeaderRanks()
+    {
+        SimaiWorkload w;
+        ReadHeader(w);
+        if (w.allGpus == 0)
+        {
+            Fail(1, "all_gpus", "missing, and no rank count given: the job's size is unknown");
+        }
+        return w.allGpus;
+    }
+
   private:
     [[noreturn]] void Fail(uint32_t line, const std::string& field, const std::string& what) const
     {
@@ -249,8 +261,7 @@ Reader::ReadPhase(const std::vector<std::string>& t,
         }
         Fail(line, kColumns[first + 1], why);
     }
-    phase.bytes =
-        Unsigned(line, kColumns[first + 2], t[first + 2], 0, std::numeric_limits<uint64_t>::max());
+    phase.bytes = Unsigned(line, kColumns[first + 2], t[first + 2], 0, kMaxByteCount);
     if (phase.comm == "BROADCAST")
     {
         w.broadcastBytes = phase.bytes > std::numeric_limits<uint64_t>::max() - w.broadcastBytes
@@ -402,7 +413,7 @@ Reader::ReadHeader(SimaiWorkload& w)
         }
         else if (key == "pp_comm:")
         {
-            w.ppComm = Unsigned(1, field, value, 0, std::numeric_limits<uint64_t>::max());
+            w.ppComm = Unsigned(1, field, value, 0, kMaxByteCount);
         }
         else
         {
@@ -432,8 +443,7 @@ Reader::ReadHeader(SimaiWorkload& w)
 void
 Reader::ReadRows(SimaiWorkload& w, uint32_t count)
 {
-    // The count is not trusted to size anything before its rows are there.
-    w.layers.reserve(std::min<size_t>(count, m_lines.size()));
+    // The count is not trusted to size anything.
     for (size_t i = 2; i < m_lines.size(); ++i)
     {
         const uint32_t line = static_cast<uint32_t>(i + 1);
@@ -442,20 +452,20 @@ Reader::ReadRows(SimaiWorkload& w, uint32_t count)
         {
             continue;
         }
-        if (w.layers.size() == count)
-        {
-            Fail(line,
-                 "row",
-                 "more rows than the " + std::to_string(count) + " that line 2 announces");
-        }
         w.layers.push_back(ReadRow(t, line, w));
     }
-    if (w.layers.size() < count)
+    // SimAI's reader (Workload::initialize_workload) takes the count, then
+    // reads rows until the file ends: it runs the rows present, and so does
+    // this one. AICB has shipped files whose count disagrees (LLaMA-65B's 839).
+    if (w.layers.empty())
     {
-        Fail(2,
-             "layers",
-             "announces " + std::to_string(count) + " rows, the file has " +
-                 std::to_string(w.layers.size()) + " (truncated?)");
+        Fail(2, "layers", "announces " + std::to_string(count) + " rows, the file has none");
+    }
+    if (w.layers.size() != count)
+    {
+        w.warnings.push_back(m_source + ":2: layers: announces " + std::to_string(count) +
+                             " rows, the file has " + std::to_string(w.layers.size()) +
+                             "; the rows present are read, as SimAI reads them");
     }
     for (const auto& [layers, field] :
          {std::pair<const std::vector<uint32_t>*, const char*>{&w.checkpoints, "checkpoints"},
@@ -463,12 +473,12 @@ Reader::ReadRows(SimaiWorkload& w, uint32_t count)
     {
         for (uint32_t layer : *layers)
         {
-            if (layer >= count)
+            if (layer >= w.layers.size())
             {
                 Fail(1,
                      field,
-                     "layer " + std::to_string(layer) + " of a file of " + std::to_string(count) +
-                         " rows");
+                     "layer " + std::to_string(layer) + " of a file of " +
+                         std::to_string(w.layers.size()) + " rows");
             }
         }
     }
@@ -736,8 +746,10 @@ Builder::Estimate(const SimaiWorkload& w)
             entries += ranks;
         }
     };
+    double names = 0; // the graph keeps one copy of each label: a row's few
     for (const SimaiLayer& row : w.layers)
     {
+        names += 6.0 * (row.name.size() + 24);
         compute(row.forward.compute);
         compute(row.inputGradient.compute);
         compute(row.weightGradient.compute);
@@ -762,7 +774,7 @@ Builder::Estimate(const SimaiWorkload& w)
     }
     // Per rank: the build's last weight gradient, a run's compute time.
     const double perRank = ranks * (sizeof(uint32_t) + sizeof(Time)) + units * sizeof(Ops);
-    return {ops, ops * kGraphOpBytes + entries * sizeof(uint32_t) + perRank};
+    return {ops, ops * kGraphOpBytes + entries * sizeof(uint32_t) + perRank + names};
 }
 
 JobGraph
@@ -844,7 +856,7 @@ Reader::Read(uint32_t ranks, const SimaiGraphSettings& settings)
     {
         Fail(2,
              "layers",
-             std::to_string(count) + " rows over " + std::to_string(w.ranks) +
+             std::to_string(w.layers.size()) + " rows over " + std::to_string(w.ranks) +
                  " ranks make a graph of about " + FormatReal(ops) + " ops, which " + e.what());
     }
     w.graph = Builder(w, settings).Build();
@@ -862,10 +874,16 @@ ReadSimaiWorkloadText(const std::string& text,
     return Reader(text, sourceName).Read(ranks, settings);
 }
 
+uint32_t
+ReadSimaiWorkloadRanks(const std::string& path)
+{
+    return Reader(ReadInputFile(path, InputFileKinds::kSimaiWorkload), path).HeaderRanks();
+}
+
 SimaiWorkload
 ReadSimaiWorkload(const std::string& path, uint32_t ranks, const SimaiGraphSettings& settings)
 {
-    return ReadSimaiWorkloadText(ReadInputFile(path), path, ranks, settings);
+    return ReadSimaiWorkloadText(ReadInputFile(path, InputFileKinds::kSimaiWorkload), path, ranks, settings);
 }
 
 } // namespace ns3

@@ -62,6 +62,9 @@ struct SimaiWorkload
     /// Bytes of the BROADCAST entries, which SimAI does not simulate, nor does the graph.
     uint64_t broadcastBytes{0};
     JobGraph graph;
+    /// What was read differently from how the file says it, as SimAI reads
+    /// it ("path:line: field: ..."): a row count that disagrees with the rows.
+    std::vector<std::string> warnings;
 };
 
 /**
@@ -116,15 +119,24 @@ struct SimaiGraphSettings
  * \throw std::runtime_error "path:line: field: message" for a missing or
  *        unknown policy or header field, a duplicate or missing value, a
  *        bad, negative or too large number, a row without 12 fields, an
- *        unknown collective, a row count that is not the file's, ranks that
- *        are not a multiple of tp x pp (or dp of ep), or a graph over
+ *        unknown collective, a file without rows, ranks that are not a
+ *        multiple of tp x pp (or dp of ep), or a graph over
  *        ns3::InputLimits::MaxJobMemory; "path: cannot open" for a file that
- *        cannot be read
+ *        cannot be read. A row count on line 2 that the rows do not
+ *        match is a warning (SimaiWorkload::warnings), as SimAI reads it.
  * \throw std::invalid_argument if \p settings has no channel
  */
 SimaiWorkload ReadSimaiWorkload(const std::string& path,
                                 uint32_t ranks = 0,
                                 const SimaiGraphSettings& settings = SimaiGraphSettings{});
+
+/**
+ * The ranks a SimAI workload file's header gives (all_gpus), read without
+ * its rows or a graph: what a scenario checks against its topology before
+ * any graph is built.
+ * \throw std::runtime_error naming the file as ReadSimaiWorkload
+ */
+uint32_t ReadSimaiWorkloadRanks(const std::string& path);
 
 /**
  * Read a SimAI workload from text; as ReadSimaiWorkload, with \p sourceName

@@ -10,12 +10,19 @@ times, timestamps, the event count (a change of how the simulator is driven
 may change it without changing any result), scheduler timings, the process
 and host that wrote a run, and run ids (only their order matters). What remains (a run's end time and packet-hops,
 every flow, link, job, iteration, gate and decision row) must be identical.
-Prints each difference found and exits 1 if there is any, 0 if none.
+Prints each difference found and exits 1 if there is any, 0 if none; 2 when a file
+is missing or cannot be read. Both files are only read (read-only, nothing left beside
+them).
 """
 
 import json
 import sqlite3
 import sys
+from pathlib import Path
+
+# The scripts' shared modules sit beside this one.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_paths import PathError, connect_readonly  # noqa: E402
 
 # Columns that depend on the machine or on the wall clock, per table.
 IGNORED = {
@@ -87,8 +94,26 @@ def main(argv):
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
-    before = sqlite3.connect(f"file:{argv[1]}?mode=ro", uri=True)
-    after = sqlite3.connect(f"file:{argv[2]}?mode=ro", uri=True)
+    try:
+        before, after = connect_readonly(argv[1]), connect_readonly(argv[2])
+        differences = compare(before, after)
+        for path, db in ((argv[1], before), (argv[2], after)):
+            try:
+                db.check_unchanged()
+            except sqlite3.OperationalError as e:
+                raise PathError(f"{path}: {e}") from None
+    except PathError as e:
+        print(f"compare-results.py: {e}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as e:
+        print(f"compare-results.py: cannot read {argv[1]} and {argv[2]}: {e}", file=sys.stderr)
+        return 2
+    print("identical" if differences == 0 else f"{differences} table(s) differ")
+    return 1 if differences else 0
+
+
+def compare(before, after):
+    """Print each difference of two databases; returns the number of tables that differ."""
     differences = 0
     t_before, t_after = tables(before), tables(after)
     for t in sorted(t_before ^ t_after):
@@ -118,8 +143,7 @@ def main(argv):
             if r not in set_b and shown < 10:
                 print(f"  + {dict(zip(head_a, r))}")
                 shown += 1
-    print("identical" if differences == 0 else f"{differences} table(s) differ")
-    return 1 if differences else 0
+    return differences
 
 
 if __name__ == "__main__":

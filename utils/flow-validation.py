@@ -9,16 +9,24 @@ level. Runs are matched by run name, scheduler, the run tag of isolated runs
 and job id.
 
     utils/flow-validation.py validation.db [--out doc-table.md]
+
+The database is only read (read-only, nothing left beside it); an --out that is the
+database, or that cannot be written, is refused before it is read (exit status 2).
 """
 import argparse
 import json
 import sqlite3
 import sys
 from collections import defaultdict
+from pathlib import Path
+
+# The scripts' shared modules sit beside this one.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_paths import (PathError, check_distinct, check_output_file,  # noqa: E402
+                       connect_readonly, input_database, output_file)
 
 
-def load(db):
-    con = sqlite3.connect(db)
+def load(con):
     runs = {}
     for run_id, example, scheduler, params, status in con.execute(
         "SELECT run_id, example, scheduler, params_json, status FROM runs"
@@ -50,7 +58,19 @@ def main():
     ap.add_argument("db")
     ap.add_argument("--out")
     a = ap.parse_args()
-    jobs = load(a.db)
+    try:
+        if a.out:
+            check_distinct(output_file("--out", a.out), input_database(a.db))
+            check_output_file("--out", a.out)
+        con = connect_readonly(a.db)
+        jobs = load(con)
+        con.check_unchanged()
+    except PathError as e:
+        print(f"flow-validation.py: {e}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as e:
+        print(f"flow-validation.py: {a.db}: cannot read it ({e})", file=sys.stderr)
+        return 2
     lines = [
         "| scenario | scheduler | job | iteration packet (us) | flow (us) | diff | "
         "communication packet (us) | flow (us) | diff |",
@@ -97,7 +117,8 @@ def main():
         with open(a.out, "w") as fh:
             fh.write(text)
     print(text, end="")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

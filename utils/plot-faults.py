@@ -13,7 +13,9 @@ each faulted one is compared with (same policy and retransmission setting). Per 
 - retransmitted: payload bytes its flows sent again, beyond what they resent without the
   fault (adaptive timeouts can fire without a fault, behind a starved queue).
 
-Writes OUT/faults.md (a table per study) and OUT/faults.png.
+Writes OUT/faults.md (a table per study) and OUT/faults.png. An --out that is the
+database, would write over it or cannot be used is refused before it is read (exit
+status 2).
 
   utils/plot-faults.py faults.db --out doc/images
 """
@@ -24,6 +26,8 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_paths import (PathError, check_distinct, check_output_dir,  # noqa: E402
+                       input_database, output_dir)
 from plot_common import POLICY_ORDER, MATPLOTLIB_MISSING, Refusal, ResultsDb  # noqa: E402
 
 SLOWER = 1.05  # an iteration this much slower than without the fault is not recovered
@@ -218,9 +222,14 @@ def main():
     parser.add_argument("--out", default=".", help="directory for faults.md and faults.png")
     args = parser.parse_args()
     try:
+        # The output first: none of the database's files, a directory that can be written.
+        check_distinct(output_dir("--out", args.out, ("faults.md", "faults.png")),
+                       input_database(args.db))
+        check_output_dir("--out", args.out)
         db = ResultsDb(args.db)
         results = effects(db, load_runs(db))
-    except Refusal as e:
+        db.check_unchanged()
+    except (Refusal, PathError) as e:
         print(f"plot-faults.py: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)

@@ -36,8 +36,11 @@ DIR/figures.md: our numbers beside the papers' claims, "n/a" where data is missi
 
 Exit status 2, with nothing written, when the file is missing, is not a results
 database (no runs table), or holds a run of a selected figure's example that is not
-'complete' (or a complete run whose jobs did not finish). A figure whose table or
-runs are missing is skipped with a message on stderr; the others are still drawn.
+'complete' (or a complete run whose jobs did not finish); and, before the database is
+read, when --out is the database, would write over it (a file of DIR that is another
+name of it) or cannot be used. A figure whose table or runs are missing is skipped with
+a message on stderr; the others are still drawn. The database is only read, and nothing
+is left beside it (cli_paths.py).
 """
 
 import argparse
@@ -50,6 +53,8 @@ from pathlib import Path
 
 # The scripts' shared modules sit beside them (also when this file is run through a link).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_paths import (PathError, check_distinct, check_output_dir,  # noqa: E402
+                       input_database, output_dir)
 from plot_common import (MATPLOTLIB_MISSING, Refusal, ResultsDb, Skip,  # noqa: E402
                          check_complete, fmt_change, fmt_ratio, fmt_speedup, fmt_time,
                          job_training_times, mean, policy_key)
@@ -589,9 +594,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     selected = sorted(args.figures)
 
-    # Everything is read and checked before anything is written.
+    # Everything is read and checked before anything is written; the output first, which
+    # must be none of the database's files and a directory that can be written.
     data, skipped, gap_rows = {}, {}, []
     try:
+        names = [f"figure{n}.png" for n in sorted(EXAMPLES)] + ["figures.md"]
+        check_distinct(output_dir("--out", args.out, names), input_database(args.db))
+        check_output_dir("--out", args.out)
         db = ResultsDb(args.db)
         examples = [example for n in selected for example in [EXAMPLES[n], *VARIANTS.get(n, {})]]
         if 5 in selected:
@@ -606,7 +615,7 @@ def main(argv=None):
                 skipped[number] = str(reason)
                 print(f"figure {number} skipped: {reason}", file=sys.stderr)
         gap_rows = load_gap_rows(db, selected)
-    except Refusal as reason:
+    except (Refusal, PathError) as reason:
         print(f"plot-figures.py: {reason}\nnothing written", file=sys.stderr)
         return 2
 
@@ -615,6 +624,11 @@ def main(argv=None):
         for number, figure in data.items():
             DRAWERS[number](figure, os.path.join(stage, f"figure{number}.png"))
         Path(stage, "figures.md").write_text(summary(db, data, skipped, selected, gap_rows))
+        try:
+            db.check_unchanged()
+        except Refusal as reason:
+            print(f"plot-figures.py: {reason}\nnothing written", file=sys.stderr)
+            return 2
         out.mkdir(parents=True, exist_ok=True)
         for number in skipped:
             # A picture left from an earlier database would contradict figures.md.

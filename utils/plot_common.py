@@ -4,8 +4,8 @@ the refusal and skip it raises, the policies' display order and the number forma
 
 import sqlite3
 import sys
-from pathlib import Path
 
+from cli_paths import PathError, connect_readonly
 from results_runs import run_state
 
 # Every module that draws imports matplotlib, and exits with this when it is missing.
@@ -33,16 +33,14 @@ class ResultsDb:
 
     def __init__(self, path):
         self.path = path
-        file = Path(path)
-        if not file.exists():
-            raise Refusal(f"{path}: no such file")
-        if not file.is_file():
-            raise Refusal(f"{path}: not a regular file")
         try:
-            # Read-only through a URI, so a wrong path never creates an empty database.
-            self.conn = sqlite3.connect(file.resolve().as_uri() + "?mode=ro", uri=True)
+            # Read-only, so a wrong path never creates an empty database, and nothing is
+            # left beside the file (cli_paths.readonly_uri).
+            self.conn = connect_readonly(path)
             self.tables = {name for (name,) in self.conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except PathError as e:
+            raise Refusal(str(e)) from None
         except sqlite3.DatabaseError as e:
             raise Refusal(f"{path}: not an SQLite database ({e})") from None
         if "runs" not in self.tables:
@@ -65,6 +63,18 @@ class ResultsDb:
 
     def query(self, sql, params=()):
         return self.conn.execute(sql, params).fetchall()
+
+    def rows(self, sql, params=()):
+        """The rows of a query one by one, for results too long to hold."""
+        return self.conn.execute(sql, params)
+
+    def check_unchanged(self):
+        """Refuse if another process changed the file while it was read (what was read
+        may then mix two states); call it before writing anything."""
+        try:
+            self.conn.check_unchanged()
+        except sqlite3.OperationalError as e:
+            raise Refusal(f"{self.path}: {e}") from None
 
     def count_runs(self):
         return self.query("SELECT COUNT(*) FROM runs")[0][0]

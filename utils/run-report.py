@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """One run of a results database as a self-contained HTML page.
 
-    utils/run-report.py RESULTS.db --run N --out DIR
+    utils/run-report.py RESULTS.db --run N --out DIR [--timeline-max-events N]
 
 Writes DIR/index.html, one file that needs nothing else (plots embedded as PNG data
 URIs, inline CSS, no network), and DIR/timeline.json, the run's trace made by
@@ -14,11 +14,20 @@ utils/timeline.py, linked from the page. The page holds, in order:
   3. a Gantt chart of the jobs' iterations (compute, communication) and closed gates;
   4. a heat map of link utilization over time (link_samples);
   5. queue and PFC pause time series of the busiest ports (port_samples);
-  6. the link to the timeline.
+  6. the link to the timeline (of at most --timeline-max-events events, 250,000 by
+     default; for a bigger run, the timeline.py commands that make it).
 
 Tables an older build did not write are named on the page and the rest is still drawn.
+Every table is summed, binned or merged as it is read, so the memory needed does not
+grow with the database (the timeline's events, held until written, are what
+--timeline-max-events bounds). The database is only read, and nothing is left beside
+it (cli_paths.py).
+
 A missing file, a file that is not a results database or an unknown run is one line
-on stderr and exit status 2, with nothing written.
+on stderr and exit status 2, with nothing written; so is, before the database is read,
+an --out that is the database (or would write over it: DIR/index.html or
+DIR/timeline.json as another name of it) or that cannot be used (a file, or a place
+where no directory can be made).
 """
 
 import argparse
@@ -35,6 +44,8 @@ from pathlib import Path
 # The scripts' shared modules (and timeline.py) sit beside this one.
 SCRIPT_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(SCRIPT_DIR))
+from cli_paths import (PathError, check_distinct, check_output_dir,  # noqa: E402
+                       input_database, output_dir)
 from plot_common import Refusal, ResultsDb, fmt_time  # noqa: E402
 from results_runs import run_state  # noqa: E402
 
@@ -44,6 +55,7 @@ try:
     matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.colors import to_rgba
     from matplotlib.patches import Patch
 except ImportError:
     print(f"run-report.py needs matplotlib for {sys.executable} "
@@ -55,7 +67,13 @@ MAX_GANTT_JOBS = 40
 MAX_HEAT_LINKS = 60
 MAX_PORTS = 4
 MAX_COLUMNS = 1200  # time bins of the heat map and port series; more are merged
+LANE_BINS = 2 * MAX_COLUMNS  # time bins of a row of the Gantt chart (half a pixel each)
 DPI = 100
+# The timeline the report writes beside the page holds at most this many events (each
+# held in memory until it is written; --timeline-max-events changes it).
+TIMELINE_MAX_EVENTS = 250_000
+# What the report writes in DIR.
+OUTPUT_NAMES = ("index.html", ".index.html.partial", "timeline.json")
 # iteration_times column -> table heading, in the order of the schema reference.
 PARTS = [("compute_ns", "compute"), ("overlapped_ns", "overlapped"),
          ("exposed_dp_ns", "exposed DP"), ("exposed_tp_ns", "exposed TP"),
@@ -202,21 +220,24 @@ def placement_summary(text, gpus_per_host):
     return ", ".join(parts)
 
 
-def sample_interval(params, keys, times_by_series):
+def sample_interval(params, keys, db, table, series, where, args):
     """The sampling interval: from params_json when set, else the smallest gap between
-    distinct sample times of one series (rows that would be all zero may be absent)."""
+    distinct sample times of one series (rows that would be all zero may be absent), else
+    the first sample's time. Worked out in SQL over table's rows that match `where`
+    (with args), a series being the rows that agree on the columns `series`."""
     for key in keys:
         value = params.get(key)
         if isinstance(value, (int, float)) and value > 0:
             return int(value)
-    gaps = []
-    for times in times_by_series.values():
-        ordered = sorted(set(times))
-        gaps.extend(b - a for a, b in zip(ordered, ordered[1:]) if b > a)
-    if gaps:
-        return min(gaps)
-    firsts = [min(t) for t in times_by_series.values() if t]
-    return max(min(firsts), 1) if firsts else 1
+    columns = ", ".join(series)
+    (gap,) = db.query(f"SELECT MIN(t_ns - previous) FROM (SELECT t_ns, LAG(t_ns) OVER"
+                      f" (PARTITION BY {columns} ORDER BY t_ns) AS previous FROM"
+                      f" (SELECT DISTINCT {columns}, t_ns FROM {table} WHERE {where}))"
+                      " WHERE t_ns > previous", args)[0]
+    if gap is not None:
+        return gap
+    (first,) = db.query(f"SELECT MIN(t_ns) FROM {table} WHERE {where}", args)[0]
+    return max(first, 1) if first is not None else 1
 
 
 class TimeBins:
@@ -268,7 +289,7 @@ class Run:
         if not isinstance(self.params, dict):
             self.params, self.params_error = {}, "not a JSON object"
         self.jobs = self.load_jobs(db)
-        self.iterations = self.load_iterations(db)
+        self.iteration_stats = self.load_iteration_stats(db)
 
     def load_jobs(self, db):
         columns = ["job_id", "model", "workers", "gpus_per_host", "placement_json",
@@ -279,16 +300,16 @@ class Run:
             f"SELECT {select_columns(db, 'jobs', columns)} FROM jobs WHERE run_id = ?"
             " ORDER BY job_id", (self.run_id,))]
 
-    def load_iterations(self, db):
-        """job id -> [(compute_start, comm_ready, comm_start, comm_end)] in iteration order."""
-        by_job = {}
-        if "iterations" not in db.tables:
-            return by_job
-        for job, *times in db.query(
-                "SELECT job_id, compute_start_ns, comm_ready_ns, comm_start_ns, comm_end_ns"
-                " FROM iterations WHERE run_id = ? ORDER BY job_id, iter", (self.run_id,)):
-            by_job.setdefault(job, []).append(tuple(times))
-        return by_job
+    def load_iteration_stats(self, db):
+        """job id -> (communication ns, [sum, count] of iteration durations, last
+        communication end), summed in SQL: a run's iterations are never held."""
+        if not has_table(db, "iterations", ["run_id", "job_id", "compute_start_ns",
+                                             "comm_start_ns", "comm_end_ns"]):
+            return {}
+        return {job: (comm or 0, (total or 0, n), last) for job, comm, total, n, last in db.query(
+            "SELECT job_id, SUM(comm_end_ns - comm_start_ns), SUM(comm_end_ns - compute_start_ns),"
+            " COUNT(comm_end_ns - compute_start_ns), MAX(comm_end_ns) FROM iterations"
+            " WHERE run_id = ? GROUP BY job_id", (self.run_id,))}
 
     @property
     def end_ns(self):
@@ -296,7 +317,7 @@ class Run:
         if self.row["sim_end_ns"]:
             return self.row["sim_end_ns"]
         ends = [j["end_ns"] for j in self.jobs if j["end_ns"]]
-        ends += [t[3] for its in self.iterations.values() for t in its if t[3]]
+        ends += [last for _, _, last in self.iteration_stats.values() if last]
         return max(ends, default=0)
 
     @property
@@ -305,8 +326,12 @@ class Run:
 
     def comm_ns(self, job):
         """Time the job spent communicating (iterations' comm_start to comm_end)."""
-        return sum(e - s for _, _, s, e in self.iterations.get(job, ()) if s is not None
-                   and e is not None)
+        return self.iteration_stats.get(job, (0, None, None))[0]
+
+    def mean_iteration_ns(self, job):
+        """The mean of the job's iterations from compute start to communication end."""
+        total, n = self.iteration_stats.get(job, (0, (0, 0), None))[1]
+        return total / n if n else None
 
     def busiest_jobs(self, limit):
         """Job ids with the most communication, at most `limit`, in job id order."""
@@ -398,15 +423,14 @@ def section_jobs(db, run):
         headers += [f"{label} (ms)" for _, label in PARTS]
     rows = []
     for j in run.jobs:
-        durations = [e - c for c, _, _, e in run.iterations.get(j["job_id"], ())
-                     if c is not None and e is not None]
+        mean = run.mean_iteration_ns(j["job_id"])
         start, end = j["start_ns"], j["end_ns"]
         train = end - start if end is not None and start is not None else None
         row = [j["job_id"], j["model"] or "n/a", na(j["workers"]),
                placement_summary(j["placement_json"], j["gpus_per_host"]),
                ms(j["arrival_ns"]), ms(start), ms(end) if end is not None else "not finished",
                na(j["iterations"]), ms(train),
-               ms(sum(durations) / len(durations)) if durations else "n/a"]
+               ms(mean) if mean is not None else "n/a"]
         if breakdown:
             job_means = means.get(j["job_id"])
             row += [ms(job_means[c]) if job_means else "n/a" for c, _ in PARTS]
@@ -428,66 +452,135 @@ def section_jobs(db, run):
     return "\n".join(parts)
 
 
-def merge_intervals(intervals):
-    """Union of (start, end) intervals, sorted."""
-    merged = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return merged
+class Lane:
+    """A row of the Gantt chart: the union of intervals given in order of their start, kept
+    as the part of each of LANE_BINS equal bins of [0, axis_end] (half a pixel each) that
+    it covers. A lane's size is that, however many rows it is drawn from; a bin covered
+    only in part is drawn lighter, as the pixel would be."""
+
+    def __init__(self, axis_end):
+        self.axis_end = axis_end
+        self.width = axis_end / LANE_BINS
+        self.covered = np.zeros(LANE_BINS)  # ns covered in bins where an interval ends
+        self.full = np.zeros(LANE_BINS + 1)  # +1 where a run of whole bins starts, -1 after
+        self.current = None  # the union's interval still growing
+
+    def add(self, start, end):
+        start, end = max(start, 0), min(end, self.axis_end)
+        if end <= start:
+            return
+        if self.current is not None and start <= self.current[1]:
+            self.current[1] = max(self.current[1], end)
+            return
+        self.flush()
+        self.current = [start, end]
+
+    def flush(self):
+        if self.current is None:
+            return
+        start, end = self.current
+        self.current = None
+        first = min(int(start / self.width), LANE_BINS - 1)
+        last = min(int(end / self.width), LANE_BINS - 1)
+        if first == last:
+            self.covered[first] += end - start
+            return
+        self.covered[first] += (first + 1) * self.width - start
+        self.covered[last] += end - last * self.width
+        self.full[first + 1] += 1
+        self.full[last] -= 1
+
+    def bars(self, least=0.0):
+        """broken_barh's (start, width) in ms, and each bar's covered fraction: a run of
+        whole bins is one bar, a bin covered in part (more than `least`) a bar of its own."""
+        self.flush()
+        fractions = np.minimum(self.covered / self.width + np.cumsum(self.full)[:-1], 1.0)
+        bars, shares = [], []
+        run_start = None
+        for i, fraction in enumerate(np.append(fractions, 0.0)):
+            if fraction >= 0.999 and i < LANE_BINS:
+                run_start = i if run_start is None else run_start
+                continue
+            if run_start is not None:
+                bars.append((run_start * self.width / 1e6, (i - run_start) * self.width / 1e6))
+                shares.append(1.0)
+                run_start = None
+            if fraction > least and i < LANE_BINS:
+                bars.append((i * self.width / 1e6, self.width / 1e6))
+                shares.append(float(fraction))
+        return bars, shares
 
 
-def gate_closed(db, run):
-    """job id -> [(start, end)] while its gate was closed, cut at the job's end."""
+def draw_lane(ax, lane, y, color, zorder):
+    bars, shares = lane.bars()
+    ax.broken_barh(bars, y, facecolors=[to_rgba(color, share) for share in shares],
+                   zorder=zorder)
+    return bool(bars)
+
+
+def gate_closed(db, run, jobs):
+    """job id -> Lane of the times its gate was closed, cut at the job's end."""
     if not has_table(db, "gates", ["run_id", "t_ns", "job_id", "open"]):
         return {}
+    axis_end = max(run.end_ns, 1)
     ends = {j["job_id"]: j["end_ns"] or run.end_ns for j in run.jobs}
     closed, since = {}, {}
+
+    def add(job, start, end):
+        end = min(end, ends.get(job, end))
+        if end > start:
+            closed.setdefault(job, Lane(axis_end)).add(start, end)
+
+    marks = ",".join("?" * len(jobs))
     # rowid keeps the order of changes written at the same time.
-    for job, t, is_open in db.query("SELECT job_id, t_ns, open FROM gates WHERE run_id = ?"
-                                    " ORDER BY job_id, t_ns, rowid", (run.run_id,)):
+    for job, t, is_open in db.rows(f"SELECT job_id, t_ns, open FROM gates WHERE run_id = ?"
+                                   f" AND job_id IN ({marks}) ORDER BY job_id, t_ns, rowid",
+                                   (run.run_id, *jobs)):
         if not is_open and job not in since:
             since[job] = t
         elif is_open and job in since:
-            closed.setdefault(job, []).append((since.pop(job), t))
+            add(job, since.pop(job), t)
     for job, t in since.items():  # still closed at the end
-        closed.setdefault(job, []).append((t, ends.get(job, run.end_ns)))
-    return {job: [(s, min(e, ends.get(job, e))) for s, e in spans if min(e, ends.get(job, e)) > s]
-            for job, spans in closed.items()}
+        add(job, t, ends.get(job, run.end_ns))
+    return closed
 
 
 def span_lanes(db, run, jobs):
-    """From op_spans, job id -> (compute intervals, communication intervals), merged."""
+    """From op_spans, job id -> (compute Lane, communication Lane)."""
     if not has_table(db, "op_spans", ["run_id", "job_id", "kind", "start_ns", "end_ns"]):
         return {}
-    raw = {}
+    axis_end = max(run.end_ns, 1)
+    lanes = {}
     marks = ",".join("?" * len(jobs))
-    for job, kind, start, end in db.query(
-            f"SELECT job_id, kind, start_ns, end_ns FROM op_spans WHERE run_id = ?"
-            f" AND job_id IN ({marks}) AND start_ns IS NOT NULL AND end_ns IS NOT NULL",
-            (run.run_id, *jobs)):
-        raw.setdefault(job, ([], []))[0 if kind == "compute" else 1].append((start, end))
-    return {job: (merge_intervals(c), merge_intervals(m)) for job, (c, m) in raw.items()}
+    for job, comm, start, end in db.rows(
+            f"SELECT job_id, kind IS NOT 'compute', start_ns, end_ns FROM op_spans"
+            f" WHERE run_id = ? AND job_id IN ({marks}) AND start_ns IS NOT NULL"
+            f" AND end_ns IS NOT NULL ORDER BY job_id, 2, start_ns", (run.run_id, *jobs)):
+        if job not in lanes:
+            lanes[job] = (Lane(axis_end), Lane(axis_end))
+        lanes[job][comm].add(start, end)
+    return lanes
 
 
-def iteration_lanes(run, job):
+def iteration_lanes(db, run, job):
     """From iterations: compute from compute start to communication ready (or start),
     communication from its start to its end."""
-    compute, comm = [], []
-    for start, ready, comm_start, comm_end in run.iterations.get(job, ()):
-        compute_end = ready if ready is not None else comm_start
-        if start is not None and compute_end is not None and compute_end > start:
-            compute.append((start, compute_end))
-        if comm_start is not None and comm_end is not None and comm_end > comm_start:
-            comm.append((comm_start, comm_end))
+    axis_end = max(run.end_ns, 1)
+    compute, comm = Lane(axis_end), Lane(axis_end)
+    if not has_table(db, "iterations", ["run_id", "job_id", "compute_start_ns",
+                                         "comm_ready_ns", "comm_start_ns", "comm_end_ns"]):
+        return compute, comm
+    for start, end in db.rows(
+            "SELECT compute_start_ns, COALESCE(comm_ready_ns, comm_start_ns) AS e FROM iterations"
+            " WHERE run_id = ? AND job_id = ? AND compute_start_ns IS NOT NULL AND e IS NOT NULL"
+            " ORDER BY 1", (run.run_id, job)):
+        compute.add(start, end)
+    for start, end in db.rows(
+            "SELECT comm_start_ns, comm_end_ns FROM iterations WHERE run_id = ? AND job_id = ?"
+            " AND comm_start_ns IS NOT NULL AND comm_end_ns IS NOT NULL ORDER BY 1",
+            (run.run_id, job)):
+        comm.add(start, end)
     return compute, comm
-
-
-def bars(intervals):
-    """(start, end) in ns -> broken_barh's (start, width) in ms."""
-    return [(s / 1e6, (e - s) / 1e6) for s, e in intervals]
 
 
 def section_gantt(db, run):
@@ -497,20 +590,20 @@ def section_gantt(db, run):
         parts.append(para("No jobs to draw."))
         return "\n".join(parts + ["</section>"])
     spans = span_lanes(db, run, jobs)
-    gates = gate_closed(db, run)
+    gates = gate_closed(db, run, jobs)
     models = {j["job_id"]: j["model"] for j in run.jobs}
     fig, ax = plt.subplots(figsize=(12, 1.4 + 0.4 * len(jobs)))
     drawn = False
     for row, job in enumerate(jobs):
-        compute, comm = spans[job] if job in spans else iteration_lanes(run, job)
-        # Gates behind the bars: what shows is a closed gate while the job waits.
-        if gates.get(job):
-            ax.broken_barh(bars(gates[job]), (row - 0.4, 0.8), facecolors="none",
+        compute, comm = spans[job] if job in spans else iteration_lanes(db, run, job)
+        # Gates behind the bars: what shows is a closed gate while the job waits (a bin
+        # closed more than half of its time).
+        if job in gates:
+            ax.broken_barh(gates[job].bars(least=0.5)[0], (row - 0.4, 0.8), facecolors="none",
                            edgecolors="0.45", hatch="////", linewidth=0, zorder=1)
         # Compute below communication, so that overlap (op_spans) stays visible.
-        ax.broken_barh(bars(compute), (row, 0.35), facecolors="tab:blue", zorder=2)
-        ax.broken_barh(bars(comm), (row - 0.35, 0.35), facecolors="tab:orange", zorder=2)
-        drawn = drawn or bool(compute or comm)
+        drawn = draw_lane(ax, compute, (row, 0.35), "tab:blue", 2) | drawn
+        drawn = draw_lane(ax, comm, (row - 0.35, 0.35), "tab:orange", 2) | drawn
     ax.set_yticks(range(len(jobs)))
     ax.set_yticklabels([f"job {j}" + (f" ({models[j]})" if models.get(j) else "")
                         for j in jobs], fontsize=8 if len(jobs) > 15 else 10)
@@ -534,7 +627,8 @@ def section_gantt(db, run):
         source = spans_text
     else:
         source = f"{spans_text} where the job has them, else from {iterations_text}"
-    caption = f"One row per job; bars from {source}; hatched: the job's gate closed (gates)."
+    caption = (f"One row per job; bars from {source}, lighter where they cover only part of "
+               "the time a pixel spans; hatched: the job's gate closed (gates).")
     if not spans:
         caption += (" Without op_spans (older builds), compute that overlaps communication is "
                     "drawn as communication.")
@@ -559,26 +653,28 @@ def link_names(db, run):
 
 def section_links(db, run):
     parts = ['<section id="links">', "<h2>4. Link utilization</h2>"]
-    rows = []
-    if has_table(db, "link_samples", ["run_id", "link_id", "direction", "t_ns", "tx_bytes"]):
-        # The jobs' bytes of one interval add up: one value per directed link and time.
-        rows = db.query("SELECT link_id, direction, t_ns, SUM(tx_bytes) FROM link_samples"
-                        " WHERE run_id = ? GROUP BY link_id, direction, t_ns", (run.run_id,))
-    if not rows:
+    columns = ["run_id", "link_id", "direction", "t_ns", "tx_bytes"]
+    totals = {}
+    if has_table(db, "link_samples", columns):
+        # Everything is summed or binned in SQL and read row by row: the samples of a long
+        # run are never held. The jobs' bytes of one interval add up: one value per
+        # directed link and time.
+        totals = {(link, direction): (total, last) for link, direction, total, last in db.query(
+            "SELECT link_id, direction, SUM(tx_bytes), MAX(t_ns) FROM link_samples"
+            " WHERE run_id = ? GROUP BY link_id, direction", (run.run_id,))}
+    if not totals:
         missing = ("" if "link_samples" in db.tables
                    else " (the database has no link_samples table)")
         parts += [para(f"No link samples in this run{missing}: {LINK_SAMPLES_HINT}."),
                   "</section>"]
         return "\n".join(parts)
     links = link_names(db, run)
-    times, totals = {}, {}
-    for link, direction, t, tx in rows:
-        times.setdefault((link, direction), []).append(t)
-        totals[(link, direction)] = totals.get((link, direction), 0) + tx
-    interval = sample_interval(run.params, ("linkSampleIntervalNs", "sample_interval_ns"), times)
-    busy = sorted((key for key, total in totals.items() if total > 0 and key[0] in links
-                   and links[key[0]][2]), key=lambda k: (-totals[k], k))
-    unknown = sum(1 for key, total in totals.items() if total > 0 and key not in busy)
+    interval = sample_interval(run.params, ("linkSampleIntervalNs", "sample_interval_ns"), db,
+                               "link_samples", ("link_id", "direction"), "run_id = ?",
+                               (run.run_id,))
+    busy = sorted((key for key, (total, _) in totals.items() if total > 0 and key[0] in links
+                   and links[key[0]][2]), key=lambda k: (-totals[k][0], k))
+    unknown = sum(1 for key, (total, _) in totals.items() if total > 0 and key not in busy)
     carried = len(busy)
     busy = busy[:MAX_HEAT_LINKS]
     if not busy:
@@ -586,15 +682,17 @@ def section_links(db, run):
                        "utilization cannot be computed."), "</section>"]
         return "\n".join(parts)
     index = {key: i for i, key in enumerate(busy)}
-    bins = TimeBins(interval, max(t for _, _, t, _ in rows))
+    bins = TimeBins(interval, max(last for _, last in totals.values()))
     matrix = np.zeros((len(busy), bins.count))
     peak = 0.0
-    for link, direction, t, tx in rows:
-        i = index.get((link, direction))
-        if i is not None:
-            utilization = tx * 8 / (interval * 1e-9 * links[link][2])
-            peak = max(peak, utilization)
-            matrix[i, bins.index(t)] += min(utilization, 1.0) / bins.merged  # mean of a bin
+    values = ",".join("(?, ?)" for _ in busy)
+    for link, direction, t, tx in db.rows(
+            "SELECT link_id, direction, t_ns, SUM(tx_bytes) FROM link_samples"
+            f" WHERE run_id = ? AND (link_id, direction) IN (VALUES {values})"
+            " GROUP BY link_id, direction, t_ns", (run.run_id, *[v for key in busy for v in key])):
+        utilization = tx * 8 / (interval * 1e-9 * links[link][2])
+        peak = max(peak, utilization)
+        matrix[index[(link, direction)], bins.index(t)] += min(utilization, 1.0) / bins.merged
     fig, ax = plt.subplots(figsize=(12, 1.6 + 0.17 * len(busy)))
     image = ax.imshow(matrix, aspect="auto", interpolation="nearest", cmap="viridis",
                       vmin=0, vmax=1, extent=(0, bins.end_ms, len(busy), 0))
@@ -640,28 +738,30 @@ def section_ports(db, run):
                        f"{PORT_MONITOR_HINT}."), "</section>"]
         return "\n".join(parts)
     ports = [(node, port) for node, port, *_ in ranked]
-    values = ",".join("(?, ?)" for _ in ports)
-    series = {}  # (node, port) -> {class: [(t, queue, paused)]}
-    for node, port, cls, t, queue, paused in db.query(
-            "SELECT node_id, port, class, t_ns, queue_bytes, paused_ns FROM port_samples"
-            f" WHERE run_id = ? AND (node_id, port) IN (VALUES {values})",
-            (run.run_id, *[v for p in ports for v in p])):
-        series.setdefault((node, port), {}).setdefault(cls, []).append((t, queue, paused))
-    times = {(key, cls): [t for t, _, _ in rows] for key, by_class in series.items()
-             for cls, rows in by_class.items()}
-    interval = sample_interval(run.params, ("monitorIntervalNs", "monitor_interval_ns"), times)
-    bins = TimeBins(interval, max(t for ts in times.values() for t in ts))
+    where = f"run_id = ? AND (node_id, port) IN (VALUES {','.join('(?, ?)' for _ in ports)})"
+    args = (run.run_id, *[v for p in ports for v in p])
+    interval = sample_interval(run.params, ("monitorIntervalNs", "monitor_interval_ns"), db,
+                               "port_samples", ("node_id", "port", "class"), where, args)
+    (last,) = db.query(f"SELECT MAX(t_ns) FROM port_samples WHERE {where}", args)[0]
+    bins = TimeBins(interval, last)
     xs = (np.arange(bins.count) + 1) * bins.merged * interval / 1e6  # bin ends
+    # (node, port) -> {class: (queue KB per bin, paused fraction per bin)}, filled row by row:
+    # absent rows are zeros; a bin shows the queue's max and the pause's mean.
+    series = {}
+    for node, port, cls, t, queue, paused_ns in db.rows(
+            f"SELECT node_id, port, class, t_ns, queue_bytes, paused_ns FROM port_samples"
+            f" WHERE {where}", args):
+        by_class = series.setdefault((node, port), {})
+        if cls not in by_class:
+            by_class[cls] = (np.zeros(bins.count), np.zeros(bins.count))
+        queue_kb, paused = by_class[cls]
+        i = bins.index(t)
+        queue_kb[i] = max(queue_kb[i], queue / 1e3)
+        paused[i] += min(paused_ns / interval, 1.0) / bins.merged
     fig, axes = plt.subplots(len(ports), 2, figsize=(12, 0.6 + 2.3 * len(ports)),
                              squeeze=False, sharex=True)
     for (node, port, link_id, peak, paused_total), (ax_q, ax_p) in zip(ranked, axes):
-        for cls, rows in sorted(series.get((node, port), {}).items()):
-            # Absent rows are zeros; a bin shows the queue's max and the pause's mean.
-            queue_kb, paused = np.zeros(bins.count), np.zeros(bins.count)
-            for t, queue, paused_ns in rows:
-                i = bins.index(t)
-                queue_kb[i] = max(queue_kb[i], queue / 1e3)
-                paused[i] += min(paused_ns / interval, 1.0) / bins.merged
+        for cls, (queue_kb, paused) in sorted(series.get((node, port), {}).items()):
             ax_q.step(xs, queue_kb, where="pre", label=f"class {cls}", linewidth=1)
             ax_p.step(xs, paused, where="pre", label=f"class {cls}", linewidth=1)
         name = f"node {node} port {port}" + (f" (link {link_id})" if link_id is not None else "")
@@ -698,7 +798,36 @@ def timeline_command(db_path, run, target):
             + (f" --jobs {jobs}" if jobs else "") + f" --from 0 --to {end_us}us")
 
 
-def section_timeline(db_path, run, out_dir):
+def timeline_rows(db, run):
+    """A lower bound of the timeline's events, counted in SQL: its op spans, collectives,
+    iterations and scheduler decisions give at least one event each, and a closed gate
+    one per two rows (closed, opened). timeline.py holds a job's rows of these tables
+    whole, so a run with more than the report's events is not handed to it at all."""
+    total = 0
+    for table, rows_per_event in (("op_spans", 1), ("collectives", 1), ("iterations", 1),
+                                  ("scheduler_decisions", 1), ("gates", 2)):
+        if has_table(db, table, ["run_id"]):
+            (count,) = db.query(f"SELECT COUNT(*) FROM {table} WHERE run_id = ?",
+                                (run.run_id,))[0]
+            total += count // rows_per_event
+    return total
+
+
+def too_big(db_path, run, target, max_events, default_max):
+    """What to do when the run's timeline has more events than the report writes."""
+    whole = f"utils/timeline.py {db_path} --run {run.run_id} --out {target}"
+    limit = f" (its --max-events is {default_max:,} by default)" if default_max else ""
+    return [para(f"The report writes a timeline of at most {max_events:,} events, which "
+                 "bounds the memory it needs (about 0.6 KB per event); --timeline-max-events "
+                 "changes that. Make the whole run's with utils/timeline.py"
+                 f"{limit}:"),
+            f"<pre><code>{esc(whole)}</code></pre>",
+            para("or one of a selection of jobs and a time window (and, if the fabric's "
+                 "counters are what is too big, --no-counters), e.g.:"),
+            f"<pre><code>{esc(timeline_command(db_path, run, target))}</code></pre>"]
+
+
+def section_timeline(db, db_path, run, out_dir, max_events=TIMELINE_MAX_EVENTS):
     parts = ['<section id="timeline">', "<h2>6. Timeline</h2>"]
     target = out_dir / "timeline.json"
     if target.exists():
@@ -709,17 +838,24 @@ def section_timeline(db_path, run, out_dir):
         parts += [para(f"No timeline: utils/timeline.py could not be imported ({e})."),
                   "</section>"]
         return "\n".join(parts)
+    default_max = getattr(timeline, "DEFAULT_MAX_EVENTS", None)
+    rows = timeline_rows(db, run)
+    if rows > max_events:
+        parts.append(para(f"No timeline: the run's op spans, collectives, iterations, gates "
+                          f"and scheduler decisions alone make at least {rows:,} events, more "
+                          f"than the {max_events:,} of the report's timeline."))
+        return "\n".join(parts + too_big(db_path, run, target, max_events, default_max)
+                         + ["</section>"])
     try:
-        info = timeline.write_timeline(db_path, run.run_id, str(target))
+        info = timeline.write_timeline(db_path, run.run_id, str(target), max_events=max_events,
+                                       count_all=False)
     except getattr(timeline, "TimelineError", ()) as e:
         if target.exists():
             target.unlink()
         parts.append(para(f"No timeline: utils/timeline.py refused the whole run ({e})."))
         # Too many events (its message names --max-events): a selection makes it smaller.
         if "max-events" in str(e):
-            parts += [para("Make one of a selection of jobs and a time window (and, if the "
-                           "fabric's counters are what is too big, --no-counters), e.g.:"),
-                      f"<pre><code>{esc(timeline_command(db_path, run, target))}</code></pre>"]
+            parts += too_big(db_path, run, target, max_events, default_max)
         return "\n".join(parts + ["</section>"])
     except Exception as e:  # a bug there must not cost the report; say it on stderr too
         print(f"run-report.py: warning: utils/timeline.py failed: {e!r}", file=sys.stderr)
@@ -747,11 +883,11 @@ def section_timeline(db_path, run, out_dir):
 # ----------------------------------------------------------------------------- page
 
 
-def build_page(db, db_path, run, out_dir):
+def build_page(db, db_path, run, out_dir, timeline_max_events=TIMELINE_MAX_EVENTS):
     title = run.title() + ("" if run.complete else f" [{run.state}]")
     sections = [section_run(db, run), section_jobs(db, run), section_gantt(db, run),
                 section_links(db, run), section_ports(db, run),
-                section_timeline(db_path, run, out_dir)]
+                section_timeline(db, db_path, run, out_dir, timeline_max_events)]
     nav = " ".join(f'<a href="#{anchor}">{esc(label)}</a>' for anchor, label in (
         ("run", "Run"), ("jobs", "Jobs"), ("gantt", "Gantt"), ("links", "Links"),
         ("ports", "Ports"), ("timeline", "Timeline")))
@@ -766,6 +902,16 @@ def build_page(db, db_path, run, out_dir):
         f"<nav>{nav}</nav>", *sections, LOAD_SCRIPT, "</body>", "</html>", ""])
 
 
+def positive(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Write a self-contained HTML report (DIR/index.html) and a trace "
@@ -775,26 +921,52 @@ def main(argv=None):
                         help="run id (runs.run_id)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="directory to write (made if needed)")
+    parser.add_argument("--timeline-max-events", type=positive, default=TIMELINE_MAX_EVENTS,
+                        metavar="N", help="write no timeline of more events, which bounds "
+                        f"the memory needed (default {TIMELINE_MAX_EVENTS:,})")
     args = parser.parse_args(argv)
     started = time.monotonic()
     out_dir = Path(args.out)
     try:
+        # The output first, before the database is read: never one of the database's
+        # files, and a directory that can be written (or made).
+        check_distinct(output_dir("--out", args.out, OUTPUT_NAMES), input_database(args.db))
+        check_output_dir("--out", args.out)
+    except PathError as e:
+        print(f"run-report.py: {e}", file=sys.stderr)
+        return 2
+    try:
         db = ResultsDb(args.db)
         run = Run(db, args.run)
-        if out_dir.exists() and not out_dir.is_dir():
-            raise Refusal(f"{out_dir}: exists and is not a directory")
-        out_dir.mkdir(parents=True, exist_ok=True)
-        page = build_page(db, args.db, run, out_dir)
     except Refusal as e:
         print(f"run-report.py: {e}", file=sys.stderr)
         return 2
-    except (sqlite3.DatabaseError, OSError) as e:
+    except sqlite3.DatabaseError as e:
+        print(f"run-report.py: {args.db}: cannot read run {args.run}: {e}", file=sys.stderr)
+        return 2
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"run-report.py: --out {out_dir}: cannot make it ({e.strerror})", file=sys.stderr)
+        return 2
+    try:
+        page = build_page(db, args.db, run, out_dir, args.timeline_max_events)
+        db.check_unchanged()
+    except Refusal as e:
+        print(f"run-report.py: {e}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as e:
         print(f"run-report.py: {args.db}: cannot read run {args.run}: {e}", file=sys.stderr)
         return 2
     index = out_dir / "index.html"
     partial = out_dir / ".index.html.partial"
-    partial.write_text(page, encoding="utf-8")
-    os.replace(partial, index)  # never a half-written page
+    try:
+        partial.write_text(page, encoding="utf-8")
+        os.replace(partial, index)  # never a half-written page
+    except OSError as e:
+        print(f"run-report.py: --out {out_dir}: cannot write {index} ({e.strerror})",
+              file=sys.stderr)
+        return 2
     size = f"{len(page) / 1e6:.1f} MB" if len(page) >= 1e6 else f"{len(page) / 1e3:.0f} KB"
     print(f"wrote {index} ({size}) in {time.monotonic() - started:.2f} s")
     return 0

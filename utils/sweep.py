@@ -33,6 +33,10 @@ Only the process that merges writes the main database; the points write their ow
 files, so running them on many hosts over a shared file system is safe (see
 doc/sweeps.md for Slurm job arrays and GNU parallel).
 
+The main database and the points' directory must not be the grid file or the example's
+binary (under another name, or a link): that is refused before anything is written or
+run. A main database only read (--list, --commands) is left without -wal or -shm files.
+
 Exit status: 0 when every point is in the main database (or, with --point, every
 selected point is finished), 1 when some point failed or is still missing, 2 for
 a bad grid file or bad arguments.
@@ -58,6 +62,8 @@ from urllib.parse import quote
 
 # The scripts' shared modules sit beside them (also when this file is run through a link).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_paths import (PathError, check_distinct, connect_readonly,  # noqa: E402
+                       input_file, output_file, readonly_uri)
 from results_runs import process_alive, run_state  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -266,10 +272,19 @@ def parse_selection(text, count):
 # ------------------------------------------------------------------------ databases
 
 
-def connect(path, readonly=False):
-    uri = f"file:{quote(str(path))}" + ("?mode=ro" if readonly else "")
+def connect(path):
+    uri = f"file:{quote(str(path))}"
     connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     return connection
+
+
+def connect_to_read(path):
+    """A database only read here: read-only, leaving no -wal or -shm file beside it
+    (cli_paths.readonly_uri)."""
+    try:
+        return connect_readonly(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except PathError as error:
+        raise SweepError(str(error)) from None
 
 
 def quoted(name):
@@ -280,15 +295,17 @@ def merged_keys(db):
     """Keys of the points whose runs are in the main database and complete."""
     if not Path(db).exists():
         return set()
-    connection = connect(db, readonly=True)
+    connection = connect_to_read(db)
     try:
         tables = {row[0] for row in connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         if SWEEP_TABLE not in tables:
             return set()
-        return {row[0] for row in connection.execute(
+        keys = {row[0] for row in connection.execute(
             f"SELECT point_key FROM {SWEEP_TABLE} GROUP BY point_key"
             " HAVING min(run_id IN (SELECT run_id FROM runs WHERE status = 'complete'))")}
+        connection.check_unchanged()
+        return keys
     finally:
         connection.close()
 
@@ -322,9 +339,13 @@ def merge_file(db, path, point):
 
     Returns the number of runs merged, 0 when the point was already there.
     """
+    try:
+        part_uri = readonly_uri(path)[0]
+    except PathError as error:
+        raise SweepError(str(error)) from None
     connection = connect(db)
     try:
-        connection.execute("ATTACH DATABASE ? AS pt", (f"file:{quote(str(path))}?mode=ro",))
+        connection.execute("ATTACH DATABASE ? AS pt", (part_uri,))
         connection.execute("BEGIN IMMEDIATE")
         try:
             merged = merge_attached(connection, path, point)
@@ -865,11 +886,12 @@ def unfinished_runs_text(db):
     (none of them counts as a merged point)."""
     if not Path(db).exists():
         return ""
-    connection = connect(db, readonly=True)
+    connection = connect_to_read(db)
     try:
         if not connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone():
             return ""
         counts = Counter(state for _, state in run_states(connection) if state != "complete")
+        connection.check_unchanged()
     finally:
         connection.close()
     return "".join(f"; {n} {state} run{'s' if n != 1 else ''}"
@@ -946,6 +968,9 @@ def main(argv=None):
         db = Path(args.db) if args.db else Path(grid_path.stem + ".db")
         layout = Layout(db, Path(args.points_dir) if args.points_dir
                         else db.with_name(db.stem + ".points"))
+        # What the sweep writes is never what it reads: checked before anything is written.
+        outputs = output_file("--db", layout.db) + output_file("--points-dir", layout.dir)
+        check_distinct(outputs, input_file(grid_path, "the grid file"))
         if args.count:
             print(len(points))
             return 0
@@ -956,12 +981,13 @@ def main(argv=None):
         if args.merge:
             return merge_all(layout, points)
         binary = find_binary(args, example)
+        check_distinct(outputs, input_file(binary, "the example's binary"))
         grid.check_known_flags(example, binary, points)
         if args.point is not None:
             selected = [points[i] for i in parse_selection(args.point, len(points))]
             return run_selected(layout, selected, binary, args)
         return run_local(layout, points, binary, args)
-    except SweepError as error:
+    except (SweepError, PathError) as error:
         print(f"sweep.py: {error}", file=sys.stderr)
         return 2
     except sqlite3.Error as error:

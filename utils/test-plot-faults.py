@@ -135,5 +135,27 @@ class PlotFaultsTest(unittest.TestCase):
         self.assertIn("no complete faults/... run", self.refused())
 
 
+    def test_out_that_is_or_holds_the_database_is_refused_and_the_database_kept(self):
+        database(self.path)
+        before = self.path.read_bytes()
+        out = Path(self.dir.name) / "out"
+        out.mkdir()
+        (out / "faults.png").symlink_to(self.path)  # where the plot would go
+        file = Path(self.dir.name) / "file"
+        file.write_text("")
+        for target, message in (
+                (self.path, f"--out {self.path} is the input database {self.path}"),
+                (out, f"--out {out} would write {out / 'faults.png'}, which is the input "
+                      f"database {self.path}"),
+                (file, f"--out {file}: exists and is not a directory")):
+            with self.subTest(out=str(target)):
+                done = subprocess.run([sys.executable, str(SCRIPT), str(self.path), "--out",
+                                       str(target)], capture_output=True, text=True)
+                self.assertEqual(done.returncode, 2, done.stderr)
+                self.assertEqual(done.stderr, f"plot-faults.py: {message}\n")
+                self.assertEqual(self.path.read_bytes(), before)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["faults.png"])
+        self.assertEqual(file.read_text(), "")
+
 if __name__ == "__main__":
     unittest.main()

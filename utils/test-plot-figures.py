@@ -806,5 +806,156 @@ class PlotFiguresTest(PlotHarness, unittest.TestCase):
         self.assertFalse((self.out / "figure4.png").exists())
 
 
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def side_files(db):
+    """The files SQLite keeps beside a database that are there."""
+    return [suffix for suffix in SIDE_FILES if os.path.exists(f"{db}{suffix}")]
+
+
+def to_wal(db):
+    """Switch a database to WAL, as the examples write it; closing the connection
+    removes its -wal and -shm files."""
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    conn.close()
+    assert side_files(db) == []
+
+
+class FilesTest(PlotHarness, unittest.TestCase):
+    """The files around the script: it never writes over the database, refuses an output
+    directory it cannot use before reading, and leaves nothing beside a WAL database."""
+
+    def test_out_that_is_or_holds_the_database_is_refused_and_the_database_kept(self):
+        full_database(self.db)
+        before = self.db.read_bytes()
+        self.out.mkdir()
+        os.link(self.db, self.out / "figures.md")  # where the summary would go
+        which = "which is the input database"
+        cases = [(self.db, f"--out {self.db} is the input database {self.db}"),
+                 (self.out, f"--out {self.out} would write {self.out / 'figures.md'}, {which} "
+                            f"{self.db}"),
+                 # Then also a symbolic link where a figure would go, found first.
+                 (self.out, f"--out {self.out} would write {self.out / 'figure4.png'}, {which} "
+                            f"{self.db}")]
+        for out, message in cases:
+            with self.subTest(message=message):
+                if "figure4" in message:
+                    (self.out / "figure4.png").symlink_to(self.db)
+                result = subprocess.run([sys.executable, str(SCRIPT), str(self.db), "--out",
+                                         str(out)], capture_output=True, text=True, timeout=300)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stderr, f"plot-figures.py: {message}\nnothing written\n")
+                self.assertEqual(self.db.read_bytes(), before)
+                self.assertTrue(os.path.samefile(self.out / "figures.md", self.db))
+        self.assertEqual(sorted(os.listdir(self.out)), ["figure4.png", "figures.md"])
+
+    def test_out_that_cannot_be_used_is_refused_before_the_database_is_read(self):
+        file = self.dir / "file"
+        file.write_text("")
+        for out, message in ((file, f"--out {file}: exists and is not a directory"),
+                             (file / "sub", f"--out {file / 'sub'}: {file} is not a directory")):
+            with self.subTest(out=str(out)):
+                result = subprocess.run([sys.executable, str(SCRIPT), str(self.db), "--out",
+                                         str(out)], capture_output=True, text=True, timeout=300)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stderr, f"plot-figures.py: {message}\nnothing written\n")
+        self.assertEqual(file.read_text(), "")
+
+    def test_wal_database_is_read_without_leaving_files(self):
+        full_database(self.db)
+        self.assert_ok(self.plot("--figures", "1,4"))
+        expected = self.summary()
+        to_wal(self.db)
+        before = self.db.read_bytes()
+        self.assert_ok(self.plot("--figures", "1,4"))
+        self.assertEqual(self.summary(), expected)
+        self.assertEqual(side_files(self.db), [])
+        self.assertEqual(self.db.read_bytes(), before)
+
+
+# The other scripts that read a results database and write a table or a verdict.
+FLOW_VALIDATION = SCRIPT.parent / "flow-validation.py"
+COMPARE_RESULTS = SCRIPT.parent / "compare-results.py"
+FLOW_SCHEMA = """
+CREATE TABLE runs (run_id INTEGER PRIMARY KEY, example TEXT, scheduler TEXT,
+    params_json TEXT, status TEXT);
+CREATE TABLE jobs (run_id INTEGER, job_id INTEGER, arrival_ns INTEGER, end_ns INTEGER);
+CREATE TABLE iterations (run_id INTEGER, job_id INTEGER, compute_start_ns INTEGER,
+    comm_ready_ns INTEGER, comm_end_ns INTEGER);
+INSERT INTO runs VALUES (1, 'ring', 'fair', '{"backend": "packet"}', 'complete'),
+                        (2, 'ring', 'fair', '{"backend": "flow"}', 'complete');
+INSERT INTO jobs VALUES (1, 0, 0, 4000000), (2, 0, 0, 4400000);
+INSERT INTO iterations VALUES (1, 0, 0, 600000, 1000000), (2, 0, 0, 600000, 1100000);
+"""
+
+
+class OtherScriptsFilesTest(unittest.TestCase):
+    """flow-validation.py and compare-results.py: the database only read (never created,
+    nothing left beside it), and never written over by --out."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="plot-figures-test-")
+        self.dir = Path(self.tmp.name)
+        self.db = self.dir / "validation.db"
+        conn = sqlite3.connect(self.db)
+        conn.executescript(FLOW_SCHEMA)
+        conn.close()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_script(self, script, *args):
+        return subprocess.run([sys.executable, str(script), *map(str, args)],
+                              capture_output=True, text=True, timeout=60)
+
+    def test_flow_validation_out_that_is_the_database_is_refused(self):
+        before = self.db.read_bytes()
+        link = self.dir / "table.md"
+        link.symlink_to(self.db)
+        for out in (self.db, link):
+            with self.subTest(out=out.name):
+                result = self.run_script(FLOW_VALIDATION, self.db, "--out", out)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stderr, f"flow-validation.py: --out {out} is the "
+                                                f"input database {self.db}\n")
+                self.assertEqual(self.db.read_bytes(), before)
+                self.assertEqual(result.stdout, "")
+
+    def test_flow_validation_reads_a_wal_database_without_leaving_files(self):
+        to_wal(self.db)
+        before = self.db.read_bytes()
+        result = self.run_script(FLOW_VALIDATION, self.db, "--out", self.dir / "table.md")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # By hand: iterations of 1000 and 1100 us (+10.0%), communication 400 and 500 us.
+        self.assertIn("| ring | fair | 0 | 1000.0 | 1100.0 | +10.0% | 400.0 | 500.0 | +25.0% |",
+                      (self.dir / "table.md").read_text())
+        self.assertEqual(side_files(self.db), [])
+        self.assertEqual(self.db.read_bytes(), before)
+
+    def test_missing_database_is_named_and_not_created(self):
+        missing = self.dir / "missing.db"
+        for script, args in ((FLOW_VALIDATION, [missing]), (COMPARE_RESULTS, [self.db, missing])):
+            with self.subTest(script=script.name):
+                result = self.run_script(script, *args)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stderr, f"{script.name}: {missing}: no such file\n")
+                self.assertFalse(missing.exists())
+
+    def test_compare_results_reads_wal_databases_without_leaving_files(self):
+        # A name with what a URI would take for a query or a fragment.
+        other = self.dir / "after ?x=1#2.db"
+        other.write_bytes(self.db.read_bytes())
+        for db in (self.db, other):
+            to_wal(db)
+        before = [db.read_bytes() for db in (self.db, other)]
+        result = self.run_script(COMPARE_RESULTS, self.db, other)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(result.stdout.endswith("identical\n"), result.stdout)
+        self.assertEqual([side_files(db) for db in (self.db, other)], [[], []])
+        self.assertEqual([db.read_bytes() for db in (self.db, other)], before)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -35,6 +35,7 @@ UTILS = Path(__file__).resolve().parent
 SCRIPT = UTILS / "run-report.py"
 sys.path.insert(0, str(UTILS))
 import results_test_schema  # noqa: E402  (after the path it is found on)
+from results_test_schema import side_files, to_wal  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 HEADINGS = ["1. Run parameters and outcome", "2. Jobs", "3. Job Gantt chart",
@@ -351,7 +352,7 @@ class OtherRunsTest(unittest.TestCase):
         """The script in a directory of its own, with the given timeline.py (or none)."""
         utils = self.dir / "utils"
         utils.mkdir()
-        for name in ("run-report.py", "plot_common.py", "results_runs.py"):
+        for name in ("run-report.py", "plot_common.py", "results_runs.py", "cli_paths.py"):
             shutil.copy(UTILS / name, utils / name)
         if timeline_source is not None:
             (utils / "timeline.py").write_text(timeline_source)
@@ -456,6 +457,183 @@ class OtherRunsTest(unittest.TestCase):
                 self.assertIn(message, result.stderr)
                 self.assertEqual(result.stdout, "")
                 self.assertFalse((self.dir / "out").exists())
+
+
+def page_text(page):
+    """A page without what differs between two reports of one run: its time and the path
+    of the database."""
+    return re.sub(r"<p class=\"note\">Results database [^<]*</p>", "", page)
+
+
+class FilesTest(unittest.TestCase):
+    """What the script does to the files around it: never writes over the database (or a
+    file SQLite keeps beside it), reads it without leaving anything, refuses an output
+    directory it cannot use before reading, and reads a large database in bounded memory."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="run-report-test-")
+        self.dir = Path(self.tmp.name)
+        self.db = self.dir / "r.db"
+        make_database(self.db)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assert_refused(self, result, *words):
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        for word in words:
+            self.assertIn(word, result.stderr)
+        self.assertEqual(result.stdout, "")
+
+    def test_out_that_is_or_holds_the_database_is_refused_and_the_database_kept(self):
+        before = self.db.read_bytes()
+        out = self.dir / "out"
+        out.mkdir()
+        # The database where the report writes its page or its timeline: as the file
+        # itself, through a symbolic link and through a hard link.
+        inside = out / "timeline.json"
+        shutil.copy(self.db, inside)
+        link = self.dir / "link.db"
+        link.symlink_to(out / "index.html")
+        hard = self.dir / "hard.db"
+        cases = [(self.db, self.db, f"--out {self.db} is the input database {self.db}"),
+                 (inside, out, f"--out {out} would write {inside}, which is the input "
+                               f"database {inside}"),
+                 (link, out, f"--out {out} would write {out / 'index.html'}, which is the "
+                             f"input database {link}"),
+                 (hard, out, f"--out {out} would write {out / 'index.html'}, which is the "
+                             f"input database {hard}")]
+        for db, target, message in cases:
+            with self.subTest(db=db.name, out=str(target)):
+                if db == link:
+                    shutil.copy(self.db, out / "index.html")
+                elif db == hard:
+                    (out / "index.html").unlink()
+                    os.link(self.db, out / "index.html")
+                    os.link(self.db, hard)
+                db_before = Path(db).read_bytes()
+                self.assert_refused(run_script(db, "--run", 1, "--out", target), message)
+                self.assertEqual(Path(db).read_bytes(), db_before)
+                self.assertEqual(side_files(db), [])
+        self.assertEqual(self.db.read_bytes(), before)
+        self.assertEqual(inside.read_bytes(), before)
+        self.assertTrue(os.path.samefile(hard, out / "index.html"))
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["index.html", "timeline.json"])
+
+    def test_out_that_cannot_be_used_is_refused_before_the_database_is_read(self):
+        file = self.dir / "file"
+        file.write_text("")
+        missing = self.dir / "missing.db"  # a database error would come first if it were read
+        cases = [(file, f"--out {file}: exists and is not a directory"),
+                 (file / "sub", f"--out {file / 'sub'}: {file} is not a directory")]
+        if os.path.isdir("/proc/self"):  # a file system where nothing can be made
+            cases.append((Path("/proc/x"), "--out /proc/x: cannot create a directory in /proc"))
+        for out, message in cases:
+            with self.subTest(out=str(out)):
+                result = run_script(missing, "--run", 1, "--out", out)
+                self.assert_refused(result, message)
+                self.assertNotIn("missing.db", result.stderr)
+        self.assertEqual(file.read_text(), "")
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["file", "r.db"])
+
+    def test_wal_database_is_read_without_leaving_files(self):
+        rollback = self.dir / "rollback.db"
+        make_database(rollback)
+        to_wal(self.db)
+        before = self.db.read_bytes()
+        for db, out in ((self.db, "wal"), (rollback, "rollback")):
+            result = run_script(db, "--run", 1, "--out", self.dir / out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(side_files(db), [])
+        self.assertEqual(self.db.read_bytes(), before)
+        self.assertEqual(page_text((self.dir / "wal" / "index.html").read_text()),
+                         page_text((self.dir / "rollback" / "index.html").read_text()))
+
+    def test_missing_database_is_named_and_not_created(self):
+        missing = self.dir / "missing.db"
+        result = run_script(missing, "--run", 1, "--out", self.dir / "out")
+        self.assert_refused(result, f"{missing}: no such file")
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["r.db"])
+
+    @unittest.skipUnless(os.path.exists("/proc/self/status"), "no /proc/self/status")
+    def test_large_database_in_bounded_memory(self):
+        """The report of a run with a million link samples, and that of a run with 600,000
+        op spans, need no more memory than those of the same runs with a hundredth of the
+        rows, plus a little: every table is summed, binned or merged as it is read."""
+        links, samples, ports, spans = 64, 10_000, 16, 600_000
+        small, big = self.dir / "small.db", self.dir / "big.db"
+        make_large_database(small, links, samples // 100, ports, spans // 100)
+        make_large_database(big, links, samples, ports, spans)
+        # Holding the link samples as tuples of four numbers (72 bytes each, without the
+        # numbers), or the op spans as tuples of two, needs more than the headroom allowed.
+        headroom = 32 * 2**20
+        self.assertGreater(links * 2 * samples * 72, 2 * headroom)
+        self.assertGreater(spans * 56, headroom)
+        for run, extra in ((1, ["--timeline-max-events", 1000]), (2, [])):
+            with self.subTest(run=run):
+                args = ["--run", run, "--out", self.dir / f"small{run}", *extra]
+                reference, small_peak = results_test_schema.run_measured(
+                    sys.executable, SCRIPT, [small, *args])
+                self.assertEqual(reference.returncode, 0, reference.stderr)
+                self.assertIsNotNone(small_peak)
+                out = self.dir / f"big{run}"
+                result, peak = results_test_schema.run_measured(
+                    sys.executable, SCRIPT, [big, "--run", run, "--out", out, *extra],
+                    limit=small_peak + headroom)
+                self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+                self.assertEqual(result.stderr, "")  # no warning: nothing failed
+                self.assertLess(peak - small_peak, headroom)
+                page = (out / "index.html").read_text()
+                self.assertEqual(parse(page).headings, HEADINGS)
+                timeline = section_text(page, "timeline")
+                self.assertIn("No timeline", timeline)
+                self.assertIn("--timeline-max-events", timeline)
+                self.assertFalse((out / "timeline.json").exists())
+                if run == 1:
+                    self.assertEqual(len(parse(page).images), 3)
+                    self.assertIn(f"Showing the 60 busiest of the {links * 2} links",
+                                  section_text(page, "links"))
+                    self.assertIn("more than --max-events 1000", timeline)
+                else:
+                    self.assertEqual(len(parse(page).images), 1)  # the Gantt chart
+                    # Op spans, iterations (30 ops each) and gates (two rows each).
+                    self.assertIn(f"at least {spans + spans // 30 + spans // 30:,} events",
+                                  timeline)
+
+
+def make_large_database(path, links, samples, ports, spans):
+    """Run 1: many link and port samples; run 2: many op spans, iterations and gates."""
+    interval = 10_000
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA + NEW_TABLES)
+    params = json.dumps({"linkSampleIntervalNs": interval, "monitorIntervalNs": interval})
+    for run in (1, 2):
+        conn.execute("INSERT INTO runs VALUES (?, 'large', 'fair', 1, ?, 'complete',"
+                     " '2026-01-01T00:00:00Z', '2026-01-01T00:00:02Z', ?, 1.0, 1, 1, NULL,"
+                     " NULL, NULL)", (run, params, samples * interval))
+        conn.execute("INSERT INTO jobs VALUES (?, 0, 'gpt2-124m', 4, 1, NULL, 0, 0, ?, 1, 1.0)",
+                     (run, samples * interval))
+    conn.execute("INSERT INTO iterations VALUES (1, 0, 0, 0, 10, 20, ?)", (samples * interval,))
+    results_test_schema.add_link_samples(conn, 1, links, samples, interval)
+    conn.executemany("INSERT INTO port_samples VALUES (1, ?, 0, ?, ?, 3, ?, ?, 0)",
+                     ((port, port, k * interval, (port * 31 + k * 17) % 300_000,
+                       interval // 2 if k % 5 == 0 else 0)
+                      for port in range(ports) for k in range(1, samples + 1)))
+    # Run 2: iterations of 30 ops, alternately compute and communication, and a gate
+    # closed in the first op of each.
+    ops, step = 30, samples * interval // spans
+    conn.executemany("INSERT INTO op_spans VALUES (2, 0, ?, ?, ?, '', 'dp', NULL, 0, '0-3', 0,"
+                     " ?, ?, ?)",
+                     ((i // ops, i % ops, "compute" if i % 2 else "collective", i * step,
+                       i * step, (i + 1) * step - 1) for i in range(spans)))
+    conn.executemany("INSERT INTO iterations VALUES (2, 0, ?, ?, ?, ?, ?)",
+                     ((k, k * ops * step, k * ops * step + step, k * ops * step + step,
+                       (k + 1) * ops * step) for k in range(spans // ops)))
+    conn.executemany("INSERT INTO gates VALUES (2, ?, 0, ?)",
+                     ((k * ops * step + d, d) for k in range(spans // ops) for d in (0, 1)))
+    conn.commit()
+    conn.close()
 
 
 @unittest.skipUnless(CHROMIUM, "no Chromium binary (chromium, chromium-browser or "

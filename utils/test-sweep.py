@@ -530,6 +530,78 @@ class SweepTest(unittest.TestCase):
         self.assertIn("the grid has 4 points (0 to 3)", out_of_range.stderr)
 
 
+class FilesTest(unittest.TestCase):
+    """What the sweep writes is never what it reads, refused before anything is written
+    or run; a main database it only reads (--list) is left without -wal or -shm files.
+    No example is needed: a script stands for it and says if it was run."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="test-sweep-")
+        self.dir = Path(self.tmp.name)
+        self.grid = self.dir / "grid.json"
+        self.grid.write_text(json.dumps({"example": EXAMPLE, "grid": {"seed": [1, 2]}}))
+        self.binary = self.dir / "example"
+        self.binary.write_text(f"#!/bin/sh\ntouch {self.dir / 'ran'}\nexit 1\n")
+        self.binary.chmod(0o755)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def sweep(self, grid, *args):
+        return subprocess.run([sys.executable, str(SCRIPT), str(grid), "--quiet", *args],
+                              cwd=self.dir, capture_output=True, text=True, timeout=60)
+
+    def test_outputs_that_are_inputs_are_refused(self):
+        link = self.dir / "link.db"
+        link.symlink_to(self.grid)
+        hard = self.dir / "hard.db"
+        os.link(self.binary, hard)
+        named_db = self.dir / "g.db"  # its default --db: g.db in the current directory
+        named_db.write_text(self.grid.read_text())
+        binary = ["--binary", str(self.binary)]
+        cases = [(self.grid, ["--db", str(self.grid)] + binary,
+                  f"--db {self.grid} is the grid file {self.grid}"),
+                 (self.grid, ["--db", str(link), "--merge"],
+                  f"--db {link} is the grid file {self.grid}"),
+                 (self.grid, ["--points-dir", str(self.grid)] + binary,
+                  f"--points-dir {self.grid} is the grid file {self.grid}"),
+                 (named_db, binary, f"--db g.db is the grid file {named_db}"),
+                 (self.grid, ["--db", str(hard)] + binary,
+                  f"--db {hard} is the example's binary {self.binary}")]
+        for grid, args, message in cases:
+            with self.subTest(args=args):
+                before = {p.name: p.read_bytes() for p in self.dir.iterdir() if p.is_file()}
+                result = self.sweep(grid, *args)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stderr.strip(), f"sweep.py: {message}")
+                after = {p.name: p.read_bytes() for p in self.dir.iterdir() if p.is_file()}
+                self.assertEqual(after, before)  # nothing written, nothing run
+                self.assertFalse(any(p.is_dir() for p in self.dir.iterdir()))
+
+    def test_wal_main_database_is_listed_without_leaving_files(self):
+        db = self.dir / "main.db"
+        connection = sqlite3.connect(db)
+        self.assertEqual(connection.execute("PRAGMA journal_mode = WAL").fetchone()[0], "wal")
+        flags = {"seed": "1"}
+        connection.executescript(
+            "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, status TEXT, pid INTEGER, host TEXT);"
+            "CREATE TABLE sweep_points (run_id INTEGER, point_key TEXT, point_hash TEXT,"
+            " example TEXT, host TEXT, point_wall_s REAL, finished_at TEXT);"
+            "INSERT INTO runs VALUES (1, 'complete', NULL, NULL);")
+        connection.execute("INSERT INTO sweep_points VALUES (1, ?, 'h', ?, NULL, NULL, NULL)",
+                           (point_key(flags), EXAMPLE))
+        connection.commit()
+        connection.close()
+        self.assertEqual([p.name for p in self.dir.glob("main.db-*")], [])
+        before = db.read_bytes()
+        result = self.sweep(self.grid, "--db", str(db), "--list")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, r"(?m)^0\tmerged\t")
+        self.assertRegex(result.stdout, r"(?m)^1\tpending\t")
+        self.assertEqual([p.name for p in self.dir.glob("main.db-*")], [])
+        self.assertEqual(db.read_bytes(), before)
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
         del sys.argv[1]

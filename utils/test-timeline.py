@@ -16,6 +16,7 @@ every op span once, and the port monitors' queues as counters.
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -42,6 +43,8 @@ def find_binary(argv):
 BINARY = find_binary(sys.argv)
 sys.path.insert(0, str(SCRIPT.parent))
 import results_test_schema  # noqa: E402  (after the path it is found on)
+from results_test_schema import side_files, to_wal, wal_mode  # noqa: E402
+import cli_paths  # noqa: E402
 import timeline  # noqa: E402
 
 SCHEMA = results_test_schema.BASE + results_test_schema.SCHEDULING
@@ -532,6 +535,161 @@ class TimelineTest(unittest.TestCase):
             self.assertEqual(round(timeline.us(value) * 1000), value)
 
 
+class FilesTest(unittest.TestCase):
+    """What the script does to the files around it: never writes over the database (or a
+    file SQLite keeps beside it), reads it without leaving anything, and refuses an
+    output it cannot write before reading."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.tmp = Path(self.dir.name)
+        self.db = self.tmp / "results.db"
+        make_db(self.db)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_cli(self, db, out, *args):
+        return subprocess.run([sys.executable, str(SCRIPT), str(db), "--run", str(RUN),
+                               "--out", str(out), *args],
+                              capture_output=True, text=True, timeout=120)
+
+    def assert_refused(self, result, *words):
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        for word in words:
+            self.assertIn(word, result.stderr)
+        self.assertEqual(result.stdout, "")
+
+    def test_out_that_is_the_database_is_refused_and_the_database_kept(self):
+        before = self.db.read_bytes()
+        (self.tmp / "sub").mkdir()
+        symlink, hardlink = self.tmp / "link.json", self.tmp / "hard.json"
+        symlink.symlink_to(self.db)
+        os.link(self.db, hardlink)
+        via_link = self.tmp / "via-link.db"
+        via_link.symlink_to(self.db)
+        cases = [(self.db, self.db, "the input database"),
+                 (self.db, self.tmp / "sub" / ".." / "results.db", "the input database"),
+                 (self.db, symlink, "the input database"),
+                 (self.db, hardlink, "the input database"),
+                 (via_link, self.db, "the input database"),
+                 (self.db, f"{self.db}-wal", "the wal file of the input database"),
+                 (self.db, f"{self.db}-journal", "the journal file of the input database")]
+        for db, out, what in cases:
+            with self.subTest(db=str(db), out=str(out)):
+                self.assert_refused(self.run_cli(db, out), f"--out {out} is {what} {db}")
+                self.assertEqual(self.db.read_bytes(), before)
+                self.assertTrue(symlink.is_symlink())
+                self.assertTrue(os.path.samefile(hardlink, self.db))
+                self.assertEqual(side_files(self.db), [])
+                self.assertEqual(sorted(p.name for p in self.tmp.iterdir()),
+                                 ["hard.json", "link.json", "results.db", "sub", "via-link.db"])
+
+    def test_out_that_cannot_be_written_is_refused_before_the_database_is_read(self):
+        missing = self.tmp / "missing.db"
+        for out, words in ((self.tmp, "is a directory"),
+                           (self.tmp / "no-dir" / "t.json", "does not exist"),
+                           (self.db / "t.json", "is not a directory")):
+            with self.subTest(out=str(out)):
+                # The database is missing: the message must be about --out all the same.
+                result = self.run_cli(missing, out)
+                self.assert_refused(result, f"--out {out}", words)
+                self.assertNotIn("no such file", result.stderr)
+        self.assertFalse(missing.exists())
+
+    def test_missing_database_is_named_and_not_created(self):
+        missing = self.tmp / "nowhere.db"
+        self.assert_refused(self.run_cli(missing, self.tmp / "t.json"), f"{missing}: no such file")
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()), ["results.db"])
+
+    def test_wal_database_is_read_without_leaving_files(self):
+        to_wal(self.db)
+        # A name with what a URI would take for a query, a fragment or an escape.
+        odd = self.tmp / "run ?x=1#2%41.db"
+        os.link(self.db, odd)
+        before = self.db.read_bytes()
+        for db in (self.db, odd, Path(os.path.relpath(odd))):
+            with self.subTest(db=str(db)):
+                result = self.run_cli(db, self.tmp / "t.json")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertEqual(side_files(self.db), [])
+                self.assertEqual(self.db.read_bytes(), before)
+                trace = Trace(json.loads((self.tmp / "t.json").read_text()))
+                self.assertEqual(trace.counters(), {**LINK_COUNTERS, **QUEUE_COUNTERS})
+
+    def test_wal_database_being_written_is_read_with_its_latest_rows(self):
+        to_wal(self.db)
+        writer = sqlite3.connect(self.db)
+        try:
+            writer.execute("INSERT INTO scheduler_decisions VALUES (?, 5000, 'harmonics',"
+                           " 'late-decision', NULL, '{}', 1.0)", (RUN,))
+            writer.commit()  # in the -wal file, not yet in the database file
+            self.assertEqual(side_files(self.db), ["-wal", "-shm"])
+            result = self.run_cli(self.db, self.tmp / "t.json")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            trace = Trace(json.loads((self.tmp / "t.json").read_text()))
+            late = [e for e in trace.events if e["name"] == "late-decision"]
+            self.assertEqual([ns(e["ts"]) for e in late], [5000])
+            writer.execute("DELETE FROM scheduler_decisions WHERE kind = 'late-decision'")
+            writer.commit()  # the writer goes on as before
+        finally:
+            writer.close()
+        self.assertEqual(side_files(self.db), [])  # the writer's close removed them
+
+    def test_a_writer_changing_the_database_while_it_is_read_is_noticed(self):
+        to_wal(self.db)
+        reader = cli_paths.connect_readonly(self.db)
+        try:
+            self.assertTrue(reader.immutable)  # no -wal file: nobody had it open
+            reader.execute("SELECT COUNT(*) FROM op_spans").fetchone()
+            reader.check_unchanged()
+            writer = sqlite3.connect(self.db)
+            writer.execute("DELETE FROM op_spans")
+            writer.commit()
+            writer.close()  # the last connection: it checkpoints into the database file
+            with self.assertRaisesRegex(sqlite3.OperationalError, "changed while it was read"):
+                reader.check_unchanged()
+        finally:
+            reader.close()
+
+    @unittest.skipUnless(os.path.exists("/proc/self/status"), "no /proc/self/status")
+    def test_counters_of_many_samples_in_bounded_memory(self):
+        """Counting a trace of a million link samples to refuse it holds none of them: the
+        peak of memory is that of a tiny database's trace plus a little."""
+        big = self.tmp / "big.db"
+        conn = sqlite3.connect(big)
+        conn.executescript(SCHEMA)
+        links, samples, interval = 64, 10_000, 10_000  # at 100 Gb/s: up to 125,000 bytes
+        conn.execute("INSERT INTO runs (example, scheduler, seed, params_json, status,"
+                     " started_at, sim_end_ns) VALUES ('big', 'fair', 1, ?, 'complete',"
+                     " '2026-01-01T00:00:00Z', ?)",
+                     (json.dumps({"sample_interval_ns": interval}), samples * interval))
+        results_test_schema.add_link_samples(conn, RUN, links, samples, interval)
+        conn.commit()
+        conn.close()
+        rows = links * 2 * samples
+        # Holding the rows as tuples of four numbers (72 bytes each, without the numbers)
+        # needs more than twice the headroom allowed.
+        headroom = 32 * 2**20
+        self.assertGreater(rows * 72, 2 * headroom)
+        small, small_peak = results_test_schema.run_measured(
+            sys.executable, SCRIPT, [self.db, "--run", RUN, "--out", self.tmp / "small.json"])
+        self.assertEqual(small.returncode, 0, small.stderr)
+        self.assertIsNotNone(small_peak)
+        result, peak = results_test_schema.run_measured(
+            sys.executable, SCRIPT, [big, "--run", RUN, "--out", self.tmp / "big.json",
+                                     "--max-events", 1000], limit=small_peak + headroom)
+        self.assertEqual(result.returncode, 2, result.stderr[-2000:])
+        match = re.search(r"the trace would have (\d+) events, more than --max-events 1000",
+                          result.stderr)
+        self.assertIsNotNone(match, result.stderr[-2000:])
+        # Nearly every sample of a directed link changes its value: a point each.
+        self.assertGreater(int(match.group(1)), 0.9 * rows)
+        self.assertLess(peak - small_peak, headroom)
+        self.assertFalse((self.tmp / "big.json").exists())
+
+
 @unittest.skipIf(BINARY is None, f"no {EXAMPLE} binary: pass its path")
 class RealRunTest(unittest.TestCase):
     """A run of the real example, with the port monitors on, against its own rows."""
@@ -545,8 +703,10 @@ class RealRunTest(unittest.TestCase):
                         "--ns3::PortMonitor::Interval=5us"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         out = Path(cls.dir.name) / "trace.json"
+        cls.wal, cls.side_before = wal_mode(cls.db), side_files(cls.db)
         subprocess.run([sys.executable, str(SCRIPT), str(cls.db), "--run", "1", "--out",
                         str(out)], check=True, stdout=subprocess.DEVNULL)
+        cls.side_after = side_files(cls.db)
         cls.trace = Trace(json.loads(out.read_text()))
         cls.conn = sqlite3.connect(cls.db)
 
@@ -587,6 +747,10 @@ class RealRunTest(unittest.TestCase):
                                   ).fetchone()[0]
         self.assertGreater(ports, 0, "the contended jobs queue somewhere")
         self.assertTrue(any(name.startswith("queue node") for name in self.trace.counters()))
+
+    def test_the_examples_wal_database_is_read_without_leaving_files(self):
+        self.assertTrue(self.wal, "the example writes its database in WAL mode")
+        self.assertEqual((self.side_before, self.side_after), ([], []))
 
     def test_required_fields(self):
         for e in self.trace.events:

@@ -24,12 +24,19 @@ events that overlap the window, whole. A trace over --max-events is refused, not
 Times are written in microseconds with three decimals, exact to the nanosecond
 (round(ts * 1000) is the database's value). The same database gives the same bytes.
 
+The database is only read, and nothing is left beside it (cli_paths.py). The fabric's
+counters are read as they are written into the trace, so a trace over --max-events is
+counted, to be refused, without holding it.
+
 Exit status: 0 when the file is written; 2, with a one-line message and nothing written,
 for a missing or foreign file, an unknown run or job, a bad flag value, an empty
-selection or a trace over --max-events.
+selection or a trace over --max-events; and, before the database is read, for an --out
+that is the database (another name of it, or a file SQLite keeps beside it) or that
+cannot be written.
 """
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -39,6 +46,11 @@ import tempfile
 from collections import namedtuple
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+
+# The scripts' shared modules sit beside this one.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_paths import (PathError, check_distinct, check_output_file,  # noqa: E402
+                       connect_readonly, input_database, output_file)
 
 DEFAULT_MAX_EVENTS = 1_000_000
 
@@ -85,6 +97,10 @@ Track = namedtuple("Track", "name units")
 
 class TimelineError(Exception):
     """A user error (file, run, job, flag, selection, size): exit 2, write nothing."""
+
+
+class TooManyEvents(Exception):
+    """Past max_events, when the events are not to be counted to the end."""
 
 
 # ----------------------------------------------------------------------------- times
@@ -137,16 +153,13 @@ def id_list(ids):
 
 
 def open_db(path):
-    """The results database at path, read-only; a TimelineError if it is not one."""
-    file = Path(path)
-    if not file.exists():
-        raise TimelineError(f"{path}: no such file")
-    if not file.is_file():
-        raise TimelineError(f"{path}: not a regular file")
+    """The results database at path, read-only (cli_paths.connect_readonly: nothing is
+    left beside it); a TimelineError if it is not one."""
     try:
-        # Read-only through a URI, so a wrong path never creates an empty database.
-        conn = sqlite3.connect(file.resolve().as_uri() + "?mode=ro", uri=True)
+        conn = connect_readonly(path)
         conn.execute("SELECT name FROM sqlite_master").fetchall()
+    except PathError as e:
+        raise TimelineError(str(e)) from None
     except sqlite3.DatabaseError as e:
         raise TimelineError(f"{path}: not an SQLite database ({e})") from None
     return conn
@@ -227,13 +240,34 @@ class Run:
         return last
 
 
-def min_gap(times_by_key):
-    """The smallest gap between two distinct times of one key, or None."""
-    gaps = []
-    for times in times_by_key.values():
-        times = sorted(set(times))
-        gaps += [b - a for a, b in zip(times, times[1:])]
-    return min(gaps) if gaps else None
+def min_gap(run, table, keys):
+    """The smallest gap between two distinct times (t_ns) of one series of the run's rows
+    of table (a series: the rows that agree on the columns keys), or None; in SQL, so
+    that no series is held whole."""
+    columns = ", ".join(keys)
+    (gap,) = run.query(f"SELECT MIN(t_ns - previous) FROM (SELECT t_ns, LAG(t_ns) OVER"
+                       f" (PARTITION BY {columns} ORDER BY t_ns) AS previous FROM"
+                       f" (SELECT DISTINCT {columns}, t_ns FROM {table} WHERE run_id = ?))"
+                       " WHERE previous IS NOT NULL")[0]
+    return gap
+
+
+def series(cursor, width):
+    """(key, its rows without the key) per run of rows of cursor whose first `width`
+    columns agree, each row read as it is needed."""
+    for key, rows in itertools.groupby(cursor, key=lambda row: row[:width]):
+        yield key, (row[width:] for row in rows)
+
+
+def with_next(points):
+    """(point, the next point or None) for each point."""
+    previous = None
+    for point in points:
+        if previous is not None:
+            yield previous, point
+        previous = point
+    if previous is not None:
+        yield previous, None
 
 
 # ----------------------------------------------------------------------------- the trace
@@ -266,12 +300,14 @@ def unit_end(unit):
 
 class Trace:
     """The events of the selection, counted as they are added; past max_events they are
-    only counted, so that a refused trace states its size without holding it all."""
+    only counted, so that a refused trace states its size without holding it all (or,
+    without count_all, the first one past max_events raises TooManyEvents)."""
 
-    def __init__(self, t_from, t_to, max_events):
+    def __init__(self, t_from, t_to, max_events, count_all=True):
         self.t_from = t_from
         self.t_to = t_to
         self.max_events = max_events
+        self.count_all = count_all
         self.count = 0
         self.content = 0  # events other than metadata
         self.events = []
@@ -290,6 +326,8 @@ class Trace:
             self.last = end if self.last is None else max(self.last, end)
         if self.count <= self.max_events:
             self.events.append(event)
+        elif not self.count_all:
+            raise TooManyEvents
 
     def metadata(self, pid, tid, name, args):
         self.add({"name": name, "ph": "M", "ts": 0, "pid": pid, "tid": tid, "args": args})
@@ -332,26 +370,31 @@ class Trace:
                     self.slice(pid, tid, s)
 
     def counters(self, pid, name, sort_index, tracks):
-        """Emit counter tracks (name, arg, [(t_ns, value)], each value holding until the
-        next point): the points that overlap the window, for the tracks not all 0 there."""
-        kept_tracks = []
+        """Emit counter tracks (name, arg, (t_ns, value) in time order, each value holding
+        until the next point): the points that overlap the window, for the tracks not all 0
+        there. Tracks and points are consumed as they come, never held whole: a track's
+        points are held only until its first value above 0."""
+        shown_any = False
         for track_name, arg, points in tracks:
-            kept = []
-            for i, (t, value) in enumerate(points):
-                until = points[i + 1][0] if i + 1 < len(points) else t
-                if self.overlaps(t, until):
-                    kept.append((t, value))
-            if any(value > 0 for _, value in kept):
-                kept_tracks.append((track_name, arg, kept))
-        if not kept_tracks:
-            return
-        self.metadata(pid, 0, "process_name", {"name": name})
-        self.metadata(pid, 0, "process_sort_index", {"sort_index": sort_index})
-        self.metadata(pid, 0, "thread_name", {"name": "counters"})
-        for track_name, arg, kept in kept_tracks:
-            for t, value in kept:
-                self.add({"name": track_name, "ph": "C", "ts": us(t), "pid": pid, "tid": 0,
-                          "args": {arg: value}}, t, t)
+            held = []  # while held, the track may still be all 0 in the window
+            for (t, value), following in with_next(points):
+                if not self.overlaps(t, t if following is None else following[0]):
+                    continue
+                event = {"name": track_name, "ph": "C", "ts": us(t), "pid": pid, "tid": 0,
+                         "args": {arg: value}}
+                if held is None:
+                    self.add(event, t, t)
+                    continue
+                held.append((event, t))
+                if value > 0:
+                    if not shown_any:
+                        shown_any = True
+                        self.metadata(pid, 0, "process_name", {"name": name})
+                        self.metadata(pid, 0, "process_sort_index", {"sort_index": sort_index})
+                        self.metadata(pid, 0, "thread_name", {"name": "counters"})
+                    for held_event, held_t in held:
+                        self.add(held_event, held_t, held_t)
+                    held = None
 
 
 def event_order(event):
@@ -563,77 +606,76 @@ def add_scheduler(trace, run, jobs, sort_index):
 
 
 def step_points(samples, hold):
-    """The points of a step function from samples [(start, value)] sorted by start, each
-    holding for `hold` ns (None: until the next): back to 0 after a gap, changes only."""
-    points = []
+    """The points of a step function from samples (start, value) sorted by start, each
+    holding for `hold` ns (None: until the next): back to 0 after a gap, changes only;
+    yielded as the samples are read."""
+    first = True
+    last = None  # the last point's value
     end = None
     for start, value in samples:
-        if end is not None and start > end and points[-1][1] != 0:
-            points.append((end, 0))
-        if not points or points[-1][1] != value:
-            points.append((start, value))
+        if end is not None and start > end and last != 0:
+            yield (end, 0)
+            last = 0
+        if first or last != value:
+            yield (start, value)
+            first, last = False, value
         end = start + hold if hold else None
-    if end is not None and points and points[-1][1] != 0:
-        points.append((end, 0))
-    return points
+    if end is not None and last != 0:
+        yield (end, 0)
+
+
+def has_rows(run, table):
+    return bool(run.query(f"SELECT 1 FROM {table} WHERE run_id = ? LIMIT 1"))
 
 
 def link_counters(run, notes):
-    """Each directed link's utilization in [0, 1], all jobs' bytes together."""
-    if not (run.has("link_samples") and run.has("links")):
-        return []
-    rows = run.query("SELECT link_id, direction, t_ns, SUM(tx_bytes) FROM link_samples"
-                     " WHERE run_id = ? GROUP BY link_id, direction, t_ns"
-                     " ORDER BY link_id, direction, t_ns")
-    if not rows:
-        return []
-    series = {}
-    for link, direction, t, tx in rows:
-        series.setdefault((link, direction), []).append((t, tx))
-    interval = run.param_ns(LINK_INTERVAL_KEYS) or min_gap(
-        {key: [t for t, _ in samples] for key, samples in series.items()})
+    """Each directed link's utilization in [0, 1], all jobs' bytes together; the tracks
+    are read from the database as they are consumed."""
+    if not (run.has("link_samples") and run.has("links")) or not has_rows(run, "link_samples"):
+        return
+    interval = (run.param_ns(LINK_INTERVAL_KEYS)
+                or min_gap(run, "link_samples", ("link_id", "direction")))
     if interval is None:
         notes.append("link_samples: no sampling interval in params_json and too few samples "
                      "to infer it; no link counters")
-        return []
+        return
     links = {link: (a, b, rate) for link, a, b, rate in run.query(
         "SELECT link_id, node_a, node_b, rate_bps FROM links WHERE run_id = ?")}
-    tracks = []
-    unknown = []
-    for (link, direction), samples in sorted(series.items()):
+    unknown = set()
+    rows = run.conn.execute("SELECT link_id, direction, t_ns, SUM(tx_bytes) FROM link_samples"
+                            " WHERE run_id = ? GROUP BY link_id, direction, t_ns"
+                            " ORDER BY link_id, direction, t_ns", (run.run_id,))
+    for (link, direction), samples in series(rows, 2):
         a, b, rate = links.get(link, (None, None, None))
         if not rate:
-            unknown.append(link)
+            unknown.add(link)
             continue
         if direction == 1:
             a, b = b, a
         # A sample holds the bytes sent in the interval ending at t. A packet is counted
         # whole in one interval, so a busy interval can come out a little above line rate.
-        steps = [(max(t - interval, 0), min(1.0, round(tx * 8 / (interval * 1e-9 * rate), 6)))
-                 for t, tx in samples]
-        tracks.append((f"link {link} {a}->{b}", "utilization", step_points(steps, interval)))
+        steps = ((max(t - interval, 0), min(1.0, round(tx * 8 / (interval * 1e-9 * rate), 6)))
+                 for t, tx in samples)
+        yield f"link {link} {a}->{b}", "utilization", step_points(steps, interval)
     if unknown:
-        notes.append(f"links: no rate for link(s) {id_list(set(unknown))}; no counters for them")
-    return tracks
+        notes.append(f"links: no rate for link(s) {id_list(unknown)}; no counters for them")
 
 
 def queue_counters(run, notes):
-    """Each switch port's egress queue, bytes summed over its classes; absent rows are 0."""
-    if not run.has("port_samples"):
-        return []
-    rows = run.query("SELECT node_id, port, t_ns, SUM(queue_bytes) FROM port_samples"
-                     " WHERE run_id = ? GROUP BY node_id, port, t_ns"
-                     " ORDER BY node_id, port, t_ns")
-    series = {}
-    for node, port, t, queue in rows:
-        series.setdefault((node, port), []).append((t, queue))
-    interval = run.param_ns(PORT_INTERVAL_KEYS) or min_gap(
-        {key: [t for t, _ in samples] for key, samples in series.items()})
-    if rows and interval is None:
+    """Each switch port's egress queue, bytes summed over its classes; absent rows are 0.
+    The tracks are read from the database as they are consumed."""
+    if not run.has("port_samples") or not has_rows(run, "port_samples"):
+        return
+    interval = run.param_ns(PORT_INTERVAL_KEYS) or min_gap(run, "port_samples",
+                                                            ("node_id", "port"))
+    if interval is None:
         notes.append("port_samples: no monitorIntervalNs in params_json and too few samples "
                      "to infer it; a queue holds its value until its next sample")
-    return [(f"queue node {node} port {port}", "bytes", step_points(samples, interval))
-            for (node, port), samples in sorted(series.items())]
+    rows = run.conn.execute("SELECT node_id, port, t_ns, SUM(queue_bytes) FROM port_samples"
+                            " WHERE run_id = ? GROUP BY node_id, port, t_ns"
+                            " ORDER BY node_id, port, t_ns", (run.run_id,))
+    for (node, port), samples in series(rows, 2):
+        yield f"queue node {node} port {port}", "bytes", step_points(samples, interval)
 
 
 # ----------------------------------------------------------------------------- the whole
@@ -669,17 +711,24 @@ def describe_selection(jobs, t_from_ns, t_to_ns):
 
 
 def build_trace(conn, run_id, jobs=None, t_from_ns=None, t_to_ns=None,
-                max_events=DEFAULT_MAX_EVENTS, counters=True):
-    """The trace of run run_id of the database conn, as the format's JSON object."""
+                max_events=DEFAULT_MAX_EVENTS, counters=True, count_all=True):
+    """The trace of run run_id of the database conn, as the format's JSON object. A trace
+    over max_events is refused with its number of events, or, without count_all, as soon
+    as it is known to be over (quicker, when its size does not matter)."""
     run = Run(conn, run_id)
     selected = check_selection(run, jobs, t_from_ns, t_to_ns, max_events)
-    trace = Trace(t_from_ns, t_to_ns, max_events)
+    trace = Trace(t_from_ns, t_to_ns, max_events, count_all)
     notes = []
-    add_scheduler(trace, run, selected, 0)
-    add_jobs(trace, run, selected, run.end_ns())
-    if counters:
-        tracks = link_counters(run, notes) + queue_counters(run, notes)
-        trace.counters(FABRIC_PID, "fabric", 10 + len(selected), tracks)
+    try:
+        add_scheduler(trace, run, selected, 0)
+        add_jobs(trace, run, selected, run.end_ns())
+        if counters:
+            tracks = itertools.chain(link_counters(run, notes), queue_counters(run, notes))
+            trace.counters(FABRIC_PID, "fabric", 10 + len(selected), tracks)
+    except TooManyEvents:
+        raise TimelineError(
+            f"the trace would have more than --max-events {max_events} events; select less"
+            " with --jobs, --from/--to or --no-counters, or raise --max-events") from None
     if trace.content == 0:
         raise TimelineError(f"run {run_id} has no event"
                             + describe_selection(jobs, t_from_ns, t_to_ns))
@@ -699,44 +748,66 @@ def build_trace(conn, run_id, jobs=None, t_from_ns=None, t_to_ns=None,
             "otherData": other}
 
 
-def trace_text(trace):
-    """The trace as JSON text, one event per line (readable, and diffs stay small)."""
+def trace_chunks(trace):
+    """The trace as JSON text in pieces, one event per line (readable, and diffs stay
+    small)."""
     def dump(value):
         return json.dumps(value, separators=(",", ":"), allow_nan=False)
 
-    events = ",\n".join(dump(event) for event in trace["traceEvents"])
-    return (f'{{"traceEvents":[\n{events}\n],\n"displayTimeUnit":{dump(trace["displayTimeUnit"])},'
-            f'\n"otherData":{dump(trace["otherData"])}}}\n')
+    yield '{"traceEvents":[\n'
+    for i, event in enumerate(trace["traceEvents"]):
+        yield (",\n" if i else "") + dump(event)
+    yield (f'\n],\n"displayTimeUnit":{dump(trace["displayTimeUnit"])},'
+           f'\n"otherData":{dump(trace["otherData"])}}}\n')
+
+
+def trace_text(trace):
+    """The trace as JSON text."""
+    return "".join(trace_chunks(trace))
 
 
 def write_timeline(db_path, run_id, out_path, **kwargs):
     """Write the trace of run run_id of the database at db_path to out_path (build_trace's
-    keyword arguments); returns {"events", "bytes", "from_ns", "to_ns", "missing"}."""
+    keyword arguments); returns {"events", "bytes", "from_ns", "to_ns", "missing"}.
+    An out_path that is the database (or a file SQLite keeps beside it), or that cannot
+    be written, is refused before the database is read."""
+    try:
+        check_distinct(output_file("--out", out_path), input_database(db_path))
+        check_output_file("--out", out_path)
+    except PathError as e:
+        raise TimelineError(str(e)) from None
     conn = open_db(db_path)
     try:
         trace = build_trace(conn, run_id, **kwargs)
-        text = trace_text(trace).encode()
+        conn.check_unchanged()
     except TimelineError as e:
         raise TimelineError(f"{db_path}: {e}") from None
     except sqlite3.DatabaseError as e:
         raise TimelineError(f"{db_path}: cannot read it ({e})") from None
-    except ValueError as e:  # a non-finite number in a REAL column
-        raise TimelineError(f"{db_path}: run {run_id} cannot be written as JSON ({e})") from None
     finally:
         conn.close()
-    # Through a temporary file beside it, so a failed write leaves no partial file.
+    # Through a temporary file beside it, so a failed write leaves no partial file; the
+    # text is written as it is made, never held whole.
     out = Path(out_path)
+    size = 0
+    tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=out.resolve().parent, prefix=f".{out.name}.")
         with os.fdopen(fd, "wb") as f:
-            f.write(text)
+            for chunk in trace_chunks(trace):
+                data = chunk.encode()
+                size += len(data)
+                f.write(data)
         os.replace(tmp, out)
-    except OSError as e:
-        if "tmp" in locals() and os.path.exists(tmp):
+    except (OSError, ValueError) as e:
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(e, ValueError):  # a non-finite number in a REAL column
+            raise TimelineError(f"{db_path}: run {run_id} cannot be written as JSON ({e})") \
+                from None
         raise TimelineError(f"{out_path}: cannot write it ({e.strerror})") from None
     first, last = trace["otherData"]["time_range_ns"]
-    return {"events": len(trace["traceEvents"]), "bytes": len(text), "from_ns": first,
+    return {"events": len(trace["traceEvents"]), "bytes": size, "from_ns": first,
             "to_ns": last, "missing": trace["otherData"]["missing"]}
 
 

@@ -157,7 +157,7 @@ TEST_F(ChakraFiles, SizesAndTimesThatOverflow)
                     4,
                     "duration_micros",
                     "does not fit the simulator's clock");
-    const uint64_t half = (uint64_t{1} << 62) / 1000;
+    const uint64_t half = static_cast<uint64_t>(kMaxSimulatedTimeNs) / 1000 / 2;
     ExpectRankError({{Comp(1, half), Comp(2, half), Comp(3, half)}},
                     0,
                     3,

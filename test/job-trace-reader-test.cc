@@ -184,7 +184,7 @@ TEST_F(TraceFiles, UnreadableFile)
     }
     catch (const std::runtime_error& e)
     {
-        EXPECT_EQ(std::string(e.what()), path + ": cannot open");
+        EXPECT_EQ(std::string(e.what()), path + ": cannot open: No such file or directory");
     }
 }
 

@@ -817,7 +817,7 @@ TEST_F(ScenarioFiles, UnreadableFile)
     }
     catch (const std::runtime_error& e)
     {
-        EXPECT_EQ(std::string(e.what()), path + ": cannot open");
+        EXPECT_EQ(std::string(e.what()), path + ": cannot open: No such file or directory");
     }
 }
 

@@ -329,12 +329,13 @@ Reader::ReadHeader(SimaiWorkload& w)
     w.policy = t[0];
     if (w.policy == "MICRO")
     {
-        Fail(1,
-             "policy",
-             "MICRO is not read: SimAI runs only the first row's weight-gradient collective "
-             "of such a file (Workload::iterate_micro_benchmark) and reads no group size from "
-             "it; write HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 to run every "
-             "row's weight-gradient collective on all ranks");
+        // AICB's micro-benchmarks: SimAI reads no header field and no group
+        // size; its collectives run on all ranks.
+        if (t.size() > 1)
+        {
+            Fail(1, "policy", "MICRO takes no header fields, got \"" + t[1] + "\"");
+        }
+        return;
     }
     static const std::vector<std::string> others = {"DATA",
                                                     "HYBRID_DLRM",
@@ -818,6 +819,25 @@ Reader::Read(uint32_t ranks, const SimaiGraphSettings& settings)
     const uint32_t count = static_cast<uint32_t>(
         Unsigned(2, "layers", countLine[0], 1, std::numeric_limits<uint32_t>::max()));
     ReadRows(w, count);
+    if (w.policy == "MICRO")
+    {
+        // As SimAI runs it (Workload::iterate_micro_benchmark): the first
+        // row's weight-gradient collective on all ranks, nothing else.
+        SimaiLayer first = w.layers.front();
+        first.forward = SimaiLayer::Phase{};
+        first.inputGradient = SimaiLayer::Phase{};
+        first.forward.comm = first.inputGradient.comm = "NONE";
+        first.weightGradient.compute = Time(0);
+        first.update = Time(0);
+        if (w.layers.size() > 1)
+        {
+            w.warnings.push_back(m_source + ":1: policy: MICRO: the first row's weight-gradient " +
+                                 first.weightGradient.comm + " runs, as SimAI runs such a file; "
+                                 "the other " + std::to_string(w.layers.size() - 1) +
+                                 " rows are read, not run");
+        }
+        w.layers = {first};
+    }
 
     // SimAI's packet backend takes the GPU count from its topology, not the
     // header; a caller's count stands for it.

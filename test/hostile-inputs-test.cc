@@ -236,6 +236,17 @@ TEST_F(HostileInputsTest, TimesAreCheckedAfterEverythingThatMultipliesThem)
     // (106 days), 100 iterations of it do not.
     EXPECT_EQ(ErrorOf([&] { CheckGraphRange(g, 1); }), "");
     EXPECT_CONTAINS(ErrorOf([&] { CheckGraphRange(g, 100); }), "100 iterations compute for");
+    // A job whose iteration fits the clock, but not its run of iterations.
+    JobSpec dp;
+    dp.id = 4;
+    dp.model = "gpt2-124m";
+    dp.workers = 2;
+    dp.computeTimeNs = 1000000000000000; // 10^6 s an iteration
+    dp.iterations = 100;
+    const std::string run = ErrorOf([&] { ModelCatalog::Graph(dp); });
+    EXPECT_EQ(run.rfind("job 4: scale: 100 iterations compute for", 0), 0u) << run;
+    dp.iterations = 5;
+    EXPECT_EQ(ErrorOf([&] { ModelCatalog::Graph(dp); }), "");
     // An LLM job with a huge sequence length names what multiplies its times.
     JobSpec llm;
     llm.id = 3;

@@ -148,8 +148,7 @@ HpccMonitorWriter::Tick(Monitor* m)
     (this->*(m->sample))(*m);
     // A period the run cannot afford (1 ns over seconds) ends the run with
     // an error, before it fills the disk or the run's time: rows written, and
-    // samples taken, since sampling an idle fabric writes nothing but costs.
-    ++m_samples;
+    // ports or queue pairs sampled, since an idle fabric writes nothing but costs.
     try
     {
         InputLimits::CheckMonitorRows(static_cast<double>(m_lines + m_samples));
@@ -189,6 +188,7 @@ HpccMonitorWriter::SampleQueues(Monitor& m)
         }
         for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
         {
+            ++m_samples;
             Ptr<RoceNetDevice> device = sw->GetPort(port);
             const uint64_t total = device->GetTotalQueueBytes();
             uint64_t& last = m_lastQueue[{node, port}];
@@ -228,6 +228,7 @@ HpccMonitorWriter::SampleBandwidth(Monitor& m)
         const std::vector<uint32_t>& links = topo.AdjacentLinks(node);
         for (uint32_t port = 0; port < links.size(); ++port)
         {
+            ++m_samples;
             const uint32_t l = links[port];
             const uint32_t direction = topo.GetLink(l).a == node ? 0 : 1; // sent by node
             const uint64_t tx = m_fabric->GetChannel(l)->GetTxBytes(direction);
@@ -265,6 +266,7 @@ HpccMonitorWriter::SampleQueuePairs(Monitor& m,
         const uint32_t src = m_scenario.GetFileNode(topo.GetHosts()[h]);
         for (const RdmaNic::SendingRate& r : m_fabric->GetNic(h)->GetSendingRates(now))
         {
+            ++m_samples;
             const uint64_t v = value(r);
             uint64_t& previous = last[{h, r.qpn}];
             if (v == previous)
@@ -316,6 +318,7 @@ HpccMonitorWriter::SampleHistogram(Monitor& m)
         const uint32_t fileNode = m_scenario.GetFileNode(node);
         for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
         {
+            ++m_samples;
             const uint64_t kb = sw->GetPort(port)->GetTotalQueueBytes() / 1000;
             std::vector<uint64_t>& bins =
                 m_histogram[{fileNode, m_scenario.GetSimulatorIfIndex(node, port)}];

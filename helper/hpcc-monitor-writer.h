@@ -123,7 +123,7 @@ class HpccMonitorWriter
     std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> m_histogram;
     int64_t m_histogramEndNs{0};
     uint64_t m_lines{0};
-    uint64_t m_samples{0}; ///< ticks of every monitor: with m_lines, against MaxMonitorRows
+    uint64_t m_samples{0}; ///< ports and queue pairs sampled: with m_lines, against MaxMonitorRows
 };
 
 } // namespace ns3

@@ -320,8 +320,9 @@ PortMonitor::Sample()
     }
     try
     {
-        // Rows written, and samples taken: an idle fabric writes none but costs each.
-        InputLimits::CheckMonitorRows(static_cast<double>(m_samples + ++m_ticks));
+        // Rows written, and ports looked at: an idle fabric writes none but costs each.
+        m_looked += m_watched.size() + 1;
+        InputLimits::CheckMonitorRows(static_cast<double>(m_samples + m_looked));
     }
     catch (const std::invalid_argument& e)
     {

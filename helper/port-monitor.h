@@ -136,7 +136,7 @@ class PortMonitor : public Object
     std::function<void(const PortSample&)> m_sink;
     std::function<bool()> m_workRemains;
     uint64_t m_samples{0};
-    uint64_t m_ticks{0}; ///< samples taken: with m_samples, against ns3::InputLimits::MaxMonitorRows
+    uint64_t m_looked{0}; ///< ports looked at: with m_samples, against InputLimits::MaxMonitorRows
     EventId m_event;
 };
 

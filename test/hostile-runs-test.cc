@@ -104,6 +104,14 @@ TEST_F(HostileRunsTest, HpccConfigErrorsNameTheFileLineAndKey)
           "QLEN_MON_END 1000\nQLEN_MON_FILE q.txt\n");
     ExpectBadInput(Run("hpcc-compat", {"--config=window.txt"}),
                    {"window.txt:4: QLEN_MON_END: 1000 ns is before QLEN_MON_START"});
+    // A 1 ns monitor period over an idle fabric (the flow starts at 2 s):
+    // stopped at the row budget, ports sampled counting as rows.
+    Write("idle.txt",
+          "TOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\nBW_MON_FILE bw.txt\n"
+          "BW_MON_INTERVAL 0.001\n");
+    ExpectBadInput(Run("hpcc-compat",
+                       {"--config=idle.txt", "--ns3::InputLimits::MaxMonitorRows=100000"}),
+                   {"bw.txt: a monitor sampled every 1 ns", "MaxMonitorRows"});
     // A FIFO blocks whoever opens it: refused by its type, at once.
     ASSERT_EQ(mkfifo((m_dir / "fifo").c_str(), 0600), 0);
     ExpectBadInput(Run("hpcc-compat", {"--config=fifo"}), {"fifo: is a FIFO, not a file"});
@@ -159,6 +167,12 @@ TEST_F(HostileRunsTest, AnLlmJobAtATinyScaleRuns)
             "parallelism": {"tp": 4, "dp": 2, "microBatches": 1}}]})");
     const Outcome o = Run("multi-tenant-fat-tree", {"--scenario=s.json"});
     EXPECT_EQ(o.exitCode, 0) << o.Describe();
+    // Figure 6's five LLM jobs at the same scale.
+    const Outcome f6 = Run("paper-figures",
+                           {"--figure=6", "--scale=1e-9", "--policies=fair", "--db=f6.db",
+                            "--progress=0"});
+    EXPECT_EQ(f6.exitCode, 0) << f6.Describe();
+    EXPECT_EQ(CompleteRuns(m_dir / "f6.db"), 6); // fair, and each of the five jobs alone
     // tp larger than a server is refused, naming the key.
     Write("tp.json", R"({"seed": 1, "scale": 1e-6,
   "topology": {"kind": "rail-optimized", "railOptimized": {"servers": 2, "gpusPerServer": 4}},

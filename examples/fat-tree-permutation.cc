@@ -135,7 +135,10 @@ main(int argc, char* argv[])
     return RunMpiExampleMain("fat-tree-permutation", [&](std::unique_ptr<SimulationRun>& run) {
         RequireFlag(k >= 2 && k % 2 == 0, "k", std::to_string(k), "must be even and >= 2");
         RequireFlag(k <= 64, "k", std::to_string(k), "at most 64");
-        RequireFlag(bytes > 0 && bytes <= kMaxByteCount, "bytes", std::to_string(bytes), "must be from 1 to 10^18");
+        RequireFlag(bytes > 0 && bytes <= kMaxByteCount,
+                    "bytes",
+                    std::to_string(bytes),
+                    "must be from 1 to 10^18");
         RequireFlag(backend == "packet" || backend == "flow",
                     "backend",
                     backend,

@@ -51,7 +51,10 @@ main(int argc, char* argv[])
                     "senders",
                     std::to_string(senders),
                     "must be 1-4096");
-        RequireFlag(bytes > 0 && bytes <= kMaxByteCount, "bytes", std::to_string(bytes), "must be from 1 to 10^18");
+        RequireFlag(bytes > 0 && bytes <= kMaxByteCount,
+                    "bytes",
+                    std::to_string(bytes),
+                    "must be from 1 to 10^18");
         RequireFlag(bufferBytes > 0 && bufferBytes <= kMaxByteCount,
                     "bufferBytes",
                     std::to_string(bufferBytes),

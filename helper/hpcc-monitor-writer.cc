@@ -3,10 +3,9 @@
  */
 #include "hpcc-monitor-writer.h"
 
-#include "ns3/input-limits.h"
-
 #include "hpcc-output-writers.h"
 
+#include "ns3/input-limits.h"
 #include "ns3/simulator.h"
 
 #include <cinttypes>
@@ -211,7 +210,7 @@ HpccMonitorWriter::SampleQueues(Monitor& m)
                               device->GetQueueBytes(c),
                               total);
                 m.out << line;
-                    ++m_lines;
+                ++m_lines;
             }
         }
     }

@@ -72,8 +72,9 @@ HpccNetworkConfig::HpccNetworkConfig(const std::string& path, bool strict)
             Fail(key, "must be above 0: a monitor's period");
         }
     }
-    for (const auto& [key, interval] : {std::pair{"RP_TIMER", c.rpTimerNs},
-                                        std::pair{"ALPHA_RESUME_INTERVAL", c.alphaResumeIntervalNs}})
+    for (const auto& [key, interval] :
+         {std::pair{"RP_TIMER", c.rpTimerNs},
+          std::pair{"ALPHA_RESUME_INTERVAL", c.alphaResumeIntervalNs}})
     {
         if (interval && *interval <= 0)
         {

@@ -88,8 +88,8 @@ LinkSampler::OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingIn
     if (added && m_bytes.size() > m_maxRows)
     {
         throw std::runtime_error("ns3::LinkSampler: sampling every " +
-                                 std::to_string(m_interval.GetNanoSeconds()) + " ns makes more than " +
-                                 std::to_string(m_maxRows) +
+                                 std::to_string(m_interval.GetNanoSeconds()) +
+                                 " ns makes more than " + std::to_string(m_maxRows) +
                                  " rows (links x jobs x intervals), over "
                                  "ns3::InputLimits::MaxMonitorRows");
     }

@@ -3,9 +3,8 @@
  */
 #include "port-monitor.h"
 
-#include "ns3/input-limits.h"
-
 #include "ns3/csv-fields.h"
+#include "ns3/input-limits.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/strict-numbers.h"

@@ -9,8 +9,8 @@
 #include "scheduler-results.h"
 #include "training-results.h"
 
-#include "ns3/output-paths.h"
 #include "ns3/distributed-simulation.h"
+#include "ns3/output-paths.h"
 #include "ns3/placement-contention.h"
 #include "ns3/run-interruption.h"
 #include "ns3/simulator.h"

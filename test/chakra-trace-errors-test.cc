@@ -140,7 +140,11 @@ TEST_F(ChakraFiles, SizesAndTimesThatOverflow)
 {
     Node big = Coll(3, ChakraProtoMsg::ALL_GATHER, 0);
     big.mutable_attr(1)->set_uint64_val(uint64_t{1} << 63);
-    ExpectRankError({{big}, {big}}, 0, 3, "comm_size", "out of range (at most 1000000000000000000)");
+    ExpectRankError({{big}, {big}},
+                    0,
+                    3,
+                    "comm_size",
+                    "out of range (at most 1000000000000000000)");
     // One cap for byte counts, wherever they enter: 10^18 + 1 is refused.
     Node over = Coll(5, ChakraProtoMsg::ALL_REDUCE, 0);
     over.mutable_attr(1)->set_uint64_val(kMaxByteCount + 1);

@@ -13,8 +13,8 @@
 #include "temp-dir-test.h"
 
 #include "ns3/adaptive-retransmission.h"
-#include "ns3/checked-attributes.h"
 #include "ns3/chakra-trace-reader.h"
+#include "ns3/checked-attributes.h"
 #include "ns3/hpcc-config-reader.h"
 #include "ns3/hpcc-flow-reader.h"
 #include "ns3/hpcc-network-config.h"
@@ -74,8 +74,7 @@ ErrorOf(const std::function<void()>& f)
 std::string
 SimaiRow(const std::string& name, const std::string& bytes, const std::string& compute = "100")
 {
-    return name + "\t-1\t" + compute + "\tALLREDUCE\t" + bytes +
-           "\t1\tNONE\t0\t1\tNONE\t0\t100\n";
+    return name + "\t-1\t" + compute + "\tALLREDUCE\t" + bytes + "\t1\tNONE\t0\t1\tNONE\t0\t100\n";
 }
 
 const std::string kSimaiHeader =
@@ -170,10 +169,12 @@ TEST_F(HostileInputsTest, AFileOverItsFormatsLimitIsRefusedByItsSize)
 TEST_F(HostileInputsTest, AFileWithoutASizeIsReadOnlyUpToItsLimit)
 {
     // /proc files report no size, and may be longer than the limit.
-    const std::string error =
-        ErrorOf([] { ReadInputFile("/proc/self/maps", InputFileKind{"test", 16}); });
-    EXPECT_EQ(error, "/proc/self/maps: more than 16 bytes, over the limit of 16 bytes for a "
-                     "test file");
+    const std::string error = ErrorOf([] {
+        ReadInputFile("/proc/self/maps", InputFileKind{"test", 16});
+    });
+    EXPECT_EQ(error,
+              "/proc/self/maps: more than 16 bytes, over the limit of 16 bytes for a "
+              "test file");
 }
 
 TEST_F(HostileInputsTest, TimeAttributesAreReadExactlyWhateverTheirNotation)
@@ -185,9 +186,9 @@ TEST_F(HostileInputsTest, TimeAttributesAreReadExactlyWhateverTheirNotation)
     {
         const std::string error =
             ErrorOf([&] { CheckedAttributeValue(nic, "RetransmitTimeout", text, "--x"); });
-        EXPECT_EQ(error.rfind("--x: invalid value '" + text + "' for ns3::RdmaNic::RetransmitTimeout",
-                              0),
-                  0u)
+        EXPECT_EQ(
+            error.rfind("--x: invalid value '" + text + "' for ns3::RdmaNic::RetransmitTimeout", 0),
+            0u)
             << text << ": " << error;
     }
     // ns-3's notations still read: exponent form, a leading '+', a bare number in seconds.
@@ -263,9 +264,8 @@ TEST_F(HostileInputsTest, TimesAreCheckedAfterEverythingThatMultipliesThem)
 
 TEST_F(HostileInputsTest, ByteCountsMeetOneCap)
 {
-    const std::string file = Write("w.txt",
-                                   kSimaiHeader + "1\n" +
-                                       SimaiRow("layer", "18446744073709551615"));
+    const std::string file =
+        Write("w.txt", kSimaiHeader + "1\n" + SimaiRow("layer", "18446744073709551615"));
     const std::string error = ErrorOf([&] { ReadSimaiWorkload(file); });
     EXPECT_EQ(error.rfind(file + ":3: ", 0), 0u) << error;
     EXPECT_CONTAINS(error, "1000000000000000000");
@@ -318,17 +318,20 @@ TEST_F(HostileInputsTest, AScenariosOwnLimitsActLikeTheFlags)
     }
     // Restored when the scope ends.
     EXPECT_EQ(ErrorOf([] { InputLimits::CheckJobs(2000); }), "");
-    EXPECT_CONTAINS(
-        ErrorOf([] { InputLimits::Scope s(Attributes{{"ns3::InputLimits::MaxJobMemory", "-1"}}); }),
-        "-1");
-    EXPECT_CONTAINS(ErrorOf([] { InputLimits::Scope s(Attributes{{"ns3::InputLimits::Nothing", "1"}}); }),
+    EXPECT_CONTAINS(ErrorOf([] {
+                        InputLimits::Scope s(Attributes{{"ns3::InputLimits::MaxJobMemory", "-1"}});
+                    }),
+                    "-1");
+    EXPECT_CONTAINS(ErrorOf([] {
+                        InputLimits::Scope s(Attributes{{"ns3::InputLimits::Nothing", "1"}});
+                    }),
                     "no attribute 'Nothing'");
-    EXPECT_CONTAINS(
-        ErrorOf([] {
-            ReadScenarioText(R"({"attributes": {"ns3::InputLimits::MaxJobMemory": "x"}})",
-                             "s.json");
-        }),
-        "s.json:1: attributes");
+    EXPECT_CONTAINS(ErrorOf([] {
+                        ReadScenarioText(
+                            R"({"attributes": {"ns3::InputLimits::MaxJobMemory": "x"}})",
+                            "s.json");
+                    }),
+                    "s.json:1: attributes");
 }
 
 TEST_F(HostileInputsTest, RanksAreCheckedAgainstTheFabricBeforeAnyGraphIsBuilt)
@@ -358,8 +361,9 @@ TEST_F(HostileInputsTest, OutputsNeverOverwriteInputs)
         const std::string error = ErrorOf([&] {
             RequireDistinctOutputs({{"topology", input}}, {{"--fct", out}});
         });
-        EXPECT_EQ(error, "--fct " + out + " is the input topology " + input +
-                             ": the run would overwrite it")
+        EXPECT_EQ(error,
+                  "--fct " + out + " is the input topology " + input +
+                      ": the run would overwrite it")
             << out;
     }
     // Two outputs on one file, one of them not there yet.
@@ -398,16 +402,16 @@ TEST_F(HostileInputsTest, ContradictoryKeysAreErrorsNamingBoth)
 TEST_F(HostileInputsTest, ASimaiRowCountThatDisagreesIsReadAsSimaiReadsIt)
 {
     // LLaMA-65B's file upstream announces 839 rows and has 33.
-    const std::string file = Write("count.txt",
-                                   kSimaiHeader + "839\n" + SimaiRow("a", "1000") +
-                                       SimaiRow("b", "1000"));
+    const std::string file =
+        Write("count.txt", kSimaiHeader + "839\n" + SimaiRow("a", "1000") + SimaiRow("b", "1000"));
     const SimaiWorkload w = ReadSimaiWorkload(file);
     EXPECT_EQ(w.layers.size(), 2u);
     ASSERT_EQ(w.warnings.size(), 1u);
-    EXPECT_EQ(w.warnings[0], file + ":2: layers: announces 839 rows, the file has 2; the rows "
-                                    "present are read, as SimAI reads them");
-    const std::string fewer = Write("fewer.txt", kSimaiHeader + "1\n" + SimaiRow("a", "1000") +
-                                                     SimaiRow("b", "1000"));
+    EXPECT_EQ(w.warnings[0],
+              file + ":2: layers: announces 839 rows, the file has 2; the rows "
+                     "present are read, as SimAI reads them");
+    const std::string fewer =
+        Write("fewer.txt", kSimaiHeader + "1\n" + SimaiRow("a", "1000") + SimaiRow("b", "1000"));
     EXPECT_EQ(ReadSimaiWorkload(fewer).layers.size(), 2u);
     const std::string none = Write("none.txt", kSimaiHeader + "3\n");
     EXPECT_CONTAINS(ErrorOf([&] { ReadSimaiWorkload(none); }),

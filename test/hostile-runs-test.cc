@@ -23,7 +23,6 @@ using namespace ns3::test;
 namespace
 {
 
-
 const char* const kHpccTopology = "3 1 2\n"
                                   "2\n"
                                   "0 2 100Gbps 0.001ms 0\n"
@@ -74,15 +73,16 @@ TEST_F(HostileRunsTest, HpccCompatNeverWritesOverItsInputsOrOutputs)
                                                           {"--pfcOutput", "flow.txt"},
                                                           {"--db", "topology.txt"}})
     {
-        const Outcome o =
-            Run("hpcc-compat", {"--topology=topology.txt", "--flows=flow.txt", flag + "=" + victim});
+        const Outcome o = Run("hpcc-compat",
+                              {"--topology=topology.txt", "--flows=flow.txt", flag + "=" + victim});
         ExpectBadInput(o, {victim, "would overwrite"});
         EXPECT_EQ(ReadText(m_dir / "topology.txt"), kHpccTopology) << flag;
         EXPECT_EQ(ReadText(m_dir / "flow.txt"), kHpccFlows) << flag;
     }
     // A monitor over the FCT output, named in the config.
-    Write("config.txt", "TOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\n"
-                        "FCT_OUTPUT_FILE fct.txt\nBW_MON_FILE fct.txt\n");
+    Write("config.txt",
+          "TOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\n"
+          "FCT_OUTPUT_FILE fct.txt\nBW_MON_FILE fct.txt\n");
     ExpectBadInput(Run("hpcc-compat", {"--config=config.txt"}),
                    {"BW_MON_FILE fct.txt is also the output FCT output fct.txt"});
     EXPECT_FALSE(fs::exists(m_dir / "fct.txt"));
@@ -109,9 +109,9 @@ TEST_F(HostileRunsTest, HpccConfigErrorsNameTheFileLineAndKey)
     Write("idle.txt",
           "TOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\nBW_MON_FILE bw.txt\n"
           "BW_MON_INTERVAL 0.001\n");
-    ExpectBadInput(Run("hpcc-compat",
-                       {"--config=idle.txt", "--ns3::InputLimits::MaxMonitorRows=100000"}),
-                   {"bw.txt: a monitor sampled every 1 ns", "MaxMonitorRows"});
+    ExpectBadInput(
+        Run("hpcc-compat", {"--config=idle.txt", "--ns3::InputLimits::MaxMonitorRows=100000"}),
+        {"bw.txt: a monitor sampled every 1 ns", "MaxMonitorRows"});
     // A FIFO blocks whoever opens it: refused by its type, at once.
     ASSERT_EQ(mkfifo((m_dir / "fifo").c_str(), 0600), 0);
     ExpectBadInput(Run("hpcc-compat", {"--config=fifo"}), {"fifo: is a FIFO, not a file"});
@@ -142,15 +142,17 @@ TEST_F(HostileRunsTest, MonitorsStopAtTheirRowBudget)
 
 TEST_F(HostileRunsTest, AnEmptyDbFlagMeansNoDatabaseOverTheScenarios)
 {
-    Write("s.json", Scenario(R"({"model": "gpt2-124m", "workers": 2, "iterations": 1})",
-                             R"(, "output": {"db": "scenario.db"})"));
+    Write("s.json",
+          Scenario(R"({"model": "gpt2-124m", "workers": 2, "iterations": 1})",
+                   R"(, "output": {"db": "scenario.db"})"));
     const Outcome o = Run("multi-tenant-fat-tree", {"--scenario=s.json", "--db="});
     EXPECT_EQ(o.exitCode, 0) << o.Describe();
     EXPECT_FALSE(fs::exists(m_dir / "scenario.db"));
     // The results database is not a file the scenario reads.
     Write("trace.csv", "arrival,model,workers,iterations\n0,gpt2-124m,2,1\n");
-    Write("t.json", Scenario(R"({"model": "gpt2-124m", "workers": 2, "iterations": 1})",
-                             R"(, "jobTrace": "trace.csv", "output": {"db": "trace.csv"})"));
+    Write("t.json",
+          Scenario(R"({"model": "gpt2-124m", "workers": 2, "iterations": 1})",
+                   R"(, "jobTrace": "trace.csv", "output": {"db": "trace.csv"})"));
     ExpectBadInput(Run("multi-tenant-fat-tree", {"--scenario=t.json"}),
                    {"t.json", "output.db", "is the input jobTrace"});
     EXPECT_EQ(ReadText(m_dir / "trace.csv"), "arrival,model,workers,iterations\n0,gpt2-124m,2,1\n");
@@ -168,9 +170,9 @@ TEST_F(HostileRunsTest, AnLlmJobAtATinyScaleRuns)
     const Outcome o = Run("multi-tenant-fat-tree", {"--scenario=s.json"});
     EXPECT_EQ(o.exitCode, 0) << o.Describe();
     // Figure 6's five LLM jobs at the same scale.
-    const Outcome f6 = Run("paper-figures",
-                           {"--figure=6", "--scale=1e-9", "--policies=fair", "--db=f6.db",
-                            "--progress=0"});
+    const Outcome f6 =
+        Run("paper-figures",
+            {"--figure=6", "--scale=1e-9", "--policies=fair", "--db=f6.db", "--progress=0"});
     EXPECT_EQ(f6.exitCode, 0) << f6.Describe();
     EXPECT_EQ(CompleteRuns(m_dir / "f6.db"), 6); // fair, and each of the five jobs alone
     // tp larger than a server is refused, naming the key.
@@ -190,13 +192,15 @@ TEST_F(HostileRunsTest, RanksAreRefusedBeforeTheirGraphIsBuilt)
         "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 all_gpus: 9216\n1\n"
         "layer\t-1\t100\tALLREDUCE\t1000\t1\tNONE\t0\t1\tNONE\t0\t100\n";
     Write("moe.txt", workload);
-    Write("s.json", Scenario(R"({"iterations": 1, "workload": {"format": "simai", "path": "moe.txt"}})",
-                             R"(, "attributes": {"ns3::InputLimits::MaxJobMemory": 100000000000})"));
+    Write("s.json",
+          Scenario(R"({"iterations": 1, "workload": {"format": "simai", "path": "moe.txt"}})",
+                   R"(, "attributes": {"ns3::InputLimits::MaxJobMemory": 100000000000})"));
     ExpectBadInput(Run("multi-tenant-fat-tree", {"--scenario=s.json"}),
                    {"9216 workers can never fit"});
     // A workload that is a FIFO is refused, not waited on.
     ASSERT_EQ(mkfifo((m_dir / "fifo.txt").c_str(), 0600), 0);
-    Write("f.json", Scenario(R"({"iterations": 1, "workload": {"format": "simai", "path": "fifo.txt"}})"));
+    Write("f.json",
+          Scenario(R"({"iterations": 1, "workload": {"format": "simai", "path": "fifo.txt"}})"));
     ExpectBadInput(Run("multi-tenant-fat-tree", {"--scenario=f.json"}),
                    {"fifo.txt: is a FIFO, not a file"});
 }

@@ -114,8 +114,8 @@ TrainingCluster::AddJob(const JobSpec& spec)
     }
     if (ModelCatalog::IsLlm(spec) && spec.parallelism.tp > m_gpusPerServer)
     {
-        throw std::invalid_argument("job " + std::to_string(spec.id) + ": parallelism.tp: " +
-                                    std::to_string(spec.parallelism.tp) +
+        throw std::invalid_argument("job " + std::to_string(spec.id) +
+                                    ": parallelism.tp: " + std::to_string(spec.parallelism.tp) +
                                     " is larger than a server of this cluster (" +
                                     std::to_string(m_gpusPerServer) +
                                     " GPUs): tensor parallelism stays on NVLink");

@@ -8,8 +8,8 @@
 #include "input-file.h"
 #include "unit-strings.h"
 
-#include <sstream>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 

@@ -45,8 +45,7 @@ TypeName(mode_t mode)
 TooLarge(const std::string& path, const InputFileKind& kind, const std::string& size)
 {
     throw std::runtime_error(path + ": " + size + ", over the limit of " +
-                             std::to_string(kind.maxBytes) + " bytes for a " + kind.name +
-                             " file");
+                             std::to_string(kind.maxBytes) + " bytes for a " + kind.name + " file");
 }
 
 } // namespace
@@ -62,8 +61,8 @@ RequireInputFile(const std::string& path, const InputFileKind& kind)
     if (!S_ISREG(st.st_mode))
     {
         const std::string type = TypeName(st.st_mode);
-        throw std::runtime_error(path + (type.empty() ? ": is not a regular file"
-                                                      : ": is " + type + ", not a file"));
+        throw std::runtime_error(
+            path + (type.empty() ? ": is not a regular file" : ": is " + type + ", not a file"));
     }
     const uint64_t size = static_cast<uint64_t>(st.st_size);
     if (size > kind.maxBytes)

@@ -10,9 +10,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>

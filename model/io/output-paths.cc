@@ -47,9 +47,8 @@ RequireDistinctOutputs(const std::vector<NamedPath>& inputs, const std::vector<N
         {
             if (!in.path.empty() && SameFile(out.path, in.path))
             {
-                throw std::invalid_argument(out.what + " " + out.path + " is the input " +
-                                            in.what + " " + in.path +
-                                            ": the run would overwrite it");
+                throw std::invalid_argument(out.what + " " + out.path + " is the input " + in.what +
+                                            " " + in.path + ": the run would overwrite it");
             }
         }
         for (std::size_t p = 0; p < o; ++p)

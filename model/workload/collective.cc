@@ -187,20 +187,20 @@ Collective::SendMessage(const CollectiveMessage& m)
         else
         {
             m_transport->Post(
-            m,
-            [self, deliver]() {
-                if (self->m_posting)
-                {
-                    self->m_inlineDeliveries.push_back(deliver);
-                }
-                else
-                {
-                    deliver();
-                }
-            },
-            [self, m, run, state = m_failure](const std::string& reason) {
-                self->MessageFailed(run, state, m, reason);
-            });
+                m,
+                [self, deliver]() {
+                    if (self->m_posting)
+                    {
+                        self->m_inlineDeliveries.push_back(deliver);
+                    }
+                    else
+                    {
+                        deliver();
+                    }
+                },
+                [self, m, run, state = m_failure](const std::string& reason) {
+                    self->MessageFailed(run, state, m, reason);
+                });
         }
         while (outermost && !m_inlineDeliveries.empty())
         {

@@ -11,9 +11,9 @@
 #include "ns3/unit-strings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
-#include <cmath>
 #include <optional>
 #include <stdexcept>
 
@@ -229,8 +229,8 @@ CheckGraphRange(const JobGraph& graph, uint32_t iterations)
     for (std::size_t i = 0; i < ops.size(); ++i)
     {
         const GraphOp& op = ops[i];
-        const std::string what = "op " + std::to_string(i) +
-                                 (op.name.empty() ? "" : " (" + op.name.Get() + ")");
+        const std::string what =
+            "op " + std::to_string(i) + (op.name.empty() ? "" : " (" + op.name.Get() + ")");
         if (op.bytes > kMaxByteCount)
         {
             throw std::invalid_argument(what + ": " + std::to_string(op.bytes) +

@@ -139,9 +139,8 @@ JobGraph::Scaled(double scale) const
         // range would wrap (or be undefined) as an integer.
         const double ns = static_cast<double>(op.duration.GetNanoSeconds()) * scale;
         const double bytes = static_cast<double>(op.bytes) * scale;
-        const std::string what =
-            "scale " + FormatReal(scale) + " makes op " + std::to_string(i) +
-            (op.name.empty() ? "" : " (" + op.name.Get() + ")");
+        const std::string what = "scale " + FormatReal(scale) + " makes op " + std::to_string(i) +
+                                 (op.name.empty() ? "" : " (" + op.name.Get() + ")");
         if (!(ns <= static_cast<double>(kMaxSimulatedTimeNs)))
         {
             throw std::invalid_argument(what + " compute for " + FormatReal(ns * 1e-9) + " s, " +
@@ -149,8 +148,7 @@ JobGraph::Scaled(double scale) const
         }
         if (!(bytes <= static_cast<double>(kMaxByteCount)))
         {
-            throw std::invalid_argument(what + " " + FormatReal(bytes) +
-                                        " bytes, more than 10^18");
+            throw std::invalid_argument(what + " " + FormatReal(bytes) + " bytes, more than 10^18");
         }
         op.duration = NanoSeconds(std::llround(ns));
         if (op.bytes > 0)

@@ -152,7 +152,10 @@ Columns()
 std::vector<JobSpec>
 ReadJobTrace(const std::string& path, const JobSpec& defaults, uint32_t firstId)
 {
-    return ReadJobTraceText(ReadInputFile(path, InputFileKinds::kJobTrace), path, defaults, firstId);
+    return ReadJobTraceText(ReadInputFile(path, InputFileKinds::kJobTrace),
+                            path,
+                            defaults,
+                            firstId);
 }
 
 std::vector<JobSpec>

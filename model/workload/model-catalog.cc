@@ -3,11 +3,10 @@
  */
 #include "model-catalog.h"
 
-#include "input-limits.h"
-
 #include "chakra-trace-reader.h"
 #include "collective-transport.h"
 #include "collective.h"
+#include "input-limits.h"
 #include "megatron-graph.h"
 #include "placement-policy.h"
 #include "simai-workload-reader.h"
@@ -202,7 +201,9 @@ BuildGraph(const JobSpec& spec)
     s.model = TransformerCatalog::Get(spec.model);
     s.layout = spec.parallelism;
     s.sequenceLength = spec.sequenceLength;
-    CheckName(spec, "gpu", [&] { s.flopsPerSecond = ModelCatalog::PeakFlops(spec.gpu, spec.dtype) * spec.mfu; });
+    CheckName(spec, "gpu", [&] {
+        s.flopsPerSecond = ModelCatalog::PeakFlops(spec.gpu, spec.dtype) * spec.mfu;
+    });
     CheckName(spec, "dtype", [&] { s.elementBytes = ModelCatalog::BytesPerElement(spec.dtype); });
     s.scale = spec.scale;
     s.channels = spec.channels;
@@ -233,7 +234,6 @@ ModelCatalog::Graph(const JobSpec& spec)
     }
     return graph;
 }
-
 
 std::vector<std::string>
 ModelCatalog::Names()

@@ -77,9 +77,7 @@ ReadFabric(const LocatedJson& w,
     });
     o.With("cc", [&](const Node& v) { f.cc = w.String(v); });
     o.With("pfc", [&](const Node& v) { f.pfc = w.Bool(v); });
-    o.With("bufferBytes", [&](const Node& v) {
-        f.bufferBytes = w.Unsigned(v, 1, kMaxByteCount);
-    });
+    o.With("bufferBytes", [&](const Node& v) { f.bufferBytes = w.Unsigned(v, 1, kMaxByteCount); });
     o.With("ackInterval", [&](const Node& v) { f.ackInterval = w.Uint32(v, 1); });
     o.With("rto", [&](const Node& v) { f.rtoNs = w.PositiveTimeNs(v); });
     o.With("ackTimeoutExponent", [&](const Node& v) {
@@ -194,9 +192,7 @@ ReadParallelism(const LocatedJson& w, const Node& n, ParallelLayout& l)
     o.With("microBatchSize", [&](const Node& v) { l.microBatchSize = w.Uint32(v, 1); });
     o.With("sequenceParallel", [&](const Node& v) { l.sequenceParallel = w.Bool(v); });
     o.With("zero", [&](const Node& v) { l.zero = static_cast<uint32_t>(w.Unsigned(v, 0, 3)); });
-    o.With("bucketBytes", [&](const Node& v) {
-        l.bucketBytes = w.Unsigned(v, 1, kMaxByteCount);
-    });
+    o.With("bucketBytes", [&](const Node& v) { l.bucketBytes = w.Unsigned(v, 1, kMaxByteCount); });
 }
 
 /// A path of the scenario, relative to its file's folder.

@@ -832,9 +832,10 @@ Reader::Read(uint32_t ranks, const SimaiGraphSettings& settings)
         if (w.layers.size() > 1)
         {
             w.warnings.push_back(m_source + ":1: policy: MICRO: the first row's weight-gradient " +
-                                 first.weightGradient.comm + " runs, as SimAI runs such a file; "
-                                 "the other " + std::to_string(w.layers.size() - 1) +
-                                 " rows are read, not run");
+                                 first.weightGradient.comm +
+                                 " runs, as SimAI runs such a file; "
+                                 "the other " +
+                                 std::to_string(w.layers.size() - 1) + " rows are read, not run");
         }
         w.layers = {first};
     }
@@ -903,7 +904,10 @@ ReadSimaiWorkloadRanks(const std::string& path)
 SimaiWorkload
 ReadSimaiWorkload(const std::string& path, uint32_t ranks, const SimaiGraphSettings& settings)
 {
-    return ReadSimaiWorkloadText(ReadInputFile(path, InputFileKinds::kSimaiWorkload), path, ranks, settings);
+    return ReadSimaiWorkloadText(ReadInputFile(path, InputFileKinds::kSimaiWorkload),
+                                 path,
+                                 ranks,
+                                 settings);
 }
 
 } // namespace ns3

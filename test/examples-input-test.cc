@@ -10,6 +10,7 @@
  */
 
 #include "example-process-test-util.h"
+#include "hpcc-test-util.h"
 #include "temp-dir-test.h"
 
 #include <algorithm>
@@ -49,12 +50,8 @@ Program(const std::string& example)
 }
 
 // The HPCC test inputs: one switch, two hosts, one flow.
-const char* const kHpccTopology = "3 1 2\n"
-                                  "2\n"
-                                  "0 2 100Gbps 0.001ms 0\n"
-                                  "1 2 100Gbps 0.001ms 0\n";
-const char* const kHpccFlows = "1\n"
-                               "0 1 3 100 10000 2.0\n";
+const char* const kHpccTopology = kOneSwitchTopology;
+const char* const kHpccFlows = kOneSwitchFlows;
 
 /// A small training scenario; \p jobs, \p extra (top-level keys) and \p fabric replace parts.
 std::string

@@ -10,6 +10,7 @@
  * contradict each other are errors. Every error names its input.
  */
 
+#include "runtime-error-test-util.h"
 #include "temp-dir-test.h"
 
 #include "ns3/adaptive-retransmission.h"
@@ -51,21 +52,6 @@ namespace fs = std::filesystem;
 
 /// A scenario's attributes, as InputLimits::Scope takes them.
 using Attributes = std::vector<std::pair<std::string, std::string>>;
-
-/// The what() of the exception \p f throws, or "" if it throws none.
-std::string
-ErrorOf(const std::function<void()>& f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::exception& e)
-    {
-        return e.what();
-    }
-    return "";
-}
 
 #define EXPECT_CONTAINS(text, part)                                                                \
     EXPECT_NE(std::string(text).find(part), std::string::npos) << "\"" << (text) << "\""

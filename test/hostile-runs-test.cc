@@ -8,6 +8,7 @@
  */
 
 #include "examples-test-util.h"
+#include "hpcc-test-util.h"
 #include "temp-dir-test.h"
 
 #include <filesystem>
@@ -23,12 +24,9 @@ using namespace ns3::test;
 namespace
 {
 
-const char* const kHpccTopology = "3 1 2\n"
-                                  "2\n"
-                                  "0 2 100Gbps 0.001ms 0\n"
-                                  "1 2 100Gbps 0.001ms 0\n";
-const char* const kHpccFlows = "1\n"
-                               "0 1 3 100 10000 2.0\n";
+// The HPCC test inputs: one switch, two hosts, one flow.
+const char* const kHpccTopology = kOneSwitchTopology;
+const char* const kHpccFlows = kOneSwitchFlows;
 
 /// A scenario of one job \p job on a k=4 fat-tree (1 GPU per host) at 1/1000 size.
 std::string

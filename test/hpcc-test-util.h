@@ -20,6 +20,15 @@ namespace ns3
 namespace test
 {
 
+/// An HPCC topology of one switch (node 2) and two hosts, and one flow between them.
+inline const char* const kOneSwitchTopology = "3 1 2\n"
+                                              "2\n"
+                                              "0 2 100Gbps 0.001ms 0\n"
+                                              "1 2 100Gbps 0.001ms 0\n";
+/// \copydoc kOneSwitchTopology
+inline const char* const kOneSwitchFlows = "1\n"
+                                           "0 1 3 100 10000 2.0\n";
+
 /// The white-space separated fields of one line.
 using Fields = std::vector<std::string>;
 

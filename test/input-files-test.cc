@@ -8,6 +8,7 @@
  * results database refuses a file another program made without changing it.
  */
 
+#include "runtime-error-test-util.h"
 #include "temp-dir-test.h"
 
 #include "ns3/hpcc-config-reader.h"
@@ -37,21 +38,6 @@ namespace
 const std::string kBom = "\xEF\xBB\xBF";
 
 const char* const kHpccTopology = "3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n";
-
-/// The what() of the exception \p f throws, or "" if it throws none.
-std::string
-ErrorOf(const std::function<void()>& f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::exception& e)
-    {
-        return e.what();
-    }
-    return "";
-}
 
 class InputFilesTest : public TempDirTest
 {

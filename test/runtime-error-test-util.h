@@ -33,6 +33,22 @@ RuntimeErrorOf(Fn fn)
     return "";
 }
 
+/// The what() of the exception \p fn throws, or "" if it throws none.
+template <typename Fn>
+std::string
+ErrorOf(Fn fn)
+{
+    try
+    {
+        fn();
+    }
+    catch (const std::exception& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
 } // namespace test
 } // namespace ns3
 

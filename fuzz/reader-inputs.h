@@ -13,6 +13,7 @@
 #include "ns3/hpcc-config-reader.h"
 #include "ns3/hpcc-flow-reader.h"
 #include "ns3/hpcc-topology-reader.h"
+#include "ns3/input-limits.h"
 #include "ns3/job-trace-reader.h"
 #include "ns3/lingjun-topology-reader.h"
 #include "ns3/results-database.h"
@@ -120,6 +121,14 @@ ReadInput(const std::string& reader, const std::string& text, std::string& sourc
     if (reader == "simai-workload")
     {
         source = "input.txt";
+        // As the examples read it: at picosecond resolution (set first in
+        // their main()), and here under a lower memory budget, so that a
+        // graph that is slow or large within it is a finding.
+        if (Time::GetResolution() != Time::PS)
+        {
+            Time::SetResolution(Time::PS);
+        }
+        InputLimits::Scope limits({{"ns3::InputLimits::MaxJobMemory", std::to_string(64u << 20)}});
         ReadSimaiWorkloadText(text, source);
         return true;
     }

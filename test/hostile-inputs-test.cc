@@ -404,4 +404,35 @@ TEST_F(HostileInputsTest, ASimaiRowCountThatDisagreesIsReadAsSimaiReadsIt)
                     none + ":2: layers: announces 3 rows, the file has none");
 }
 
+TEST_F(HostileInputsTest, FuzzedValuesAreNamedNotAborted)
+{
+    // A long string cut inside a UTF-8 character for an error message made
+    // the JSON library throw a type error, which ended the process.
+    const std::string text = std::string(36, 'a') + "\xC3\xA9" + std::string(20, 'b');
+    EXPECT_CONTAINS(ErrorOf([&] { ReadScenarioText("{\"jobs\": \"" + text + "\"}", "s.json"); }),
+                    "s.json:1: jobs: expected an array");
+    EXPECT_CONTAINS(ErrorOf([&] { ReadScenarioText("{\"jobs\": \"\xFF\xFE\"}", "s.json"); }),
+                    "s.json:1: jobs");
+    // A layout's GPUs wrapped in 32 bits (65536 x 65536 x 2 = 0), and the
+    // error blamed workers, which the file does not give.
+    const std::string wrap = ErrorOf([] {
+        ReadScenarioText(R"({"jobs": [{"model": "llama-7b",
+  "parallelism": {"tp": 65536, "pp": 65536, "dp": 2}}]})",
+                         "s.json");
+    });
+    EXPECT_CONTAINS(wrap,
+                    "s.json:2: jobs[0].parallelism: tp x pp x dp = 8589934592 GPUs, more "
+                    "than a job can have");
+    // A layout the graph cannot build is named as the layout's field, not
+    // as a range of the fields that scale times.
+    JobSpec moe;
+    moe.model = "mixtral-8x7b";
+    moe.workers = 8;
+    moe.gpusPerHost = 8;
+    moe.parallelism.dp = 8;
+    moe.parallelism.zero = 3;
+    EXPECT_CONTAINS(ErrorOf([&] { ModelCatalog::Validate(moe); }),
+                    "parallelism.zero: stage 3 with a mixture of experts is not modelled");
+}
+
 } // namespace

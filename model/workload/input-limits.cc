@@ -233,8 +233,8 @@ CheckGraphRange(const JobGraph& graph, uint32_t iterations)
             "op " + std::to_string(i) + (op.name.empty() ? "" : " (" + op.name.Get() + ")");
         if (op.bytes > kMaxByteCount)
         {
-            throw std::invalid_argument(what + ": " + std::to_string(op.bytes) +
-                                        " bytes, more than 10^18");
+            throw std::range_error(what + ": " + std::to_string(op.bytes) +
+                                   " bytes, more than 10^18");
         }
         if (op.kind != GraphOp::Kind::Compute)
         {
@@ -248,14 +248,14 @@ CheckGraphRange(const JobGraph& graph, uint32_t iterations)
     const double busiest = perRank.empty() ? 0 : *std::max_element(perRank.begin(), perRank.end());
     if (busiest > clock)
     {
-        throw std::invalid_argument("an iteration computes for " + FormatReal(busiest) +
-                                    " s on one rank, " + kTimeRangeError);
+        throw std::range_error("an iteration computes for " + FormatReal(busiest) +
+                               " s on one rank, " + kTimeRangeError);
     }
     if (busiest * iterations > clock)
     {
-        throw std::invalid_argument(std::to_string(iterations) + " iterations compute for " +
-                                    FormatReal(busiest * iterations) + " s on one rank, " +
-                                    kTimeRangeError);
+        throw std::range_error(std::to_string(iterations) + " iterations compute for " +
+                               FormatReal(busiest * iterations) + " s on one rank, " +
+                               kTimeRangeError);
     }
 }
 

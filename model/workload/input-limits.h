@@ -89,7 +89,7 @@ class Scope
  * every time counted in the clock's unit after everything that multiplies
  * it (per op, per iteration, per run of \p iterations), every byte count
  * against kMaxByteCount.
- * \throw std::invalid_argument naming the op and what is out of range
+ * \throw std::range_error naming the op and what is out of range
  */
 void CheckGraphRange(const JobGraph& graph, uint32_t iterations);
 

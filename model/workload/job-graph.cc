@@ -143,12 +143,12 @@ JobGraph::Scaled(double scale) const
                                  (op.name.empty() ? "" : " (" + op.name.Get() + ")");
         if (!(ns <= static_cast<double>(kMaxSimulatedTimeNs)))
         {
-            throw std::invalid_argument(what + " compute for " + FormatReal(ns * 1e-9) + " s, " +
-                                        kTimeRangeError);
+            throw std::range_error(what + " compute for " + FormatReal(ns * 1e-9) + " s, " +
+                                   kTimeRangeError);
         }
         if (!(bytes <= static_cast<double>(kMaxByteCount)))
         {
-            throw std::invalid_argument(what + " " + FormatReal(bytes) + " bytes, more than 10^18");
+            throw std::range_error(what + " " + FormatReal(bytes) + " bytes, more than 10^18");
         }
         op.duration = NanoSeconds(std::llround(ns));
         if (op.bytes > 0)

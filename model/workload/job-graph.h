@@ -150,6 +150,8 @@ class JobGraph
      * This graph with every compute time and every byte count multiplied by
      * \p scale (a byte count that was not 0 stays at least 1): a job's
      * scale, for a graph read from a file.
+     * \throw std::range_error naming the op whose time or bytes \p scale
+     *        takes past the clock or 10^18
      */
     JobGraph Scaled(double scale) const;
 

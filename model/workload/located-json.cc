@@ -612,9 +612,16 @@ LocatedJson::Describe(const Value& j)
         std::string s = j.get<std::string>();
         if (s.size() > 40)
         {
-            s = s.substr(0, 37) + "...";
+            // Cut at a character's start, not inside a UTF-8 sequence.
+            size_t cut = 37;
+            while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+            {
+                --cut;
+            }
+            s = s.substr(0, cut) + "...";
         }
-        return "string " + Json(s).dump();
+        // Bytes that are not UTF-8 are shown replaced, never thrown on.
+        return "string " + Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
     }
     case Json::value_t::object:
         return "an object";

@@ -176,8 +176,7 @@ Builder::ComputeTime(double flops) const
     const double seconds = flops / m_s.flopsPerSecond * m_s.scale;
     if (!(seconds <= Time::Max().GetSeconds()))
     {
-        throw std::invalid_argument("a compute op of " + FormatReal(seconds) + " s, " +
-                                    kTimeRangeError);
+        throw std::range_error("a compute op of " + FormatReal(seconds) + " s, " + kTimeRangeError);
     }
     return PicoSeconds(std::llround(seconds * 1e12));
 }
@@ -188,8 +187,7 @@ Builder::Bytes(double bytes) const
     const double scaled = bytes * m_s.scale;
     if (!(scaled <= static_cast<double>(kMaxByteCount)))
     {
-        throw std::invalid_argument("a message of " + FormatReal(scaled) +
-                                    " bytes, more than 10^18");
+        throw std::range_error("a message of " + FormatReal(scaled) + " bytes, more than 10^18");
     }
     return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(scaled)));
 }
@@ -667,10 +665,6 @@ JobGraph
 MegatronGraph::Build(const Settings& settings)
 {
     settings.layout.Validate(settings.model, settings.layout.Ranks(), settings.layout.tp);
-    if (settings.layout.zero == 3 && settings.model.IsMoe())
-    {
-        throw std::invalid_argument("zero: stage 3 with a mixture of experts is not modelled");
-    }
     if (!(settings.flopsPerSecond > 0) || !(settings.scale > 0) || settings.sequenceLength == 0 ||
         settings.elementBytes == 0)
     {

@@ -171,7 +171,7 @@ ModelCatalog::WorkloadGraph(const JobSpec& spec)
     {
         return graph.Scaled(spec.scale);
     }
-    catch (const std::invalid_argument& e)
+    catch (const std::range_error& e)
     {
         FailRange(spec, e.what());
     }
@@ -212,7 +212,7 @@ BuildGraph(const JobSpec& spec)
     {
         return MegatronGraph::Build(s);
     }
-    catch (const std::invalid_argument& e)
+    catch (const std::range_error& e)
     {
         FailRange(spec, e.what());
     }
@@ -228,7 +228,7 @@ ModelCatalog::Graph(const JobSpec& spec)
     {
         CheckGraphRange(graph, spec.iterations);
     }
-    catch (const std::invalid_argument& e)
+    catch (const std::range_error& e)
     {
         FailRange(spec, e.what());
     }

@@ -5,6 +5,8 @@
 
 #include "transformer-catalog.h"
 
+#include "ns3/unit-strings.h"
+
 #include <stdexcept>
 
 namespace ns3
@@ -86,12 +88,14 @@ ParallelLayout::Validate(const TransformerConfig& model,
     atLeastOne("microBatches", microBatches);
     atLeastOne("microBatchSize", microBatchSize);
     atLeastOne("bucketBytes", bucketBytes);
-    const uint64_t ranks = static_cast<uint64_t>(tp) * pp * dp;
+    // In a double: a product of three 32-bit counts can pass 2^64, and one
+    // past 2^53 (where doubles stop being exact) is far from any job's workers.
+    const double ranks = static_cast<double>(tp) * pp * dp;
     if (ranks != workers)
     {
         fail("workers",
              "tp x pp x dp = " + std::to_string(tp) + " x " + std::to_string(pp) + " x " +
-                 std::to_string(dp) + " = " + std::to_string(ranks) + " GPUs, but the job has " +
+                 std::to_string(dp) + " = " + FormatReal(ranks) + " GPUs, but the job has " +
                  std::to_string(workers));
     }
     if (tp > gpusPerServer)
@@ -149,6 +153,10 @@ ParallelLayout::Validate(const TransformerConfig& model,
     if (zero > 3)
     {
         fail("zero", std::to_string(zero) + " is not a ZeRO stage (0-3)");
+    }
+    if (zero == 3 && model.IsMoe())
+    {
+        fail("zero", "stage 3 with a mixture of experts is not modelled");
     }
     if (zero >= 2 && pp > 1)
     {

@@ -325,7 +325,16 @@ ReadJobFields(const LocatedJson& w, const Object& o, const PathResolver& resolve
         // Unless given, an LLM job's workers are its layout's GPUs.
         if (!o.Has("workers"))
         {
-            job.workers = job.parallelism.Ranks();
+            // In a double: the product of three 32-bit counts wraps in 32 bits.
+            const ParallelLayout& l = job.parallelism;
+            const double ranks = static_cast<double>(l.tp) * l.pp * l.dp;
+            if (ranks > std::numeric_limits<uint32_t>::max())
+            {
+                w.Fail(v,
+                       "tp x pp x dp = " + FormatReal(ranks) +
+                           " GPUs, more than a job can have (2^32 - 1)");
+            }
+            job.workers = static_cast<uint32_t>(ranks);
         }
     });
 }

@@ -346,8 +346,9 @@ ScenarioHelper::CollectJobs() const
         {
             ModelCatalog::Validate(j);
         }
-        catch (const std::invalid_argument& e)
+        catch (const std::exception& e)
         {
+            // A bad value, or a workload file the check reads (its error names the file).
             throw std::runtime_error(JobLocation(i, j.id) + ": " + e.what());
         }
     }

@@ -413,6 +413,11 @@ TEST_F(HostileInputsTest, FuzzedValuesAreNamedNotAborted)
                     "s.json:1: jobs: expected an array");
     EXPECT_CONTAINS(ErrorOf([&] { ReadScenarioText("{\"jobs\": \"\xFF\xFE\"}", "s.json"); }),
                     "s.json:1: jobs");
+    // A number past a double is worded by the reader, not the JSON library.
+    const std::string overflow = ErrorOf([] { ReadScenarioText("{\"seed\": 5e5689}", "s.json"); });
+    EXPECT_EQ(overflow.rfind("s.json:1: ", 0), 0u) << overflow;
+    EXPECT_CONTAINS(overflow, "number overflow parsing '5e5689'");
+    EXPECT_EQ(overflow.find("json.exception"), std::string::npos) << overflow;
     // A layout's GPUs wrapped in 32 bits (65536 x 65536 x 2 = 0), and the
     // error blamed workers, which the file does not give.
     const std::string wrap = ErrorOf([] {

@@ -195,6 +195,14 @@ TEST_F(HostileRunsTest, RanksAreRefusedBeforeTheirGraphIsBuilt)
                    R"(, "attributes": {"ns3::InputLimits::MaxJobMemory": 100000000000})"));
     ExpectBadInput(Run("multi-tenant-fat-tree", {"--scenario=s.json"}),
                    {"9216 workers can never fit"});
+    // A workload file that cannot be read is located in the scenario, with
+    // or without the job's workers (with them, the file is read later).
+    Write(
+        "m.json",
+        Scenario(
+            R"({"workers": 2, "iterations": 1, "workload": {"format": "simai", "path": "missing.txt"}})"));
+    ExpectBadInput(Run("multi-tenant-fat-tree", {"--scenario=m.json"}),
+                   {"m.json:", "jobs[0]", "missing.txt: cannot open"});
     // A workload that is a FIFO is refused, not waited on.
     ASSERT_EQ(mkfifo((m_dir / "fifo.txt").c_str(), 0600), 0);
     Write("f.json",

@@ -189,7 +189,7 @@ class LineTrackingSax
         // Keep nlohmann's description, drop its id and its own position.
         std::string what = ex.what();
         static const std::regex prefix(
-            R"(^\[json\.exception\.[a-z_]+\.\d+\] *(parse error)?( at line \d+, column \d+)?: *)");
+            R"(^\[json\.exception\.[a-z_]+\.\d+\] *(parse error)?( at line \d+, column \d+)?:? *)");
         what = std::regex_replace(what, prefix, "");
         // Inside a member's value, name the member; else the enclosing container.
         const std::string path =

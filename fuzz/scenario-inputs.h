@@ -148,7 +148,6 @@ ReadScenarioInput(const std::string& reader, const std::string& text, std::strin
         DropInputLimitAttributes(spec);
         // As a run takes it: the config beside the fabric's keys, what of it
         // is left out, the NICs and switches it configures, its ECN maps
-        // against the topology's port rates.
         // against the topology's port rates, and the fabric it installs
         // (its buffer and ECN thresholds per port), as run-network.cc does.
         ScenarioHelper helper(spec);

@@ -160,6 +160,7 @@ ReadScenarioInput(const std::string& reader, const std::string& text, std::strin
             hpcc->GetAckIntervalPackets();
             hpcc->GetStopTime();
             const FabricTopology topology = helper.BuildTopology();
+
             // The fabric's nodes live until the simulator is destroyed.
             struct DestroyAfter
             {
@@ -168,6 +169,7 @@ ReadScenarioInput(const std::string& reader, const std::string& text, std::strin
                     Simulator::Destroy();
                 }
             } destroy;
+
             try
             {
                 hpcc->CheckEcnMaps(topology,

@@ -79,7 +79,6 @@ uint32_t
 JobGraph::Add(GraphOp op)
 {
     const uint32_t index = static_cast<uint32_t>(m_ops.size());
-    op.name = Intern(op.name.Get()); // one copy, even for an op made by another graph
     const std::string what = "job graph op " + std::to_string(index) +
                              (op.name.empty() ? "" : " (" + op.name.Get() + ")");
     if (op.ranks.empty())

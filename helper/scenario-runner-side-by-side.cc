@@ -45,34 +45,88 @@ TimeFromJson(const nlohmann::json& j)
     return t;
 }
 
+/// \p j as JSON, exactly (times in time steps), for another process.
+nlohmann::json
+JobToJson(const JobOutcome& j)
+{
+    std::vector<int64_t> iterations;
+    for (const Time& t : j.iterationTimes)
+    {
+        iterations.push_back(t.GetTimeStep());
+    }
+    return {{"id", j.id},
+            {"model", j.model},
+            {"workers", j.workers},
+            {"done", j.done},
+            {"failed", j.failed},
+            {"iterations", j.iterations},
+            {"trainingTime", j.trainingTime.GetTimeStep()},
+            {"meanIteration", j.meanIteration.GetTimeStep()},
+            {"meanCommunication", j.meanCommunication.GetTimeStep()},
+            {"meanTransfer", j.meanTransfer.GetTimeStep()},
+            {"gpuUtilization", j.gpuUtilization},
+            {"iterationTimes", iterations},
+            {"meanTime", TimeToJson(j.meanTime)},
+            {"routes", j.routes}};
+}
+
+/// The job outcome JobToJson wrote as \p e.
+JobOutcome
+JobFromJson(const nlohmann::json& e)
+{
+    JobOutcome job;
+    job.id = e.at("id");
+    job.model = e.at("model");
+    job.workers = e.at("workers");
+    job.done = e.at("done");
+    job.failed = e.at("failed");
+    job.iterations = e.at("iterations");
+    job.trainingTime = TimeStep(e.at("trainingTime").get<int64_t>());
+    job.meanIteration = TimeStep(e.at("meanIteration").get<int64_t>());
+    job.meanCommunication = TimeStep(e.at("meanCommunication").get<int64_t>());
+    job.meanTransfer = TimeStep(e.at("meanTransfer").get<int64_t>());
+    job.gpuUtilization = e.at("gpuUtilization");
+    job.meanTime = TimeFromJson(e.at("meanTime"));
+    for (int64_t t : e.at("iterationTimes"))
+    {
+        job.iterationTimes.push_back(TimeStep(t));
+    }
+    job.routes = e.at("routes");
+    return job;
+}
+
+/// \p jobs as a JSON array of JobToJson's.
+nlohmann::json
+JobsToJson(const std::vector<JobOutcome>& jobs)
+{
+    nlohmann::json array = nlohmann::json::array();
+    for (const JobOutcome& j : jobs)
+    {
+        array.push_back(JobToJson(j));
+    }
+    return array;
+}
+
+/// The jobs JobsToJson wrote as \p array.
+std::vector<JobOutcome>
+JobsFromJson(const nlohmann::json& array)
+{
+    std::vector<JobOutcome> jobs;
+    for (const nlohmann::json& e : array)
+    {
+        jobs.push_back(JobFromJson(e));
+    }
+    return jobs;
+}
+
 /// \p o as JSON, exactly (times in time steps), for another process.
 nlohmann::json
 OutcomeToJson(const RunOutcome& o)
 {
-    nlohmann::json jobs = nlohmann::json::array();
-    for (const JobOutcome& j : o.jobs)
-    {
-        std::vector<int64_t> iterations;
-        for (const Time& t : j.iterationTimes)
-        {
-            iterations.push_back(t.GetTimeStep());
-        }
-        jobs.push_back({{"id", j.id},
-                        {"model", j.model},
-                        {"workers", j.workers},
-                        {"done", j.done},
-                        {"failed", j.failed},
-                        {"iterations", j.iterations},
-                        {"trainingTime", j.trainingTime.GetTimeStep()},
-                        {"meanIteration", j.meanIteration.GetTimeStep()},
-                        {"meanCommunication", j.meanCommunication.GetTimeStep()},
-                        {"meanTransfer", j.meanTransfer.GetTimeStep()},
-                        {"gpuUtilization", j.gpuUtilization},
-                        {"iterationTimes", iterations},
-                        {"meanTime", TimeToJson(j.meanTime)}});
-    }
     return {{"scheduler", o.scheduler},
-            {"jobs", jobs},
+            {"jobs", JobsToJson(o.jobs)},
+            {"aloneEcmp", JobsToJson(o.aloneEcmp)},
+            {"aloneBest", JobsToJson(o.aloneBest)},
             {"runIds", o.runIds},
             {"decisions", o.decisions},
             {"decisionWallUs", o.decisionWallUs},
@@ -85,27 +139,9 @@ OutcomeFromJson(const nlohmann::json& j)
 {
     RunOutcome o;
     o.scheduler = j.at("scheduler");
-    for (const nlohmann::json& e : j.at("jobs"))
-    {
-        JobOutcome job;
-        job.id = e.at("id");
-        job.model = e.at("model");
-        job.workers = e.at("workers");
-        job.done = e.at("done");
-        job.failed = e.at("failed");
-        job.iterations = e.at("iterations");
-        job.trainingTime = TimeStep(e.at("trainingTime").get<int64_t>());
-        job.meanIteration = TimeStep(e.at("meanIteration").get<int64_t>());
-        job.meanCommunication = TimeStep(e.at("meanCommunication").get<int64_t>());
-        job.meanTransfer = TimeStep(e.at("meanTransfer").get<int64_t>());
-        job.gpuUtilization = e.at("gpuUtilization");
-        job.meanTime = TimeFromJson(e.at("meanTime"));
-        for (int64_t t : e.at("iterationTimes"))
-        {
-            job.iterationTimes.push_back(TimeStep(t));
-        }
-        o.jobs.push_back(job);
-    }
+    o.jobs = JobsFromJson(j.at("jobs"));
+    o.aloneEcmp = JobsFromJson(j.at("aloneEcmp"));
+    o.aloneBest = JobsFromJson(j.at("aloneBest"));
     o.runIds = j.at("runIds").get<std::vector<int64_t>>();
     o.decisions = j.at("decisions");
     o.decisionWallUs = j.at("decisionWallUs");
@@ -179,10 +215,12 @@ ScenarioRunner::RunSideBySide(const std::vector<Comparison>& ordered,
         db->Open(spec.output.db);
         const bool isolated =
             CollectiveSchedulerHelper::FindScheduler(sim.scheduler) == "ns3::IsolatedScheduler";
-        sim.reserved = db->ReserveRuns(sim.runner->RunName(),
-                                       sim.scheduler,
-                                       spec.seed,
-                                       isolated ? sim.runner->m_scenario.CollectJobs().size() : 1);
+        // Isolated: each job alone twice, under ECMP and on its best routes.
+        sim.reserved =
+            db->ReserveRuns(sim.runner->RunName(),
+                            sim.scheduler,
+                            spec.seed,
+                            isolated ? 2 * sim.runner->m_scenario.CollectJobs().size() : 1);
         db->Close();
     }
     // Named by runner too when several comparisons share the pool.

@@ -461,43 +461,107 @@ ScenarioRunner::Run(const std::string& scheduler, std::ostream* out)
     RunOutcome outcome;
     if (typeName == "ns3::IsolatedScheduler" && DistributedSize() > 1)
     {
-        throw std::runtime_error("the isolated baseline runs one simulation per job, which a "
-                                 "distributed run does not support: run it in one process");
+        throw std::runtime_error("the isolated baseline runs two simulations per job (alone "
+                                 "under ECMP and on its best routes), which a distributed run "
+                                 "does not support: run it in one process");
     }
     if (typeName == "ns3::IsolatedScheduler")
     {
-        for (const JobSpec& j : jobs)
-        {
-            Simulate(typeName, {j}, outcome, out, "job " + std::to_string(j.id) + " alone");
-        }
+        return RunIsolated(typeName, jobs, out);
     }
-    else
+    Simulate(typeName, jobs, outcome, out, "");
+    return outcome;
+}
+
+RunOutcome
+ScenarioRunner::RunIsolated(const std::string& typeName,
+                            const std::vector<JobSpec>& jobs,
+                            std::ostream* out)
+{
+    RunOutcome ecmp;
+    for (const JobSpec& j : jobs)
     {
-        Simulate(typeName, jobs, outcome, out, "");
+        Simulate(typeName,
+                 {j},
+                 ecmp,
+                 out,
+                 "job " + std::to_string(j.id) + " alone",
+                 {{"Routes", "ecmp"}});
     }
+    RunOutcome best;
+    for (const JobSpec& j : jobs)
+    {
+        Simulate(typeName,
+                 {j},
+                 best,
+                 out,
+                 "job " + std::to_string(j.id) + " alone on best routes",
+                 {{"Routes", "best"}});
+    }
+    RunOutcome outcome;
+    outcome.scheduler = ecmp.scheduler;
+    outcome.aloneEcmp = ecmp.jobs;
+    outcome.aloneBest = best.jobs;
+    NS_ABORT_MSG_UNLESS(ecmp.jobs.size() == best.jobs.size(),
+                        "isolated: " << ecmp.jobs.size() << " jobs alone under ECMP, "
+                                     << best.jobs.size() << " on their best routes");
+    for (std::size_t i = 0; i < ecmp.jobs.size(); ++i)
+    {
+        JobOutcome e = ecmp.jobs[i];
+        JobOutcome b = best.jobs[i];
+        e.routes = "ecmp";
+        b.routes = "best";
+        // The lower training time; ECMP on a tie (its routes are the job's own).
+        outcome.jobs.push_back(b.trainingTime < e.trainingTime ? b : e);
+    }
+    if (out)
+    {
+        *out << std::fixed << std::setprecision(1)
+             << "isolated: each job's training time alone (us), under ECMP and on its best "
+                "routes; the lower is its isolated time\n"
+             << " job        ecmp        best  isolated\n";
+        for (std::size_t i = 0; i < outcome.jobs.size(); ++i)
+        {
+            *out << std::setw(4) << outcome.jobs[i].id << std::setw(12)
+                 << ecmp.jobs[i].trainingTime.GetSeconds() * 1e6 << std::setw(12)
+                 << best.jobs[i].trainingTime.GetSeconds() * 1e6 << std::setw(10)
+                 << outcome.jobs[i].routes << "\n";
+        }
+        *out << std::defaultfloat;
+    }
+    outcome.runIds = ecmp.runIds;
+    outcome.runIds.insert(outcome.runIds.end(), best.runIds.begin(), best.runIds.end());
+    outcome.decisions = ecmp.decisions + best.decisions;
+    outcome.decisionWallUs = ecmp.decisionWallUs + best.decisionWallUs;
+    outcome.maxDecisionWallUs = std::max(ecmp.maxDecisionWallUs, best.maxDecisionWallUs);
     return outcome;
 }
 
 CollectiveSchedulerHelper
-ScenarioRunner::MakeSchedulerHelper(const std::string& typeName) const
+ScenarioRunner::MakeSchedulerHelper(const std::string& typeName,
+                                    const std::vector<Attribute>& attributes) const
 {
     CollectiveSchedulerHelper helper;
     helper.SetScheduler(typeName);
-    if (CollectiveSchedulerHelper::FindScheduler(m_spec.scheduler) != typeName)
+    if (CollectiveSchedulerHelper::FindScheduler(m_spec.scheduler) == typeName)
     {
-        return helper; // the spec's parameters are its own policy's
+        // The spec's parameters are its own policy's.
+        const nlohmann::json params = nlohmann::json::parse(m_spec.schedulerParams);
+        for (const auto& [key, value] : params.items())
+        {
+            try
+            {
+                helper.SetAttribute(key, AttributeText(value));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                throw std::runtime_error(m_spec.Where("schedulerParams." + key) + ": " + e.what());
+            }
+        }
     }
-    const nlohmann::json params = nlohmann::json::parse(m_spec.schedulerParams);
-    for (const auto& [key, value] : params.items())
+    for (const auto& [name, value] : attributes)
     {
-        try
-        {
-            helper.SetAttribute(key, AttributeText(value));
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw std::runtime_error(m_spec.Where("schedulerParams." + key) + ": " + e.what());
-        }
+        helper.SetAttribute(name, value);
     }
     return helper;
 }
@@ -610,7 +674,8 @@ ScenarioRunner::Simulate(const std::string& typeName,
                          const std::vector<JobSpec>& jobs,
                          RunOutcome& outcome,
                          std::ostream* out,
-                         const std::string& runTag)
+                         const std::string& runTag,
+                         const std::vector<Attribute>& attributes)
 {
     // Restored when this run ends: the next run starts from the same defaults.
     const ScopedConfigDefaults defaults = m_scenario.ApplyGlobals();
@@ -618,7 +683,7 @@ ScenarioRunner::Simulate(const std::string& typeName,
     {
         out = nullptr; // rank 0 reports the whole run
     }
-    const CollectiveSchedulerHelper schedulerHelper = MakeSchedulerHelper(typeName);
+    const CollectiveSchedulerHelper schedulerHelper = MakeSchedulerHelper(typeName, attributes);
     Ptr<CollectiveScheduler> policy = schedulerHelper.Create();
     outcome.scheduler = policy->GetName();
     RoceFabricHelper fabricHelper = m_scenario.MakeFabricHelper();
@@ -738,6 +803,24 @@ ScenarioRunner::PrintComparison(const std::vector<RunOutcome>& outcomes, std::os
             << ratio(c, fair.MeanCommunicationTime()) << std::setw(6)
             << ratio(c, iso.MeanCommunicationTime()) << std::setprecision(1) << std::setw(9)
             << 100.0 * o.MeanGpuUtilization() << "%" << std::setw(11) << o.decisions << "\n";
+    }
+    if (!iso.aloneEcmp.empty() && iso.aloneEcmp.size() == iso.aloneBest.size())
+    {
+        // Both runs of each job alone, behind the isolated row's per-job minimum.
+        auto mean = [](const std::vector<JobOutcome>& jobs) {
+            RunOutcome o;
+            o.jobs = jobs;
+            return o.MeanTrainingTime().GetSeconds() * 1e6;
+        };
+        std::size_t faster = 0;
+        for (const JobOutcome& j : iso.jobs)
+        {
+            faster += j.routes == "best" ? 1 : 0;
+        }
+        out << std::setprecision(1) << "isolated: per job the faster of its runs alone under "
+            << "ECMP (mean training " << mean(iso.aloneEcmp) << " us) and on its best routes ("
+            << mean(iso.aloneBest) << " us); " << faster << " of " << iso.jobs.size()
+            << " jobs faster on their best routes\n";
     }
     out << std::defaultfloat;
 }

@@ -16,6 +16,7 @@
 #include <deque>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -40,6 +41,10 @@ struct JobOutcome
     double gpuUtilization{0};         ///< compute time over iteration time
     std::vector<Time> iterationTimes; ///< per iteration, in order
     IterationTime meanTime;           ///< where an iteration's time went, mean over iterations
+    /// The routes of the run the outcome is of: empty under a policy; for
+    /// isolated, "ecmp" or "best", whichever of the job's two runs alone
+    /// (IsolatedScheduler's Routes) trained faster.
+    std::string routes;
 };
 
 /**
@@ -62,11 +67,20 @@ class JobFailedError : public IncompleteRunError
 struct RunOutcome
 {
     std::string scheduler;
-    std::vector<JobOutcome> jobs; ///< in job order of the scenario
-    std::vector<int64_t> runIds;  ///< database runs written (isolated: one per job)
-    uint64_t decisions{0};        ///< scheduler decisions
-    double decisionWallUs{0};     ///< their total wall-clock time
-    double maxDecisionWallUs{0};  ///< the longest one
+    /**
+     * In job order of the scenario. Isolated: per job, the faster (lower
+     * training time; ECMP on a tie) of its run alone under ECMP and its run
+     * alone on its best routes, the one the comparison normalizes to.
+     */
+    std::vector<JobOutcome> jobs;
+    std::vector<JobOutcome> aloneEcmp; ///< isolated only: each job alone under ECMP, in job order
+    std::vector<JobOutcome> aloneBest; ///< isolated only: each job alone on its best routes
+    /// Database runs written (isolated: two per job, every job alone under
+    /// ECMP first, then every job alone on its best routes).
+    std::vector<int64_t> runIds;
+    uint64_t decisions{0};       ///< scheduler decisions
+    double decisionWallUs{0};    ///< their total wall-clock time
+    double maxDecisionWallUs{0}; ///< the longest one
 
     Time MeanTrainingTime() const;
     Time MeanIterationTime() const;
@@ -83,9 +97,15 @@ struct RunOutcome
  * Each run fixes the random streams of the fabric, so its results depend on the
  * scenario and seed only, not on the runs before it.
  *
- * The scheduler "isolated" runs each job alone (one simulation and one
- * database run per job, same fabric, same arrival time, placed by its own
- * placement rule on the empty cluster): the lower bound of every policy.
+ * The scheduler "isolated" runs each job alone, twice (one simulation and
+ * one database run each, same fabric, same arrival time, placed by its own
+ * placement rule on the empty cluster): under ECMP, and on its best routes
+ * (IsolatedScheduler's Routes ecmp and best; every job under ECMP first).
+ * Per job the faster of the two is its isolated outcome, the reference
+ * the comparison normalizes to (RunOutcome::jobs); both are kept
+ * (RunOutcome::aloneEcmp, aloneBest) and recorded as runs of scheduler
+ * "isolated", told apart by their scheduler parameter Routes and their run
+ * tag ("job 3 alone", "job 3 alone on best routes").
  */
 class ScenarioRunner
 {
@@ -118,7 +138,8 @@ class ScenarioRunner
      * Run every policy in \p schedulers (fair and isolated are added first
      * when missing: they are the references) and print one table: per
      * policy, mean training, iteration and communication time and GPU
-     * utilization, each also normalized to fair and to isolated.
+     * utilization, each also normalized to fair and to isolated (per job
+     * the faster of its two runs alone, RunOutcome::jobs).
      */
     std::vector<RunOutcome> Compare(std::vector<std::string> schedulers, std::ostream& out);
 
@@ -166,15 +187,32 @@ class ScenarioRunner
     static void PrintComparison(const std::vector<RunOutcome>& outcomes, std::ostream& out);
 
   private:
-    /// One simulation of \p jobs under scheduler \p typeName, recorded as one database run.
+    /// A scheduler attribute: name, value text.
+    using Attribute = std::pair<std::string, std::string>;
+
+    /**
+     * One simulation of \p jobs under scheduler \p typeName (with
+     * \p attributes over the spec's parameters), recorded as one database run.
+     */
     void Simulate(const std::string& typeName,
                   const std::vector<JobSpec>& jobs,
                   RunOutcome& outcome,
                   std::ostream* out,
-                  const std::string& runTag);
+                  const std::string& runTag,
+                  const std::vector<Attribute>& attributes = {});
 
-    /// A scheduler helper for policy \p typeName, with the spec's parameters if they are its.
-    CollectiveSchedulerHelper MakeSchedulerHelper(const std::string& typeName) const;
+    /// The isolated runs of \p jobs (see the class description): each job alone under ECMP,
+    /// then each on its best routes.
+    RunOutcome RunIsolated(const std::string& typeName,
+                           const std::vector<JobSpec>& jobs,
+                           std::ostream* out);
+
+    /**
+     * A scheduler helper for policy \p typeName, with the spec's parameters
+     * if they are its, then \p attributes.
+     */
+    CollectiveSchedulerHelper MakeSchedulerHelper(const std::string& typeName,
+                                                  const std::vector<Attribute>& attributes) const;
 
     /**
      * Give \p fabricHelper the congestion control \p policy asks for, if any.

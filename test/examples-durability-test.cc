@@ -211,15 +211,16 @@ TEST_F(ExamplesDurabilityTest, SigtermStopsAComparisonsRunsSideBySideAndLeavesNo
     ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
     EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << ChildError();
 
-    // Reserved in order: fair, isolated's two jobs, crux. The two running
-    // (fair, isolated's first job) are interrupted with their rows; the
+    // Reserved in order: fair, isolated's four (its two jobs alone under
+    // ECMP, then on their best routes), crux. The two running (fair,
+    // isolated's first job under ECMP) are interrupted with their rows; the
     // others never ran and say so.
-    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs"), 4);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs"), 6);
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'"), 0);
     EXPECT_EQ(*Query(db, "SELECT status FROM runs WHERE run_id = 1")[0][0], "interrupted");
     EXPECT_EQ(*Query(db, "SELECT status FROM runs WHERE run_id = 2")[0][0], "interrupted");
-    EXPECT_EQ(*Query(db, "SELECT scheduler FROM runs WHERE run_id = 4")[0][0], "crux");
-    for (const char* run : {"3", "4"})
+    EXPECT_EQ(*Query(db, "SELECT scheduler FROM runs WHERE run_id = 6")[0][0], "crux");
+    for (const char* run : {"3", "4", "5", "6"})
     {
         EXPECT_EQ(*Query(db, std::string("SELECT status FROM runs WHERE run_id = ") + run)[0][0],
                   "failed");

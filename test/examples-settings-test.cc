@@ -226,7 +226,7 @@ TEST_F(ExamplesSettingsTest, OnTheRailFabricSymphonyGivesEveryJobItsIsolatedTime
     // 4 ms horizon, so one is deferred at each plan. A deferred collective
     // takes its joint routing, and both end apart, at their isolated time
     // (job 6 took 664 ms against its isolated 574 when deferral kept the
-    // current routes).
+    // current routes). Isolated here: each job alone under ECMP.
     const Outcome o = Example("paper-figures",
                               {"--figure=1",
                                "--fabric=rail",
@@ -238,7 +238,9 @@ TEST_F(ExamplesSettingsTest, OnTheRailFabricSymphonyGivesEveryJobItsIsolatedTime
     const std::vector<Row> rows = Query(
         Path("rail.db"),
         "SELECT j.job_id, max(CASE WHEN r.scheduler = 'symphony' THEN j.end_ns - j.arrival_ns END),"
-        " max(CASE WHEN r.scheduler = 'isolated' THEN j.end_ns - j.arrival_ns END)"
+        " max(CASE WHEN r.scheduler = 'isolated' AND"
+        " json_extract(r.params_json, '$.scheduler_params.Routes') = 'ecmp'"
+        " THEN j.end_ns - j.arrival_ns END)"
         " FROM jobs j JOIN runs r USING (run_id) GROUP BY j.job_id ORDER BY j.job_id");
     ASSERT_EQ(rows.size(), 8u);
     for (const Row& r : rows)

@@ -566,11 +566,14 @@ TEST_F(ExamplesTest, CompareRunsEveryPolicyAndPrintsOneTable)
     }
     EXPECT_NE(rows["fair"].find(" 1.00 "), std::string::npos) << rows["fair"];
     EXPECT_NE(rows["isolated"].find(" 1.00"), std::string::npos) << rows["isolated"];
-    // Every policy is one complete run, isolated one per job; each run's scheduler rows.
+    // Every policy is one complete run, isolated two per job (alone under ECMP and on its best
+    // routes); each run's scheduler rows.
     const int64_t policies =
         static_cast<int64_t>(ns3::CollectiveSchedulerHelper::GetSchedulerNames().size());
-    EXPECT_EQ(CompleteRuns(db), policies + 1);
-    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduler_runs"), policies + 1);
+    EXPECT_EQ(CompleteRuns(db), policies + 3);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduler_runs"), policies + 3);
+    EXPECT_NE(o.out.find("isolated: per job the faster of its runs alone"), std::string::npos)
+        << o.out;
     EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT scheduler) FROM runs"), policies);
 }
 
@@ -651,11 +654,11 @@ TEST_F(ExamplesTest, ModelMixFigureGivesBothHarmonicsTiersWorkOnEveryFabric)
         }
         EXPECT_GT(plans, 0);
         EXPECT_EQ(tiersSeen, (std::set<std::string>{"coordinator", "local"}));
-        // fair, isolated (one run per job) and harmonics, all complete.
+        // fair, isolated (two runs per job) and harmonics, all complete.
         EXPECT_EQ(QueryInt(db,
                            "SELECT count(*) FROM runs WHERE status='complete' AND example='" +
                                example + "'"),
-                  10);
+                  18);
     }
 }
 
@@ -691,12 +694,12 @@ TEST_F(ExamplesTest, RailFigureRingsStayOnTheirRails)
     };
 
     const std::string runs = "SELECT run_id FROM runs WHERE example='figure1-rail-optimized'";
-    // fair and the isolated runs, one per job, all complete.
+    // fair and the isolated runs, two per job, all complete.
     ASSERT_EQ(QueryInt(db,
                        "SELECT count(*) FROM (" + runs +
                            ") JOIN runs USING (run_id) WHERE "
                            "status='complete'"),
-              9);
+              17);
     // Every run's links are this topology's.
     for (const Row& r : Query(db, runs))
     {
@@ -758,7 +761,8 @@ TEST_F(ExamplesTest, RailFigureRingsStayOnTheirRails)
     }
     ASSERT_EQ(spineLeaves.size(), 4u);
 
-    // The routes taken: each job alone (its isolated run) sends over a spine only from and to
+    // The routes taken: each job alone (its isolated runs, under ECMP and on its best routes:
+    // another spine, never another leaf) sends over a spine only from and to
     // the rail leaves of its hops between groups, each of which does use a spine; the jobs of
     // one group never reach a spine.
     auto leafSpineBytes = [&](const std::string& run) {

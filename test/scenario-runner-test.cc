@@ -152,6 +152,7 @@ TEST_F(ScenarioRunnerTest, IsolatedTimesEqualEachJobsSingleJobRun)
     ScenarioSpec spec = TwoJobsOneSpine(2000000, MicroSeconds(150), 3);
     RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
     ASSERT_EQ(isolated.jobs.size(), 2u);
+    ASSERT_EQ(isolated.aloneEcmp.size(), 2u);
     EXPECT_EQ(isolated.scheduler, "isolated");
     for (uint32_t j = 0; j < 2; ++j)
     {
@@ -159,8 +160,11 @@ TEST_F(ScenarioRunnerTest, IsolatedTimesEqualEachJobsSingleJobRun)
         alone.jobs = {spec.jobs[j]};
         RunOutcome single = ScenarioRunner(alone, "test").Run("fair");
         ASSERT_EQ(single.jobs.size(), 1u);
+        EXPECT_EQ(single.jobs[0].iterationTimes, isolated.aloneEcmp[j].iterationTimes);
+        EXPECT_EQ(single.jobs[0].trainingTime, isolated.aloneEcmp[j].trainingTime);
+        // One spine: the best routes are ECMP's, and a tie keeps ECMP's run.
         EXPECT_EQ(single.jobs[0].iterationTimes, isolated.jobs[j].iterationTimes);
-        EXPECT_EQ(single.jobs[0].trainingTime, isolated.jobs[j].trainingTime);
+        EXPECT_EQ(isolated.jobs[j].routes, "ecmp");
     }
     // Alone, the two jobs are mirror images: the same times.
     EXPECT_EQ(isolated.jobs[0].iterationTimes, isolated.jobs[1].iterationTimes);
@@ -392,7 +396,7 @@ TEST_F(ScenarioRunnerTest, RunsSideBySideWriteWhatRunsOneAfterTheOtherWrite)
         std::ostringstream table;
         outcomes[k] = runner.Compare(policies, table);
     }
-    // fair, isolated (one run per job), then the policies in their order.
+    // fair, isolated (two runs per job), then the policies in their order.
     ASSERT_EQ(outcomes[0].size(), 5u);
     ASSERT_EQ(outcomes[1].size(), outcomes[0].size());
     for (std::size_t i = 0; i < outcomes[0].size(); ++i)
@@ -412,10 +416,10 @@ TEST_F(ScenarioRunnerTest, RunsSideBySideWriteWhatRunsOneAfterTheOtherWrite)
             EXPECT_EQ(a.jobs[j].gpuUtilization, b.jobs[j].gpuUtilization) << a.scheduler;
         }
     }
-    EXPECT_EQ(outcomes[1][1].runIds, (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(outcomes[1][1].runIds, (std::vector<int64_t>{2, 3, 4, 5}));
     const auto serial = Contents(files[0]);
     const auto parallel = Contents(files[1]);
-    ASSERT_EQ(serial.at("runs").size(), 6u);
+    ASSERT_EQ(serial.at("runs").size(), 8u);
     EXPECT_GT(serial.at("iterations").size(), 0u);
     for (const auto& [table, rows] : serial)
     {
@@ -483,7 +487,7 @@ TEST_F(ScenarioRunnerTest, ComparisonsTogetherWriteWhatTheyWriteOneAfterTheOther
     }
     for (std::size_t c = 0; c < 2; ++c)
     {
-        // fair, isolated (one run per job), crux, harmonics.
+        // fair, isolated (two runs per job), crux, harmonics.
         ASSERT_EQ(outcomes[0][c].size(), 4u);
         for (std::size_t i = 0; i < 4 * 2; ++i)
         {
@@ -501,10 +505,10 @@ TEST_F(ScenarioRunnerTest, ComparisonsTogetherWriteWhatTheyWriteOneAfterTheOther
             }
         }
     }
-    // The second scenario's runs follow the first's five.
-    EXPECT_EQ(outcomes[1][1][0].runIds, (std::vector<int64_t>{6}));
+    // The second scenario's runs follow the first's seven.
+    EXPECT_EQ(outcomes[1][1][0].runIds, (std::vector<int64_t>{8}));
     const auto serial = Contents(files[0]);
-    ASSERT_EQ(serial.at("runs").size(), 10u);
+    ASSERT_EQ(serial.at("runs").size(), 14u);
     for (int k : {1, 2})
     {
         const auto together = Contents(files[k]);
@@ -541,15 +545,16 @@ TEST_F(ScenarioRunnerTest, AFailedComparisonTogetherFailsAndLeavesNoRunRunning)
         IncompleteRunError);
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(a.output.db.c_str(), &db), SQLITE_OK);
-    // Reserved in order: the first scenario's four, the second's four. The
-    // first's ran to their end; the second's fair run failed on the stop time
-    // (so may its isolated runs, started beside it); none started later ran.
+    // Reserved in order: the first scenario's six (isolated: two per job),
+    // the second's six. The first's ran to their end; the second's fair run
+    // failed on the stop time (so may its isolated runs, started beside it);
+    // none started later ran.
     auto count = [db](const std::string& where) {
         return Count(db, "SELECT COUNT(*) FROM runs WHERE " + where);
     };
-    EXPECT_EQ(count("1"), 8);
-    EXPECT_EQ(count("example = 'first' AND status = 'complete'"), 4);
-    EXPECT_EQ(count("example = 'second' AND status = 'failed'"), 4);
+    EXPECT_EQ(count("1"), 12);
+    EXPECT_EQ(count("example = 'first' AND status = 'complete'"), 6);
+    EXPECT_EQ(count("example = 'second' AND status = 'failed'"), 6);
     EXPECT_GE(count("example = 'second' AND error LIKE '%stop time%'"), 1);
     EXPECT_EQ(count("example = 'second' AND error NOT LIKE '%stop time%'"),
               count("error = 'did not run to its end: the comparison stopped when second fair did "
@@ -569,15 +574,16 @@ TEST_F(ScenarioRunnerTest, AFailedRunSideBySideFailsTheComparisonAndLeavesNoRunR
     EXPECT_THROW(runner.Compare({"crux", "harmonics"}, table), IncompleteRunError);
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
-    // fair, two isolated, crux, harmonics: reserved in order; the two first
-    // ones (fair and the first isolated) ran and failed, the rest never ran.
-    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs"), 5);
+    // fair, four isolated (two jobs, each alone under ECMP and on its best
+    // routes), crux, harmonics: reserved in order; the two first ones (fair
+    // and the first isolated) ran and failed, the rest never ran.
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs"), 7);
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE status != 'failed'"), 0);
     EXPECT_EQ(
         Count(db,
               "SELECT COUNT(*) FROM runs WHERE error LIKE 'did not run to its end: the comparison "
               "stopped when fair did not complete'"),
-        3);
+        5);
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE error LIKE '%stop time%'"), 2);
     sqlite3_close(db);
 }

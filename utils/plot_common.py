@@ -154,13 +154,18 @@ def median(values):
     return values[m] if len(values) % 2 else (values[m - 1] + values[m]) / 2
 
 
-def job_training_times(db, example, complete_only=False):
+def job_training_times(db, example, complete_only=False, isolated_min=True):
     """(policy, run_id, job_id, model, end - arrival in ns) for every job of the example's
     runs (only complete runs if complete_only), in run and job order; refuses a job that
-    did not finish or ends before it arrives."""
+    did not finish or ends before it arrives.
+
+    'isolated' runs each job alone twice, under ECMP and on its best routes (their
+    params_json's scheduler_params.Routes, 'ecmp' and 'best'); with isolated_min only the
+    faster of a job's isolated runs is given (isolated_choice), the job's isolated time."""
     status = " AND r.status = 'complete'" if complete_only else ""
-    for policy, run_id, job_id, model, arrival, end in db.query(
-            "SELECT r.scheduler, j.run_id, j.job_id, j.model, j.arrival_ns, j.end_ns"
+    rows = []
+    for policy, run_id, job_id, model, arrival, end, seed in db.query(
+            "SELECT r.scheduler, j.run_id, j.job_id, j.model, j.arrival_ns, j.end_ns, r.seed"
             " FROM jobs j JOIN runs r ON r.run_id = j.run_id WHERE r.example = ?" + status +
             " ORDER BY j.run_id, j.job_id", (example,)):
         where = f"run {run_id} ({example}, {policy}) job {job_id}"
@@ -170,4 +175,36 @@ def job_training_times(db, example, complete_only=False):
         if end < arrival:
             raise Refusal(f"{db.path}: {where} ends (end_ns {end}) before it arrives "
                           f"(arrival_ns {arrival})")
-        yield policy, run_id, job_id, model, end - arrival
+        rows.append((policy, run_id, job_id, model, end - arrival, seed))
+    chosen = _fastest_isolated(rows) if isolated_min else None
+    for policy, run_id, job_id, model, ns, _ in rows:
+        if chosen is not None and policy == ISOLATED and (run_id, job_id) not in chosen:
+            continue
+        yield policy, run_id, job_id, model, ns
+
+
+# The policy whose runs are each job alone: two per job (under ECMP, on its best routes).
+ISOLATED = "isolated"
+
+
+def _fastest_isolated(rows):
+    """{(run_id, job_id)} of the isolated rows (policy, run_id, job_id, model, ns, seed) that
+    stand for their job: per (seed, job id), the lowest training time, the first run on a
+    tie (ECMP's: its runs come first)."""
+    best = {}
+    for policy, run_id, job_id, _, ns, seed in rows:
+        if policy != ISOLATED:
+            continue
+        key = (seed, job_id)
+        if key not in best or ns < best[key][0]:
+            best[key] = (ns, run_id)
+    return {(run_id, job_id) for (_, job_id), (_, run_id) in best.items()}
+
+
+def isolated_choice(db, example, complete_only=False):
+    """{(run_id, job_id)} of the example's isolated runs that give each job its isolated
+    time: of its runs alone (under ECMP and on its best routes) the faster, per seed and
+    job id. The job's other rows (iterations, iteration_times) are to be read from that run
+    only."""
+    return {(run_id, job_id) for policy, run_id, job_id, _, _ in
+            job_training_times(db, example, complete_only) if policy == ISOLATED}

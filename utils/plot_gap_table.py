@@ -12,7 +12,8 @@ The gap table has one row per scenario (runs.example) of the selected figures an
 splits each policy's distance to the bound in two: the model error (optimal's executed
 mean training time against its own whole-run plan on the model) and the policy loss (a
 policy against optimal executed). A policy's mean training time is the mean over all
-its runs' jobs of end_ns - arrival_ns (isolated: one run per job, pooled).
+its runs' jobs of end_ns - arrival_ns (isolated: each job alone twice, under ECMP and on
+its best routes, and per job the faster of the two; plot_common.job_training_times).
 """
 
 import json

@@ -9,7 +9,7 @@ job: the training time (jobs: end - arrival) and where its iterations' time went
 waiting at a gate and idle time, the pipeline bubble), each over fair's.
 """
 
-from plot_common import Refusal, Skip, fmt_ratio, mean, policy_key
+from plot_common import ISOLATED, Refusal, Skip, fmt_ratio, isolated_choice, mean, policy_key
 
 EXAMPLE = "figure6"
 FLOW_EXAMPLE = "lingjun-llm-jobs"
@@ -25,7 +25,9 @@ class LlmPolicy:
 
     def __init__(self, name):
         self.name = name
-        self.train_ns = {}  # job id -> training time (isolated: each job's own run)
+        # job id -> training time (isolated: the faster of the job's two runs alone, under
+        # ECMP and on its best routes)
+        self.train_ns = {}
         self.models = {}  # job id -> model
         self.parts = {}  # job id -> {column: mean ns per iteration}
 
@@ -57,6 +59,8 @@ def load_example(db, example):
         raise Skip(f"no runs with example '{example}'")
     db.require("iteration_times", [c for c, _ in PARTS])
     policies = {}
+    # Isolated: each job's faster run alone, the only one read of it.
+    isolated = isolated_choice(db, example)
     for policy, run_id, job, model, arrival, end in db.query(
             "SELECT r.scheduler, j.run_id, j.job_id, j.model, j.arrival_ns, j.end_ns"
             " FROM jobs j JOIN runs r ON r.run_id = j.run_id WHERE r.example = ?"
@@ -64,15 +68,19 @@ def load_example(db, example):
         if end is None or arrival is None:
             raise Refusal(f"{db.path}: run {run_id} ({example}, {policy}) job {job} did not "
                           "finish")
+        if policy == ISOLATED and (run_id, job) not in isolated:
+            continue
         p = policies.setdefault(policy, LlmPolicy(policy))
         p.train_ns[job] = end - arrival
         p.models[job] = model
     columns = ", ".join(f"avg(t.{c})" for c, _ in PARTS)
     for row in db.query(
-            f"SELECT r.scheduler, t.job_id, {columns} FROM iteration_times t"
+            f"SELECT r.scheduler, t.run_id, t.job_id, {columns} FROM iteration_times t"
             " JOIN runs r ON r.run_id = t.run_id WHERE r.example = ?"
             " GROUP BY r.scheduler, t.run_id, t.job_id", (example,)):
-        policy, job, values = row[0], row[1], row[2:]
+        policy, run_id, job, values = row[0], row[1], row[2], row[3:]
+        if policy == ISOLATED and (run_id, job) not in isolated:
+            continue
         if policy in policies:
             policies[policy].parts[job] = {c: v for (c, _), v in zip(PARTS, values)}
     if "fair" not in policies:

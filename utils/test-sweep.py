@@ -303,9 +303,10 @@ class SweepTest(unittest.TestCase):
         by_key = self.runs_by_key()
         key = point_key(dict(SMALL, compare="crux", seed=3))
         self.assertEqual(list(by_key), [key])
-        # fair, isolated (one run per job: 2 jobs) and crux
+        # fair, isolated (two runs per job, alone under ECMP and on its best routes: 2 jobs)
+        # and crux
         self.assertEqual(Counter(run[2] for run in by_key[key]),
-                         Counter({"fair": 1, "isolated": 2, "crux": 1}))
+                         Counter({"fair": 1, "isolated": 4, "crux": 1}))
         self.assertTrue(all(run[1] == "complete" and run[3] == 3 for run in by_key[key]))
         self.assert_conserved()
 

@@ -3,7 +3,8 @@
  *
  * The epoch planners choose routes at packet level: two jobs whose default
  * ECMP paths collide are moved apart instead of serialised; source ports
- * change only while a job's gate is closed; a plan takes effect only after
+ * change only while a job's gate is closed, and every message takes the
+ * source port last set before it was posted; a plan takes effect only after
  * its modelled solve time.
  */
 
@@ -13,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
+#include <tuple>
 
 using namespace ns3;
 
@@ -214,6 +216,78 @@ TEST_F(EpochSchedulerRoutesTest, PortsChangeOnlyWhileTheGateIsClosed)
             }
         }
         EXPECT_GT(changes, 0u) << policy;
+        for (const JobOutcome& j : o.jobs)
+        {
+            EXPECT_TRUE(j.done) << policy;
+        }
+    }
+}
+
+TEST_F(EpochSchedulerRoutesTest, EveryMessageTakesThePortLastSetBeforeItWasPosted)
+{
+    ScenarioSpec spec = TwoSpines();
+    // As above: plans are made while jobs communicate, and routes change
+    // often, a ready collective's included (its later steps take the new route).
+    spec.jobs.push_back(Job(2, {0, 3}, 4000000, MicroSeconds(100), 6));
+    spec.jobs.back().arrivalNs = 700000;
+    spec.schedulerParams = R"({"RandomRoutes": "4", "EpochLength": "200us", "SolveTime": "none"})";
+    for (const char* policy : {"symphony", "harmonics"})
+    {
+        spec.scheduler = policy;
+        const RunOutcome o = ScenarioRunner(spec, "test").Run();
+        const std::string run = std::to_string(o.runIds.at(0));
+        // (job, src host, dst host) -> (when it reaches the NICs, port), in order.
+        std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>>
+            set;
+        for (const auto& row :
+             Rows(spec.output.db,
+                  "SELECT t_ns, detail_json FROM scheduler_decisions WHERE run_id=" + run +
+                      " ORDER BY rowid"))
+        {
+            const int64_t t = std::stoll(row[0]);
+            const auto d = nlohmann::json::parse(row[1]);
+            for (const auto& a : d["actions"])
+            {
+                if (a.contains("source_port"))
+                {
+                    // It reaches the NICs one control delay (2 us) later.
+                    set[{a["job"].get<int64_t>(), a["src"].get<int64_t>(), a["dst"].get<int64_t>()}]
+                        .emplace_back(t + 2000, a["source_port"].get<int64_t>());
+                }
+            }
+        }
+        ASSERT_FALSE(set.empty()) << policy;
+        // Hosts are the topology's first nodes: a flow's nodes are its hosts.
+        uint32_t checked = 0;
+        for (const auto& row : Rows(spec.output.db,
+                                    "SELECT job_id, src_node, dst_node, start_ns, src_port FROM "
+                                    "flows WHERE job_id IS NOT NULL AND run_id=" +
+                                        run))
+        {
+            auto it = set.find({std::stoll(row[0]), std::stoll(row[1]), std::stoll(row[2])});
+            if (it == set.end())
+            {
+                continue;
+            }
+            const int64_t posted = std::stoll(row[3]);
+            int64_t port = -1; // the last set before the message was posted
+            bool tie = false;
+            for (const auto& [when, p] : it->second)
+            {
+                tie = tie || when == posted;
+                if (when < posted)
+                {
+                    port = p;
+                }
+            }
+            if (port <= 0 || tie)
+            {
+                continue; // none yet, its own port back, or set as it was posted
+            }
+            ++checked;
+            EXPECT_EQ(std::stoll(row[4]), port) << policy << " flow posted at " << posted;
+        }
+        EXPECT_GT(checked, 10u) << policy;
         for (const JobOutcome& j : o.jobs)
         {
             EXPECT_TRUE(j.done) << policy;

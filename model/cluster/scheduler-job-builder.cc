@@ -72,6 +72,8 @@ class TrafficEstimate
      */
     double Estimate(const GraphOp& op)
     {
+        m_opFlows.clear();
+        m_opLinks.clear();
         RecordingTransport rec;
         rec.server = [this, &op](uint32_t r) {
             return m_topo.GetServerKey(m_job.rankHosts.at(op.ranks.at(r)));
@@ -132,8 +134,9 @@ class TrafficEstimate
         double nvlink{0};                       ///< its slowest NVLink message's, s
     };
 
-    /// The job's connection from host \p src to host \p dst on UDP source port \p port.
-    SchedulerFlow& FlowOf(uint32_t src, uint32_t dst, uint16_t port)
+    /// The index in job.flows of the job's connection from host \p src to host
+    /// \p dst on UDP source port \p port.
+    std::size_t FlowIndex(uint32_t src, uint32_t dst, uint16_t port)
     {
         const auto key = std::make_tuple(src, dst, port);
         auto it = m_flowIndex.find(key);
@@ -147,7 +150,7 @@ class TrafficEstimate
             m_job.flows.push_back(std::move(f));
             it = m_flowIndex.emplace(key, m_job.flows.size() - 1).first;
         }
-        return m_job.flows[it->second];
+        return it->second;
     }
 
     /// A message's wire bytes on each link of its step, its ACKs' on the way back.
@@ -172,13 +175,19 @@ class TrafficEstimate
         const std::vector<uint32_t>* path = &unplannedPath;
         if (planned)
         {
-            SchedulerFlow& f = FlowOf(src, dst, port);
+            const std::size_t index = FlowIndex(src, dst, port);
+            SchedulerFlow& f = m_job.flows[index];
             f.bytes += m.bytes;
+            m_opFlows[static_cast<uint32_t>(index)] += m.bytes;
             path = &f.path;
         }
         else
         {
             unplannedPath = m_network.GetDirectedPath(src, dst, port);
+            for (uint32_t link : unplannedPath)
+            {
+                m_opLinks[link] += m.bytes;
+            }
         }
         const uint64_t wire = RoceWire::MessageWireBytes(m.bytes, m_payload);
         // Propagation on every link, and one frame stored and forwarded at
@@ -215,6 +224,12 @@ class TrafficEstimate
     /// Connection (src host, dst host, port) -> index in job.flows.
     std::map<std::tuple<uint32_t, uint32_t, uint16_t>, std::size_t> m_flowIndex;
     std::map<uint32_t, Step> m_steps; ///< of the op being estimated, by step
+
+  public:
+    /// Of the op last estimated: a planned op's bytes per connection (index in job.flows).
+    std::map<uint32_t, uint64_t> m_opFlows;
+    /// Of the op last estimated: another op's fabric bytes per directed link.
+    std::map<uint32_t, uint64_t> m_opLinks;
 };
 
 } // namespace
@@ -257,6 +272,17 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry,
         {
             job.gpuSeconds += op.duration.GetSeconds() * static_cast<double>(op.ranks.size());
         }
+        else if (op.planned || !traffic.m_opLinks.empty())
+        {
+            SchedulerOp fabricOp;
+            fabricOp.graphOp = static_cast<uint32_t>(i);
+            fabricOp.start = start; // from the iteration's start until the loop ends
+            fabricOp.duration = duration;
+            fabricOp.planned = op.planned;
+            fabricOp.flowBytes.assign(traffic.m_opFlows.begin(), traffic.m_opFlows.end());
+            fabricOp.linkBytes = std::move(traffic.m_opLinks);
+            job.ops.push_back(std::move(fabricOp));
+        }
         finish[i] = start + duration;
         streamFree[op.stream] = finish[i];
         end = std::max(end, finish[i]);
@@ -271,6 +297,13 @@ MakeSchedulerJob(const TrainingCluster::JobEntry& entry,
     }
     job.computeTime = firstPlanned;
     job.commTime = end - firstPlanned;
+    for (SchedulerOp& op : job.ops)
+    {
+        op.start -= firstPlanned;
+    }
+    std::stable_sort(job.ops.begin(),
+                     job.ops.end(),
+                     [](const SchedulerOp& a, const SchedulerOp& b) { return a.start < b.start; });
     job.spec.buckets = std::max<uint32_t>(1, entry.graph.GetPlannedOpCount());
     return job;
 }

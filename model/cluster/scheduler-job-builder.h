@@ -40,9 +40,12 @@ namespace ns3
  *   bucket, its compute and its collective; with buckets, commTime runs
  *   from the first bucket to the last, the compute between them included,
  *   as the job's gate stays open), and gpuSeconds the compute ops'
- *   durations times their ranks. The estimate ignores congestion-control
- *   ramp-up and ACK turnaround; it is good to a few percent for large
- *   messages. The payload per packet and ACK interval are the network's.
+ *   durations times their ranks. Every planned op, and every other op
+ *   with bytes on the fabric, is one of job.ops: its start alone (from the
+ *   first planned op's), its estimate, and its bytes per connection
+ *   (planned) or per directed link (the others, on their own paths). The estimate ignores
+ * congestion-control ramp-up and ACK turnaround; it is good to a few percent for large messages.
+ * The payload per packet and ACK interval are the network's.
  *
  * \param entry a started job of the cluster
  * \param network the network it runs on

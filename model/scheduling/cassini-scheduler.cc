@@ -55,6 +55,36 @@ PhaseIntervals(int64_t start, int64_t len, int64_t period, double demand)
     return {{start, period, demand}, {0, start + len - period, demand}};
 }
 
+/**
+ * Add to \p job's demand each use of \p uses on the links of \p links: its
+ * interval from \p origin (a time from which the first planned op starts,
+ * for uses measured from it), in quanta \p q of its circle.
+ */
+void
+AddUses(CassiniJob& job,
+        const std::vector<LinkUse>& uses,
+        Time origin,
+        int64_t q,
+        const std::map<uint32_t, double>& links)
+{
+    for (const LinkUse& u : uses)
+    {
+        const int64_t start = RoundTo(origin + u.begin, q);
+        const int64_t len = std::max<int64_t>(1, RoundTo(u.end - u.begin, q));
+        for (const auto& [link, share] : u.shares)
+        {
+            if (links.count(link) > 0)
+            {
+                auto& list = job.demand[link];
+                for (const DemandInterval& in : PhaseIntervals(start, len, job.period, share))
+                {
+                    list.push_back(in);
+                }
+            }
+        }
+    }
+}
+
 /// Whether every link's circle (LCM of its jobs' periods) fits kCassiniMaxPerimeter.
 bool
 PerimetersFit(const std::vector<CassiniJob>& jobs)
@@ -123,9 +153,30 @@ CassiniScheduler::StartsJobsGated() const
     return true;
 }
 
+std::vector<LinkUse>
+CassiniScheduler::Pattern(const SchedulerJob& job, std::map<uint32_t, double>& linkDemand) const
+{
+    linkDemand = LinkShares(job, GetControl());
+    std::vector<LinkUse> uses = DefaultRouting(job, GetControl()).uses;
+    if (!uses.empty())
+    {
+        linkDemand.clear();
+        for (const LinkUse& u : uses)
+        {
+            for (const auto& [link, share] : u.shares)
+            {
+                double& d = linkDemand[link];
+                d = std::max(d, share);
+            }
+        }
+    }
+    return uses;
+}
+
 CassiniScheduler::Fit
 CassiniScheduler::FitJob(const SchedulerJob& job,
-                         const std::map<uint32_t, double>& linkDemand) const
+                         const std::map<uint32_t, double>& linkDemand,
+                         const std::vector<LinkUse>& uses) const
 {
     Fit fit;
     // Running jobs that share a link with the new one, fixed on their grids.
@@ -150,18 +201,24 @@ CassiniScheduler::FitJob(const SchedulerJob& job,
         fit.compute = std::min(RoundTo(job.computeTime, q), fit.period - 1);
         fit.comm = std::clamp<int64_t>(RoundTo(job.commTime, q), 1, fit.period - fit.compute);
         CassiniJob mine{job.id, fit.period, {}, false};
+        // Each op's interval, from the iteration's start (its compute first).
+        AddUses(mine, uses, job.computeTime, q, linkDemand);
         for (const auto& [link, d] : linkDemand)
         {
-            mine.demand[link] = {{fit.compute, fit.compute + fit.comm, d}};
+            if (uses.empty())
+            {
+                mine.demand[link] = {{fit.compute, fit.compute + fit.comm, d}};
+            }
         }
         jobs.push_back(mine);
         for (uint32_t id : fit.neighbours)
         {
             const JobGrid& g = m_grids.at(id);
             CassiniJob fixed{id, CeilTo(g.period, q), {}, true};
+            AddUses(fixed, g.uses, g.anchor, q, linkDemand);
             for (const auto& [link, d] : g.linkDemand)
             {
-                if (linkDemand.count(link))
+                if (linkDemand.count(link) && g.uses.empty())
                 {
                     fixed.demand[link] =
                         PhaseIntervals(RoundTo(g.anchor, q), RoundTo(g.comm, q), fixed.period, d);
@@ -199,12 +256,13 @@ CassiniScheduler::ChoosePlacement(const std::vector<SchedulerJob>& candidates)
     for (std::size_t i = 0; i < candidates.size(); ++i)
     {
         const SchedulerJob& c = candidates[i];
-        const std::map<uint32_t, double> demand = LinkShares(c, GetControl());
+        std::map<uint32_t, double> demand;
+        const std::vector<LinkUse> uses = Pattern(c, demand);
         double minScore = 1.0;
         double meanScore = 1.0;
         if (!demand.empty())
         {
-            const Fit fit = FitJob(c, demand);
+            const Fit fit = FitJob(c, demand, uses);
             minScore = fit.minScore;
             meanScore = fit.meanScore;
         }
@@ -236,13 +294,13 @@ CassiniScheduler::DoJobArrived(const SchedulerJob& job)
     }
     JobGrid grid;
     grid.buckets = std::max<uint32_t>(1, job.spec.buckets);
-    grid.linkDemand = LinkShares(job, GetControl());
-    if (grid.linkDemand.empty())
+    grid.uses = Pattern(job, grid.linkDemand);
+    if (grid.linkDemand.empty() || LinkShares(job, GetControl()).empty())
     {
-        OpenGate(job.id); // nothing on the fabric: no slot to keep
+        OpenGate(job.id); // nothing gated on the fabric: no slot to keep
         return;
     }
-    const Fit fit = FitJob(job, grid.linkDemand);
+    const Fit fit = FitJob(job, grid.linkDemand, grid.uses);
     const CassiniResult& r = fit.result;
     const int64_t shift = r.shift.at(job.id);
     const int64_t period = fit.period;

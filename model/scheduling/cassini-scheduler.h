@@ -6,6 +6,7 @@
 
 #include "cassini-placement.h"
 #include "collective-scheduler.h"
+#include "route-candidates.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -29,8 +30,13 @@ namespace ns3
  * time (compute C then communication), its communication phase [C, C + comm)
  * of every period; both in units of TimeQuantum, the period rounded up (a
  * grid shorter than the iteration would make the job late every period).
- * Its demand on each link its flows cross is the link's busy time per
- * iteration over comm, capped at 1. Every job already running is a fixed job
+ * Its demand on each link is its pattern from the job's timeline alone:
+ * each op that crosses the fabric (SchedulerJob::ops, planned or not: DP
+ * buckets, pipeline sends, expert all-to-alls) uses its links at its share
+ * over its own interval of the iteration, as CASSINI's profiles are
+ * measured from a job running alone. A job known by its times alone (no
+ * ops) uses each link its flows cross at the link's busy time per iteration
+ * over comm, capped at 1, over [C, C + comm). Every job already running is a fixed job
  * of the geometric core (ComputeCassiniShifts): its communication phase at
  * its own grid, in absolute phase. Only running jobs that share a link with
  * the new one take part, and only on those links: the others cannot change
@@ -103,7 +109,8 @@ class CassiniScheduler : public CollectiveScheduler
         Time period;                           ///< grid spacing (quantized iteration time)
         Time comm;                             ///< quantized communication phase length
         uint32_t buckets{1};                   ///< buckets per iteration
-        std::map<uint32_t, double> linkDemand; ///< link id -> fraction of its capacity
+        std::map<uint32_t, double> linkDemand; ///< link id -> fraction of its capacity (its peak)
+        std::vector<LinkUse> uses;             ///< its ops' use of the links, from the anchor
         bool open{false};                      ///< gate opened for this iteration, not closed
         EventId heldUntil;                     ///< pending grid-point open of a held job
     };
@@ -121,8 +128,15 @@ class CassiniScheduler : public CollectiveScheduler
         double meanScore{1};              ///< mean score over the job's links
     };
 
-    /// Fits \p job, whose demand is \p linkDemand, against the running jobs.
-    Fit FitJob(const SchedulerJob& job, const std::map<uint32_t, double>& linkDemand) const;
+    /// Fits \p job, whose demand is \p linkDemand and \p uses, against the running jobs.
+    Fit FitJob(const SchedulerJob& job,
+               const std::map<uint32_t, double>& linkDemand,
+               const std::vector<LinkUse>& uses) const;
+
+    /// \p job's uses of the links op by op (LinkUse, empty for a job without
+    /// ops) and, in \p linkDemand, each link's peak share.
+    std::vector<LinkUse> Pattern(const SchedulerJob& job,
+                                 std::map<uint32_t, double>& linkDemand) const;
 
     /// Whether jobs \p a and \p b share a link.
     static bool SharesLink(const JobGrid& a, const JobGrid& b);

@@ -9,6 +9,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -17,6 +18,36 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("CollectiveScheduler");
+
+Time
+SchedulerJob::FabricTime() const
+{
+    std::vector<std::pair<Time, Time>> spans;
+    for (const SchedulerOp& op : ops)
+    {
+        if (!op.flowBytes.empty() || !op.linkBytes.empty())
+        {
+            spans.emplace_back(op.start, op.start + op.duration);
+        }
+    }
+    if (spans.empty())
+    {
+        return commTime;
+    }
+    std::sort(spans.begin(), spans.end());
+    Time total(0);
+    Time covered = spans.front().first;
+    for (const auto& [b, e] : spans)
+    {
+        const Time from = std::max(b, covered);
+        if (e > from)
+        {
+            total += e - from;
+            covered = e;
+        }
+    }
+    return total;
+}
 
 std::map<uint32_t, double>
 LinkShares(const SchedulerJob& job, const SchedulerControl& control)
@@ -405,6 +436,15 @@ CollectiveScheduler::OpenGate(uint32_t job, Time at)
     }
     AddAction(
         nlohmann::json{{"gate", "open"}, {"job", job}, {"at_ns", when.GetNanoSeconds()}}.dump());
+    Simulator::Schedule(when - Simulator::Now(), &CollectiveScheduler::ApplyGate, this, job, true);
+}
+
+void
+CollectiveScheduler::ResumeGate(uint32_t job, Time at)
+{
+    const Time when = Arrival(at);
+    AddAction(
+        nlohmann::json{{"gate", "resume"}, {"job", job}, {"at_ns", when.GetNanoSeconds()}}.dump());
     Simulator::Schedule(when - Simulator::Now(), &CollectiveScheduler::ApplyGate, this, job, true);
 }
 

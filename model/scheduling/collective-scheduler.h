@@ -226,6 +226,9 @@ class CollectiveScheduler : public Application
     void OpenGate(uint32_t job, Time at = Time(0));
     /// Close job \p job's gate at \p at (or as soon as the command arrives, if later).
     void CloseGate(uint32_t job, Time at = Time(0));
+    /// Open job \p job's gate again within the collective it runs (between
+    /// its ops, see OpenGate): the plan recorded for the collective stays.
+    void ResumeGate(uint32_t job, Time at = Time(0));
     /// Traffic class 0-6 of the job's queue pairs posted after the change arrives (7 is control).
     void SetPriorityClass(uint32_t job, int16_t cls);
     /// Weight of the job's additive rate increase (1 = plain congestion control).

@@ -120,7 +120,7 @@ CruxScheduler::Plan(int64_t departed)
             continue;
         }
         const double work = job.GpuSeconds();
-        const double comm = job.commTime.GetSeconds();
+        const double comm = job.FabricTime().GetSeconds();
         if (job.flows.empty() || !(comm > 0))
         {
             idle.push_back(id); // nothing on the fabric to prioritize or route

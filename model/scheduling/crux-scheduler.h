@@ -24,8 +24,11 @@ namespace ns3
  * Whenever a job arrives or leaves, every active job is re-planned:
  *  1. GPU intensity I_j = W_j / t_j, with W_j = compute time per iteration x
  *     workers (GPU-seconds) and t_j the job's communication time per
- *     iteration alone (SchedulerJob::commTime). Jobs without fabric traffic
- *     are left out.
+ *     iteration alone: the time its ops have bytes on the fabric
+ *     (SchedulerJob::FabricTime: every op of its graph that crosses the
+ *     fabric, gated or not; the paper's t_j is the job's communication
+ *     time, which for an LLM job is all of its traffic, not its data-parallel
+ *     phase). Jobs without fabric traffic are left out.
  *  2. Paths, jobs in decreasing intensity (ties: smaller id first): the
  *     connections of a job between one host pair share one UDP source port
  *     (the NIC keys it by job and destination), so each (job, src, dst) group

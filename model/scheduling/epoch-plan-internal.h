@@ -202,19 +202,23 @@ class Ledger
     /// Whether \p c fits on route \p r when started at \p s < horizon.
     bool Fits(const PlanCollective& c, uint32_t r, int64_t s) const
     {
-        const int64_t end = std::min(s + c.Duration(r), m_horizon);
-        for (const auto& [link, u] : c.Usage(r))
-        {
-            const std::vector<double>& taken = m_taken.at(link);
-            for (int64_t t = s; t < end; ++t)
+        bool fits = true;
+        c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+            const int64_t end = std::min(s + e, m_horizon);
+            for (auto it = usage.begin(); fits && it != usage.end(); ++it)
             {
-                if (taken[t] + u > 1.0 + kCapacityTolerance)
+                const std::vector<double>& taken = m_taken.at(it->first);
+                for (int64_t t = s + b; t < end; ++t)
                 {
-                    return false;
+                    if (taken[t] + it->second > 1.0 + kCapacityTolerance)
+                    {
+                        fits = false;
+                        break;
+                    }
                 }
             }
-        }
-        return true;
+        });
+        return fits;
     }
 
     /// Take the capacity of \p c on route \p r started at \p s < horizon;
@@ -222,16 +226,18 @@ class Ledger
     std::vector<std::pair<double*, double>> Take(const PlanCollective& c, uint32_t r, int64_t s)
     {
         std::vector<std::pair<double*, double>> undo;
-        const int64_t end = std::min(s + c.Duration(r), m_horizon);
-        for (const auto& [link, u] : c.Usage(r))
-        {
-            std::vector<double>& taken = m_taken.at(link);
-            for (int64_t t = s; t < end; ++t)
+        c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+            const int64_t end = std::min(s + e, m_horizon);
+            for (const auto& [link, u] : usage)
             {
-                undo.emplace_back(&taken[t], taken[t]);
-                taken[t] += u;
+                std::vector<double>& taken = m_taken.at(link);
+                for (int64_t t = s + b; t < end; ++t)
+                {
+                    undo.emplace_back(&taken[t], taken[t]);
+                    taken[t] += u;
+                }
             }
-        }
+        });
         return undo;
     }
 

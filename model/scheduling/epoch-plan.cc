@@ -34,18 +34,76 @@ Where(uint32_t job, uint32_t index)
 bool
 FitsAlone(const PlanInstance& instance, const PlanCollective& c, uint32_t r, int64_t s)
 {
-    const int64_t end = std::min(s + c.Duration(r), instance.horizon);
-    for (const auto& [link, u] : c.Usage(r))
-    {
-        for (int64_t t = s; t < end; ++t)
+    bool fits = true;
+    c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+        const int64_t end = std::min(s + e, instance.horizon);
+        for (const auto& [link, u] : usage)
         {
-            if (Reserved(instance, link, t) + u > 1.0 + kCapacityTolerance)
+            for (int64_t t = s + b; fits && t < end; ++t)
             {
-                return false;
+                fits = Reserved(instance, link, t) + u <= 1.0 + kCapacityTolerance;
+            }
+        }
+    });
+    return fits;
+}
+
+/// Add \p c's use of its links on route \p r, started at slot \p s, to \p load
+/// (link -> a value per slot of the horizon).
+void
+AddUse(std::map<uint32_t, std::vector<double>>& load,
+       const PlanCollective& c,
+       uint32_t r,
+       int64_t s,
+       int64_t horizon)
+{
+    c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+        for (const auto& [link, u] : usage)
+        {
+            auto& slots = load[link];
+            slots.resize(horizon, 0.0);
+            for (int64_t t = std::max<int64_t>(s + b, 0); t < std::min(s + e, horizon); ++t)
+            {
+                slots[t] += u;
+            }
+        }
+    });
+}
+
+/// \throw std::invalid_argument (naming \p where) unless \p segments are
+/// disjoint, in order, within [0, \p reach), with usages in (0, 1], and
+/// \p peak is each link's largest usage among them (if there are any).
+void
+ValidateSegments(const std::vector<PlanSegment>& segments,
+                 const std::map<uint32_t, double>& peak,
+                 int64_t reach,
+                 const std::string& where)
+{
+    int64_t previousEnd = 0;
+    for (std::size_t i = 0; i < segments.size(); ++i)
+    {
+        const PlanSegment& seg = segments[i];
+        const std::string w = where + " segment " + std::to_string(i);
+        if (seg.begin < previousEnd || seg.end <= seg.begin || seg.end > reach)
+        {
+            Fail(w + ": slots [" + std::to_string(seg.begin) + ", " + std::to_string(seg.end) +
+                 ") must follow the previous segment's end " + std::to_string(previousEnd) +
+                 " and end by the duration plus the job's compute, " + std::to_string(reach));
+        }
+        previousEnd = seg.end;
+        for (const auto& [link, u] : seg.usage)
+        {
+            if (!(u > 0.0 && u <= 1.0))
+            {
+                Fail(w + ": field usage of link " + std::to_string(link) +
+                     " must be in (0, 1], got " + FormatReal(u));
             }
         }
     }
-    return true;
+    if (!segments.empty() && PeakUsage(segments) != peak)
+    {
+        Fail(where + ": field usage must be each link's largest segment usage (PeakUsage)");
+    }
 }
 
 /// One choice of a collective in the MILP: a start slot on a route, and its variable.
@@ -76,7 +134,8 @@ Build(const PlanInstance& instance)
     struct OnLink
     {
         double usage;
-        int64_t duration;
+        int64_t begin; ///< its use from slot start + begin
+        int64_t end;   ///< to start + end
         const Choice* choice;
         std::size_t collective; ///< a number unique to the collective
     };
@@ -172,10 +231,14 @@ Build(const PlanInstance& instance)
                     {
                         continue;
                     }
-                    for (const auto& [link, u] : c.Usage(ch.route))
-                    {
-                        onLink[link].push_back({u, c.Duration(ch.route), &ch, collectiveNumber});
-                    }
+                    c.ForEachUse(
+                        ch.route,
+                        [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+                            for (const auto& [link, u] : usage)
+                            {
+                                onLink[link].push_back({u, b, e, &ch, collectiveNumber});
+                            }
+                        });
                 }
             }
         }
@@ -185,13 +248,13 @@ Build(const PlanInstance& instance)
     {
         for (int64_t t = 0; t < horizon; ++t)
         {
-            // A collective runs in slot t if it starts in (t - duration, t].
+            // A use covers slot t if it starts in (t - end, t - begin].
             std::vector<MilpModel::Term> terms;
             std::map<std::size_t, double> most; // collective -> its largest usage here
             for (const OnLink& o : list)
             {
                 const int64_t s = o.choice->slot;
-                if (s > t - o.duration && s <= t)
+                if (s > t - o.end && s <= t - o.begin)
                 {
                     terms.push_back({o.choice->var, o.usage});
                     double& u = most[o.collective];
@@ -300,6 +363,7 @@ PlanInstance::Validate() const
                              " must be in (0, 1], got " + FormatReal(u));
                     }
                 }
+                ValidateSegments(c.Segments(r), c.Usage(r), c.Duration(r) + job.computeSlots, wr);
             }
         }
     }
@@ -421,15 +485,7 @@ CheckPlan(const PlanInstance& instance, const Plan& plan, std::string* why)
                                   std::to_string(job.computeSlots) + ")");
                 }
             }
-            for (const auto& [link, u] : c.Usage(r))
-            {
-                auto& slots = load[link];
-                slots.resize(horizon, 0.0);
-                for (int64_t t = s; t < std::min(s + c.Duration(r), horizon); ++t)
-                {
-                    slots[t] += u;
-                }
-            }
+            AddUse(load, c, r, s, horizon);
         }
     }
     for (const auto& [key, r] : plan.route)
@@ -489,21 +545,25 @@ PlanUsage(const PlanInstance& instance, const Plan& plan)
             {
                 Fail("plan has no start for " + Where(job.id, k));
             }
-            const uint32_t r = plan.RouteOf(job.id, k);
-            for (const auto& [link, u] : c.Usage(r))
-            {
-                auto& slots = usage[link];
-                slots.resize(horizon, 0.0);
-                for (int64_t t = std::max<int64_t>(it->second, 0);
-                     t < std::min(it->second + c.Duration(r), horizon);
-                     ++t)
-                {
-                    slots[t] += u;
-                }
-            }
+            AddUse(usage, c, plan.RouteOf(job.id, k), it->second, horizon);
         }
     }
     return usage;
+}
+
+std::map<uint32_t, double>
+PeakUsage(const std::vector<PlanSegment>& segments)
+{
+    std::map<uint32_t, double> peak;
+    for (const PlanSegment& seg : segments)
+    {
+        for (const auto& [link, u] : seg.usage)
+        {
+            double& p = peak[link];
+            p = std::max(p, u);
+        }
+    }
+    return peak;
 }
 
 MilpModel

@@ -6,6 +6,7 @@
 
 #include "ns3/milp-solver.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -29,7 +30,12 @@
  * start of collective k-1 + the duration of the route it took + the job's
  * computeSlots (the job computes between its collectives). Once started on
  * route r, a collective runs for duration(r) slots and uses fraction
- * usage(r)[l] of each link l in every one of them. Per link and slot, the
+ * usage(r)[l] of each link l in every one of them, or, for a route given as
+ * segments, the usage of the segment covering each slot: an iteration's
+ * ops (data-parallel buckets, pipeline and expert traffic) use their links
+ * in their own slots, and the compute between them uses none. A segment may
+ * reach past the duration, into the compute before the job's next
+ * collective (the next iteration's traffic before its first planned op). Per link and slot, the
  * usage of the collectives running there plus the reserved capacity must not
  * exceed 1. A collective may also be deferred past the horizon ("start" =
  * horizon, on route 0, finishing at horizon + its route-0 duration, no
@@ -42,11 +48,32 @@
 namespace ns3
 {
 
+/// Part of a route's use of the links: over slots [begin, end) from the collective's start.
+struct PlanSegment
+{
+    int64_t begin{0};                 ///< first slot, from the collective's start (>= 0)
+    int64_t end{1};                   ///< one past its last slot (> begin)
+    std::map<uint32_t, double> usage; ///< link id -> fraction of the link used, in (0, 1]
+
+    bool operator==(const PlanSegment& o) const
+    {
+        return begin == o.begin && end == o.end && usage == o.usage;
+    }
+};
+
+/// Each link's largest usage among \p segments (a segmented route's usage).
+std::map<uint32_t, double> PeakUsage(const std::vector<PlanSegment>& segments);
+
 /// One candidate route of a collective: how long it runs on it and what it uses.
 struct PlanRoute
 {
-    int64_t duration{1};              ///< slots it runs once started (>= 1)
-    std::map<uint32_t, double> usage; ///< link id -> fraction of the link used, in (0, 1]
+    int64_t duration{1}; ///< slots it runs once started (>= 1)
+    /// link id -> fraction of the link used, in (0, 1]: in every slot of its
+    /// duration, or, with segments, the largest use of each (PeakUsage)
+    std::map<uint32_t, double> usage;
+    /// Its use slot by slot when it varies: disjoint, in order, within the
+    /// duration plus the job's computeSlots; empty: usage over [0, duration).
+    std::vector<PlanSegment> segments;
     /// The estimate duration rounds up, in slots, in (0, duration]; 0: duration
     /// (only lower bounds read it, see PlanLowerBound).
     double exactDuration{0};
@@ -61,6 +88,7 @@ struct PlanCollective
     std::map<uint32_t, double> usage;    ///< route 0: link id -> fraction used, in (0, 1]
     std::vector<PlanRoute> alternatives; ///< routes 1, 2, ...: other candidate routings
     double exactDuration{0};             ///< route 0's unrounded duration in slots (see PlanRoute)
+    std::vector<PlanSegment> segments;   ///< route 0's use slot by slot (see PlanRoute)
     double exactReady{-1}; ///< unrounded ready time in slots, <= readySlot; < 0: readySlot
     /// The route that belongs to an assignment made for all jobs together (Crux's
     /// least-loaded one), whose routes keep off each other; -1: none. A greedy
@@ -93,10 +121,57 @@ struct PlanCollective
         return exactReady >= 0 ? exactReady : static_cast<double>(readySlot);
     }
 
-    /// Link usage of route \p r.
+    /// Link usage of route \p r (with segments: each link's largest).
     const std::map<uint32_t, double>& Usage(uint32_t r) const
     {
         return r == 0 ? usage : alternatives.at(r - 1).usage;
+    }
+
+    /// Segments of route \p r (empty: Usage(r) over its whole duration).
+    const std::vector<PlanSegment>& Segments(uint32_t r) const
+    {
+        return r == 0 ? segments : alternatives.at(r - 1).segments;
+    }
+
+    /**
+     * Call \p f(begin, end, usage) for each stretch of slots [begin, end),
+     * from the start, over which route \p r uses \p usage: its segments in
+     * order, or its usage over its whole duration.
+     */
+    template <typename F>
+    void ForEachUse(uint32_t r, F&& f) const
+    {
+        const std::vector<PlanSegment>& segs = Segments(r);
+        if (segs.empty())
+        {
+            f(int64_t{0}, Duration(r), Usage(r));
+            return;
+        }
+        for (const PlanSegment& seg : segs)
+        {
+            f(seg.begin, seg.end, seg.usage);
+        }
+    }
+
+    /// One past the last slot, from the start, in which route \p r uses a link.
+    int64_t Reach(uint32_t r) const
+    {
+        const std::vector<PlanSegment>& segs = Segments(r);
+        return segs.empty() ? Duration(r) : std::max(Duration(r), segs.back().end);
+    }
+
+    /// Slots of link use of route \p r, link by link (Σ usage x slots): what
+    /// it asks of the links whenever it runs.
+    std::map<uint32_t, double> LinkSlots(uint32_t r) const
+    {
+        std::map<uint32_t, double> total;
+        ForEachUse(r, [&total](int64_t b, int64_t e, const std::map<uint32_t, double>& u) {
+            for (const auto& [link, x] : u)
+            {
+                total[link] += x * static_cast<double>(e - b);
+            }
+        });
+        return total;
     }
 };
 

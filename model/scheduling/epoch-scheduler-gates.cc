@@ -38,6 +38,13 @@ EpochScheduler::UpdateContention()
             {
                 links.insert(link);
             }
+            for (const LinkUse& use : r.uses) // its ungated traffic too
+            {
+                for (const auto& [link, share] : use.shares)
+                {
+                    links.insert(link);
+                }
+            }
         }
         // Smith's rule: GPU time lost per second of communication.
         const double comm = std::max(st.Current().commTime.GetSeconds(), 1e-12);

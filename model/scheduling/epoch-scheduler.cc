@@ -44,6 +44,80 @@ InSlots(Time t, Time slot)
                : static_cast<double>(t.GetTimeStep()) / static_cast<double>(slot.GetTimeStep());
 }
 
+/**
+ * Add routing \p r's link uses (LinkUse), slot by slot, to \p bySlot (slot
+ * t: the slot length from t slots on): its ops of a communication phase
+ * that starts \p origin after slot 0 if \p phase, and if \p tail its
+ * ops before the first planned op, \p tailShift later than the phase start
+ * they precede. A use covers part of a slot with its share times the part.
+ */
+void
+AddUses(std::vector<std::map<uint32_t, double>>& bySlot,
+        const JobRouting& r,
+        Time origin,
+        Time tailShift,
+        bool phase,
+        bool tail,
+        Time slot)
+{
+    const int64_t step = slot.GetTimeStep();
+    const int64_t slots = static_cast<int64_t>(bySlot.size());
+    for (const LinkUse& use : r.uses)
+    {
+        const bool before = use.begin.IsStrictlyNegative();
+        if ((before && !tail) || (!before && !phase))
+        {
+            continue;
+        }
+        const int64_t b = (origin + use.begin + (before ? tailShift : Time(0))).GetTimeStep();
+        const int64_t e = b + (use.end - use.begin).GetTimeStep();
+        const int64_t first = std::max<int64_t>(0, b >= 0 ? b / step : -((-b + step - 1) / step));
+        const int64_t last = std::min(slots, e <= 0 ? 0 : (e + step - 1) / step);
+        for (int64_t t = first; t < last; ++t)
+        {
+            const int64_t covered = std::min(e, (t + 1) * step) - std::max(b, t * step);
+            if (covered <= 0)
+            {
+                continue;
+            }
+            const double part = static_cast<double>(covered) / static_cast<double>(step);
+            for (const auto& [link, share] : use.shares)
+            {
+                bySlot[t][link] += share * part;
+            }
+        }
+    }
+}
+
+/// \p bySlot (capped at 1, below 1e-9 left out) as segments: runs of equal slots.
+std::vector<PlanSegment>
+ToSegments(const std::vector<std::map<uint32_t, double>>& bySlot)
+{
+    std::vector<PlanSegment> segments;
+    for (int64_t t = 0; t < static_cast<int64_t>(bySlot.size()); ++t)
+    {
+        std::map<uint32_t, double> u;
+        for (const auto& [link, x] : bySlot[t])
+        {
+            if (x > 1e-9)
+            {
+                u[link] = std::min(1.0, x);
+            }
+        }
+        if (u.empty())
+        {
+            continue;
+        }
+        if (!segments.empty() && segments.back().end == t && segments.back().usage == u)
+        {
+            ++segments.back().end;
+            continue;
+        }
+        segments.push_back({t, t + 1, std::move(u)});
+    }
+    return segments;
+}
+
 /// Index of \p r in \p list, appended (as "kept") if it is not there.
 uint32_t
 IndexOf(std::vector<JobRouting>& list, const JobRouting& r)
@@ -194,6 +268,27 @@ EpochScheduler::GetTypeId()
                           "slowly when its slot comes.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&EpochScheduler::m_startEarly),
+                          MakeBooleanChecker())
+            .AddAttribute("OpSegments",
+                          "Whether a collective of the instance uses each link in the slots "
+                          "its ops use it (SchedulerJob::ops: buckets, pipeline and expert "
+                          "traffic, each in its own slots, none in the compute between them, "
+                          "the next iteration's traffic before its first planned op "
+                          "included); false: its route's share of every link over its whole "
+                          "duration, as one communication phase.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EpochScheduler::m_opSegments),
+                          MakeBooleanChecker())
+            .AddAttribute("OpGates",
+                          "Whether a job's gate closes between its planned ops while the next "
+                          "one's start alone (from the first one's actual start) is more than "
+                          "two control delays away, and reopens then: its ops keep the slots "
+                          "the plan gave them, and the compute between them holds none. Off "
+                          "by default: the starts alone are the default routes' estimates, and "
+                          "a job on faster routes, or whose ops run ahead of them, waits for "
+                          "them (the four-job LLM example: 0.84 of fair with it, 0.76 without).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&EpochScheduler::m_opGates),
                           MakeBooleanChecker());
     return tid;
 }
@@ -319,6 +414,7 @@ EpochScheduler::DoJobArrived(const SchedulerJob& job)
     st.weight = job.spec.weight > 0 ? job.spec.weight : job.spec.workers;
     st.buckets = std::max<uint32_t>(1, job.spec.buckets);
     st.readyAt = job.startTime + job.computeTime;
+    st.offsets = job.PlannedOffsets();
     st.routings.push_back(DefaultRouting(job, GetControl()));
     if (st.routings[0].shares.empty())
     {
@@ -327,6 +423,17 @@ EpochScheduler::DoJobArrived(const SchedulerJob& job)
     }
     m_state[job.id] = std::move(st);
     UpdateRoutings();
+    // Its first collective is planned with the others, but it may be posted
+    // before the first plan reaches the NICs: it starts on the joint routing
+    // if that is faster for the job itself (ECMP put two of its rings on a link).
+    JobState& added = m_state.at(job.id);
+    for (uint32_t r = 0; r < added.routings.size(); ++r)
+    {
+        if (added.routings[r].joint && added.routings[r].commTime < added.Current().commTime)
+        {
+            ApplyRoute(job.id, r);
+        }
+    }
     ScheduleArm(job.id);
     if (!m_epochEvent.IsRunning())
     {
@@ -360,11 +467,21 @@ void
 EpochScheduler::DoCollectiveDone(uint32_t job, uint32_t /* iteration */, uint32_t bucket)
 {
     auto it = m_state.find(job);
-    if (it == m_state.end() || bucket + 1 != it->second.buckets)
+    if (it == m_state.end())
     {
         return;
     }
     JobState& st = it->second;
+    if (bucket + 1 < st.buckets)
+    {
+        HoldUntilNextOp(job, bucket + 1);
+        return;
+    }
+    if (bucket + 1 != st.buckets)
+    {
+        return;
+    }
+    st.windowEvent.Cancel();
     CloseGate(job);
     st.phase = JobState::Phase::COMPUTING;
     // The notice took a control delay: the compute started that much earlier.
@@ -400,6 +517,7 @@ EpochScheduler::DoJobDone(uint32_t job)
     }
     it->second.openEvent.Cancel();
     it->second.armEvent.Cancel();
+    it->second.windowEvent.Cancel();
     m_state.erase(it);
     if (m_state.empty())
     {
@@ -408,6 +526,34 @@ EpochScheduler::DoJobDone(uint32_t job)
     }
     UpdateRoutings();
     Replan();
+}
+
+void
+EpochScheduler::HoldUntilNextOp(uint32_t id, uint32_t next)
+{
+    JobState& st = m_state.at(id);
+    if (!m_opGates || st.phase != JobState::Phase::RUNNING || next >= st.offsets.size())
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    const Time at = st.startedAt + st.offsets[next] - st.offsets.front();
+    // The closing reaches the NICs a control delay from now, the opening
+    // must be sent a control delay before it takes effect: a shorter hold
+    // is not worth a round of commands.
+    if (at - now <= GetControlDelay() * 2)
+    {
+        return;
+    }
+    CloseGate(id);
+    st.windowEvent.Cancel();
+    st.windowEvent = ScheduleDecision(at - GetControlDelay(), "op-window", id, [this, id]() {
+        auto it = m_state.find(id);
+        if (it != m_state.end() && it->second.phase == JobState::Phase::RUNNING)
+        {
+            ResumeGate(id);
+        }
+    });
 }
 
 int64_t
@@ -549,24 +695,50 @@ EpochScheduler::BuildInstance(const std::map<uint32_t, ChainNeed>& needs,
     const Time slot = cover.slot;
     PlanInstance instance;
     instance.horizon = cover.horizon;
-    // A route set now reaches the NICs a control delay after the plan takes effect.
-    const Time routeDeadline = now + m_lastSolve + GetControlDelay();
     for (const auto& [id, st] : m_state)
     {
         const uint32_t chain = cover.chain.count(id) > 0 ? cover.chain.at(id) : 0;
+        const bool segmented = m_opSegments && !st.Current().uses.empty();
+        std::vector<std::map<uint32_t, double>> held(segmented ? instance.horizon : 0);
         if (st.phase == JobState::Phase::RUNNING && TakesShare(st.late))
         {
-            // Its links are taken until its expected end (at least one slot if
-            // overdue).
-            const int64_t left = SlotsCovering(st.startedAt + st.Current().commTime - now, slot, 1);
-            for (const auto& [link, share] : st.Current().shares)
+            if (segmented)
+            {
+                // Its ops take their slots, and the next iteration's before its
+                // first planned op follow its compute.
+                AddUses(held,
+                        st.Current(),
+                        st.startedAt - now,
+                        st.Current().commTime + st.computeTime,
+                        true,
+                        true,
+                        slot);
+            }
+            else
+            {
+                // Its links are taken until its expected end (at least one slot if
+                // overdue).
+                const int64_t left =
+                    SlotsCovering(st.startedAt + st.Current().commTime - now, slot, 1);
+                held.resize(std::min(left, instance.horizon));
+                for (auto& u : held)
+                {
+                    u = st.Current().shares;
+                }
+            }
+        }
+        else if (segmented && st.phase == JobState::Phase::COMPUTING)
+        {
+            // Its traffic before its next planned op (ungated) is on the links now.
+            AddUses(held, st.Current(), st.readyAt - now, Time(0), false, true, slot);
+        }
+        for (int64_t t = 0; t < static_cast<int64_t>(held.size()); ++t)
+        {
+            for (const auto& [link, share] : held[t])
             {
                 auto& r = instance.reserved[link];
                 r.resize(instance.horizon, 0.0);
-                for (int64_t t = 0; t < std::min(left, instance.horizon); ++t)
-                {
-                    r[t] = std::min(1.0, r[t] + share);
-                }
+                r[t] = std::min(1.0, r[t] + share);
             }
         }
         if (chain == 0)
@@ -579,9 +751,17 @@ EpochScheduler::BuildInstance(const std::map<uint32_t, ChainNeed>& needs,
         pj.exactComputeSlots = InSlots(st.computeTime, slot);
         const int64_t ready = SlotsCovering(needs.at(id).readyIn, slot, 0);
         // The first collective keeps its route once it is (about to be) posted.
-        // Moving an uncontended job frees no link for anyone.
-        const bool fixed = st.phase == JobState::Phase::READY || st.uncontended ||
-                           (st.phase == JobState::Phase::COMPUTING && st.readyAt <= routeDeadline);
+        // Moving an uncontended job frees no link for anyone; it moves only
+        // to a routing on which it is faster itself (its own rings kept
+        // apart where ECMP put two on one link).
+        bool faster = false;
+        for (const JobRouting& r : st.routings)
+        {
+            faster = faster || r.commTime < st.Current().commTime;
+        }
+        // A gate opened ahead (armed) has the collective's plan bound: it
+        // starts on the route planned for it.
+        const bool fixed = (st.uncontended && !faster) || st.armed;
         std::vector<uint32_t> all;
         all.push_back(st.route); // the current routing first: ties keep it
         for (uint32_t r = 0; r < st.routings.size(); ++r)
@@ -601,16 +781,42 @@ EpochScheduler::BuildInstance(const std::map<uint32_t, ChainNeed>& needs,
                                              static_cast<double>(c.readySlot))
                                   : 0.0;
             c.weight = weight(st.weight, k, chain);
-            c.duration = SlotsCovering(st.routings[allowed[0]].commTime, slot, 1);
-            c.exactDuration = InSlots(st.routings[allowed[0]].commTime, slot);
-            c.usage = st.routings[allowed[0]].shares;
-            for (std::size_t i = 1; i < allowed.size(); ++i)
+            for (std::size_t i = 0; i < allowed.size(); ++i)
             {
-                PlanRoute alt;
-                alt.duration = SlotsCovering(st.routings[allowed[i]].commTime, slot, 1);
-                alt.exactDuration = InSlots(st.routings[allowed[i]].commTime, slot);
-                alt.usage = st.routings[allowed[i]].shares;
-                c.alternatives.push_back(std::move(alt));
+                const JobRouting& routing = st.routings[allowed[i]];
+                PlanRoute route;
+                route.duration = SlotsCovering(routing.commTime, slot, 1);
+                route.exactDuration = InSlots(routing.commTime, slot);
+                route.usage = routing.shares;
+                if (segmented)
+                {
+                    // Slots past the horizon hold nothing to plan.
+                    std::vector<std::map<uint32_t, double>> bySlot(
+                        std::min(route.duration + pj.computeSlots, instance.horizon));
+                    AddUses(bySlot,
+                            routing,
+                            Time(0),
+                            routing.commTime + st.computeTime,
+                            true,
+                            true,
+                            slot);
+                    route.segments = ToSegments(bySlot);
+                    if (!route.segments.empty())
+                    {
+                        route.usage = PeakUsage(route.segments);
+                    }
+                }
+                if (i == 0)
+                {
+                    c.duration = route.duration;
+                    c.exactDuration = route.exactDuration;
+                    c.usage = std::move(route.usage);
+                    c.segments = std::move(route.segments);
+                }
+                else
+                {
+                    c.alternatives.push_back(std::move(route));
+                }
             }
             for (std::size_t i = 0; i < allowed.size(); ++i)
             {
@@ -726,13 +932,16 @@ EpochScheduler::Install(const Plan& plan,
             // not posted yet, the one after it when the coming one ends.
             if (k == 0)
             {
+                // A computing job's next collective, the steps not yet posted
+                // of a ready one behind its closed gate: the messages posted
+                // from now on take it. A running job's next collective, when
+                // the running one ends (its plan and record keep their route).
                 st.nextRoute = -1;
                 if (st.phase == JobState::Phase::RUNNING)
                 {
                     st.nextRoute = static_cast<int32_t>(r);
                 }
-                else if (st.phase == JobState::Phase::COMPUTING &&
-                         st.readyAt > now + GetControlDelay())
+                else
                 {
                     ApplyRoute(id, r);
                 }

@@ -28,12 +28,16 @@ namespace ns3
  * Routes: every job has candidate routings (CandidateRoutings: its default
  * ECMP paths, the least-loaded assignment of all jobs, RandomRoutes random
  * ones), recomputed when jobs arrive or leave; each collective of the
- * instance may take any of them, except a collective already posted to the
- * NICs (ready, or about to be before the route could reach the NICs), which
- * keeps its route. A route changes only between a job's collectives, while
- * its gate is closed: at once for a computing job, when the running
- * collective is done for a communicating one (SetSourcePort on every group
- * of connections that changes).
+ * instance may take any of them, except the collective of a job whose gate
+ * opened ahead of it (armed). A route takes effect on the messages a job
+ * posts after it reaches the NICs (a NIC reads a job's port per message),
+ * and changes only while the job's gate is closed: at once for a computing
+ * job, or a ready one (the steps of its collective not yet posted take it),
+ * when the running collective is done for a communicating one
+ * (SetSourcePort on every group of connections that changes). A job starts
+ * on the joint routing if that is faster for itself than its default,
+ * before any plan: an LLM job's first collective is ready as it starts, and
+ * can last its whole iteration.
  *
  * The instance, at time now: slots of SlotLength from now, HorizonEpochs x
  * EpochLength long. Each job's communication phase of an iteration (all its
@@ -79,8 +83,11 @@ namespace ns3
  * job's not yet sent queue pairs to its new class.
  *
  * A job that shares no link with any other job in any of their candidate
- * routings keeps its current route for its next collective (the plans may
- * still route the ones after it): moving it frees no link for anyone.
+ * routings (their planned traffic or any other op's) keeps its current route
+ * for its next collective (the plans may still route the ones after it):
+ * moving it frees no link for anyone. Unless one of its routings is faster
+ * for itself (ECMP put two of its own rings on one link): the plans then
+ * choose among them too.
  */
 class EpochScheduler : public CollectiveScheduler
 {
@@ -213,6 +220,8 @@ class EpochScheduler : public CollectiveScheduler
         std::deque<Time> plannedStarts;   ///< planned starts of its next collectives, in order
         EventId openEvent;                ///< pending planned opening
         EventId armEvent;                 ///< pending opening ahead of its next collective
+        EventId windowEvent;              ///< pending reopening for its next planned op
+        std::vector<Time> offsets;        ///< its planned ops' starts alone (PlannedOffsets)
         std::vector<JobRouting> routings; ///< candidate routings, [0] the default
         uint32_t route{0};                ///< the routing its connections use
         int32_t nextRoute{-1};            ///< routing to take when the running collective ends
@@ -265,6 +274,9 @@ class EpochScheduler : public CollectiveScheduler
     void OpenInClass(uint32_t id, bool late);
     /// Job \p st's collective runs from \p at (its gate open), \p late or \p early.
     void Begin(JobState& st, bool late, bool early, Time at);
+    /// After planned op \p next - 1 of job \p id's running collective: close
+    /// its gate until op \p next's start alone (OpGates).
+    void HoldUntilNextOp(uint32_t id, uint32_t next);
     /// Whether \p id's collective fits its links from \p from on, by shares (see above).
     bool LinksFree(uint32_t id, Time from) const;
 
@@ -288,6 +300,8 @@ class EpochScheduler : public CollectiveScheduler
     Priorities m_priorities;
     std::map<uint32_t, int16_t> m_rankClass; ///< job -> traffic class (PRIORITIES_SMITH)
     bool m_startEarly;
+    bool m_opSegments;
+    bool m_opGates;
     Time m_solveTimePerRow;
     std::map<uint32_t, JobState> m_state;
     EventId m_epochEvent;

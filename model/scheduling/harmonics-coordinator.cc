@@ -58,11 +58,11 @@ class AggregateLedger
         }
     }
 
-    /// Route \p r of \p c as loads of the aggregates it touches.
-    std::map<UplinkGroup, double> Aggregate(const PlanCollective& c, uint32_t r) const
+    /// Link usage \p usage as loads of the aggregates it touches.
+    std::map<UplinkGroup, double> Aggregate(const std::map<uint32_t, double>& usage) const
     {
         std::map<UplinkGroup, double> a;
-        for (const auto& [link, share] : c.Usage(r))
+        for (const auto& [link, share] : usage)
         {
             auto u = m_uplinks.find(link);
             if (u != m_uplinks.end())
@@ -74,32 +74,48 @@ class AggregateLedger
         return a;
     }
 
+    /// Route \p r of \p c as a collective of one route, on its uplinks if
+    /// \p uplinks, else on its other links.
+    PlanCollective OnLinks(const PlanCollective& c, uint32_t r, bool uplinks) const
+    {
+        PlanCollective part;
+        part.duration = c.Duration(r);
+        c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+            PlanSegment seg{b, e, {}};
+            for (const auto& [link, share] : usage)
+            {
+                if ((m_uplinks.count(link) > 0) == uplinks)
+                {
+                    seg.usage[link] = share;
+                }
+            }
+            if (!seg.usage.empty())
+            {
+                part.segments.push_back(std::move(seg));
+            }
+        });
+        part.usage = PeakUsage(part.segments);
+        return part;
+    }
+
     /// Whether route \p r of \p c started at \p s fits the aggregates and the links that are
     /// not uplinks.
     bool FitsAggregates(const PlanCollective& c, uint32_t r, int64_t s) const
     {
-        const int64_t end = std::min(s + c.Duration(r), m_horizon);
-        for (const auto& [g, a] : Aggregate(c, r))
-        {
-            const std::vector<double>& load = m_load.at(g);
-            for (int64_t t = s; t < end; ++t)
+        bool fits = true;
+        c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+            const int64_t end = std::min(s + e, m_horizon);
+            for (const auto& [g, a] : Aggregate(usage))
             {
-                if (load[t] + a > 1.0 + kCapacityTolerance)
+                const std::vector<double>& load = m_load.at(g);
+                for (int64_t t = s + b; fits && t < end; ++t)
                 {
-                    return false;
+                    fits = load[t] + a <= 1.0 + kCapacityTolerance;
                 }
             }
-        }
-        PlanCollective rest; // route r without its uplinks
-        rest.duration = c.Duration(r);
-        for (const auto& [link, share] : c.Usage(r))
-        {
-            if (m_uplinks.count(link) == 0)
-            {
-                rest.usage[link] = share;
-            }
-        }
-        return m_exact.Fits(rest, 0, s);
+        });
+        // and route r without its uplinks, link by link
+        return fits && m_exact.Fits(OnLinks(c, r, false), 0, s);
     }
 
     /**
@@ -109,42 +125,38 @@ class AggregateLedger
      */
     bool FitsUplinks(const PlanCollective& c, uint32_t r, int64_t s, double* peak) const
     {
-        PlanCollective up;
-        up.duration = c.Duration(r);
-        for (const auto& [link, share] : c.Usage(r))
-        {
-            if (m_uplinks.count(link) > 0)
-            {
-                up.usage[link] = share;
-            }
-        }
+        const PlanCollective up = OnLinks(c, r, true);
         if (!m_exact.Fits(up, 0, s))
         {
             return false;
         }
         *peak = 0.0;
-        const int64_t end = std::min(s + up.duration, m_horizon);
-        for (const auto& [link, share] : up.usage)
-        {
-            for (int64_t t = s; t < end; ++t)
+        up.ForEachUse(0, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+            const int64_t end = std::min(s + e, m_horizon);
+            for (const auto& [link, share] : usage)
             {
-                *peak = std::max(*peak, m_exact.Taken(link, t) + share);
+                for (int64_t t = s + b; t < end; ++t)
+                {
+                    *peak = std::max(*peak, m_exact.Taken(link, t) + share);
+                }
             }
-        }
+        });
         return true;
     }
 
     void Take(const PlanCollective& c, uint32_t r, int64_t s)
     {
         m_exact.Take(c, r, s);
-        const int64_t end = std::min(s + c.Duration(r), m_horizon);
-        for (const auto& [g, a] : Aggregate(c, r))
-        {
-            for (int64_t t = s; t < end; ++t)
+        c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+            const int64_t end = std::min(s + e, m_horizon);
+            for (const auto& [g, a] : Aggregate(usage))
             {
-                m_load[g][t] += a;
+                for (int64_t t = s + b; t < end; ++t)
+                {
+                    m_load[g][t] += a;
+                }
             }
-        }
+        });
     }
 
     const std::map<UplinkGroup, std::vector<double>>& Load() const

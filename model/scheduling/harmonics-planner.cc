@@ -257,7 +257,8 @@ HarmonicsPlanner::MapPrevious(const PlanInstance& part,
             uint32_t route = c.Routes();
             for (uint32_t r = 0; r < c.Routes(); ++r)
             {
-                if (c.Duration(r) == p.duration && c.Usage(r) == p.usage)
+                if (c.Duration(r) == p.duration && c.Usage(r) == p.usage &&
+                    c.Segments(r) == p.segments)
                 {
                     route = r;
                     break;
@@ -374,18 +375,21 @@ HarmonicsPlanner::Replan(const PlanInstance& instance,
                 const PlanCollective& c = j.collectives[k];
                 const uint32_t r = l.plan.RouteOf(j.id, k);
                 const Time begin = exact.at({j.id, k});
-                const int64_t from = SlotsFrom(input.origin, begin, input.slot).first;
-                const int64_t to =
-                    SlotsFrom(input.origin, begin + input.slot * c.Duration(r), input.slot).second;
-                for (const auto& [link, u] : c.Usage(r))
-                {
-                    auto& slots = usage[link];
-                    slots.resize(horizon, 0.0);
-                    for (int64_t t = from; t < std::min(to, horizon); ++t)
+                c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& use) {
+                    const int64_t from =
+                        SlotsFrom(input.origin, begin + input.slot * b, input.slot).first;
+                    const int64_t to =
+                        SlotsFrom(input.origin, begin + input.slot * e, input.slot).second;
+                    for (const auto& [link, u] : use)
                     {
-                        slots[t] += u;
+                        auto& slots = usage[link];
+                        slots.resize(horizon, 0.0);
+                        for (int64_t t = from; t < std::min(to, horizon); ++t)
+                        {
+                            slots[t] += u;
+                        }
                     }
-                }
+                });
             }
         }
         AddUsage(forCoordinator, usage, horizon);
@@ -481,6 +485,7 @@ HarmonicsPlanner::Replan(const PlanInstance& instance,
             p.duration = c.Duration(r);
             p.length = input.slot * p.duration;
             p.usage = c.Usage(r);
+            p.segments = c.Segments(r);
             placed[first + k] = std::move(p);
         }
     }

@@ -109,10 +109,11 @@ class HarmonicsPlanner
     /// A collective as a plan placed it.
     struct Placed
     {
-        Time start;                       ///< absolute start
-        Time length;                      ///< duration in slots x slot
-        int64_t duration{1};              ///< slots
-        std::map<uint32_t, double> usage; ///< its route's usage
+        Time start;                        ///< absolute start
+        Time length;                       ///< duration in slots x slot
+        int64_t duration{1};               ///< slots
+        std::map<uint32_t, double> usage;  ///< its route's usage
+        std::vector<PlanSegment> segments; ///< its route's segments
     };
 
     /**

@@ -44,6 +44,52 @@ WeightOf(const PlanJob& job, uint32_t k, PlanBoundObjective objective)
     return k + 1 == job.collectives.size() ? 1.0 : 0.0;
 }
 
+/**
+ * Each link's least usage over route \p r's duration: what the collective
+ * surely uses of it whenever it runs. A segmented route's use varies over
+ * its run, and the relaxation, which may run any part of a collective at
+ * any time, cannot tell which part runs when: only the least use is a
+ * load every schedule has (0 for a link it leaves idle in some slot).
+ */
+std::map<uint32_t, double>
+LeastUsage(const PlanCollective& c, uint32_t r)
+{
+    if (c.Segments(r).empty())
+    {
+        return c.Usage(r);
+    }
+    std::map<uint32_t, double> least = c.Usage(r);
+    int64_t covered = 0;
+    c.ForEachUse(r, [&](int64_t b, int64_t e, const std::map<uint32_t, double>& usage) {
+        const int64_t from = std::max(b, covered);
+        const int64_t to = std::min(e, c.Duration(r));
+        if (from > covered) // a gap: nothing is used in it
+        {
+            least.clear();
+        }
+        if (to > from)
+        {
+            covered = to;
+            for (auto it = least.begin(); it != least.end();)
+            {
+                auto u = usage.find(it->first);
+                if (u == usage.end())
+                {
+                    it = least.erase(it);
+                    continue;
+                }
+                it->second = std::min(it->second, u->second);
+                ++it;
+            }
+        }
+    });
+    if (covered < c.Duration(r))
+    {
+        least.clear();
+    }
+    return least;
+}
+
 /// Earliest unrounded start of every collective of \p job when it runs alone.
 std::vector<double>
 EarliestStarts(const PlanJob& job)
@@ -130,6 +176,11 @@ Build(const PlanInstance& instance, PlanBoundObjective objective, uint32_t resol
             const double ready = earliest[k] * unit;
             Columns col;
             const int64_t first = static_cast<int64_t>(std::floor(ready));
+            std::vector<std::map<uint32_t, double>> low;
+            for (uint32_t r = 0; r < c.Routes(); ++r)
+            {
+                low.push_back(LeastUsage(c, r));
+            }
             for (uint32_t r = 0; r < c.Routes(); ++r)
             {
                 const double d = c.ExactDuration(r) * unit;
@@ -141,7 +192,7 @@ Build(const PlanInstance& instance, PlanBoundObjective objective, uint32_t resol
                                       1.0);
                     col.work.push_back({z, 1.0 / d});
                     col.busy.push_back({z, static_cast<double>(t) / d});
-                    for (const auto& [link, u] : c.Usage(r))
+                    for (const auto& [link, u] : low[r])
                     {
                         load[{link, t}].push_back({z, u});
                     }

@@ -47,6 +47,51 @@ Busiest(const std::map<uint32_t, double>& busy)
     return most;
 }
 
+/**
+ * The uses of \p job's ops (LinkUse) on routing \p r, whose planned
+ * connection i takes path \p paths[i].
+ */
+void
+FillUses(JobRouting& r,
+         const SchedulerJob& job,
+         const SchedulerControl& control,
+         const std::vector<const std::vector<uint32_t>*>& paths)
+{
+    r.uses.clear();
+    for (const SchedulerOp& op : job.ops)
+    {
+        std::map<uint32_t, double> busy; // link -> seconds
+        for (const auto& [flow, bytes] : op.flowBytes)
+        {
+            for (uint32_t link : *paths.at(flow))
+            {
+                busy[link] += BusySeconds(control, link, bytes);
+            }
+        }
+        for (const auto& [link, bytes] : op.linkBytes)
+        {
+            busy[link] += BusySeconds(control, link, bytes);
+        }
+        if (busy.empty() || !op.duration.IsStrictlyPositive())
+        {
+            continue;
+        }
+        const double alone = op.duration.GetSeconds();
+        const double length = std::max(alone, Busiest(busy));
+        LinkUse use;
+        use.begin = op.start;
+        use.end = op.start + Seconds(length);
+        for (const auto& [link, seconds] : busy)
+        {
+            if (seconds > 0)
+            {
+                use.shares[link] = std::min(1.0, seconds / length);
+            }
+        }
+        r.uses.push_back(std::move(use));
+    }
+}
+
 /// Shares of \p r's links over its communication time, capped at 1 (as LinkShares).
 void
 FillShares(JobRouting& r)
@@ -250,6 +295,12 @@ DefaultRouting(const SchedulerJob& job, const SchedulerControl& control)
     }
     r.commTime = job.commTime;
     FillShares(r);
+    std::vector<const std::vector<uint32_t>*> paths;
+    for (const SchedulerFlow& f : job.flows)
+    {
+        paths.push_back(&f.path);
+    }
+    FillUses(r, job, control, paths);
     return r;
 }
 
@@ -262,12 +313,14 @@ RoutingWithPorts(const SchedulerJob& job,
     JobRouting r;
     r.kind = kind;
     r.ports = ports;
+    std::vector<std::vector<uint32_t>> routed; // per flow: its path on this routing
+    routed.reserve(job.flows.size());
     for (const SchedulerFlow& f : job.flows)
     {
         auto p = ports.find({f.srcHost, f.dstHost});
-        const std::vector<uint32_t> path =
-            p == ports.end() ? f.path : control.GetDirectedPath(f.srcHost, f.dstHost, p->second);
-        for (uint32_t link : path)
+        routed.push_back(
+            p == ports.end() ? f.path : control.GetDirectedPath(f.srcHost, f.dstHost, p->second));
+        for (uint32_t link : routed.back())
         {
             r.busySeconds[link] += BusySeconds(control, link, f.bytes);
         }
@@ -276,6 +329,12 @@ RoutingWithPorts(const SchedulerJob& job,
     const double mine = Busiest(r.busySeconds);
     r.commTime = base > 0 ? Seconds(job.commTime.GetSeconds() * mine / base) : job.commTime;
     FillShares(r);
+    std::vector<const std::vector<uint32_t>*> paths;
+    for (const std::vector<uint32_t>& path : routed)
+    {
+        paths.push_back(&path);
+    }
+    FillUses(r, job, control, paths);
     return r;
 }
 
@@ -306,13 +365,13 @@ CandidateRoutings(const std::map<uint32_t, SchedulerJob>& jobs,
     for (const auto& [id, job] : jobs)
     {
         out[id].push_back(DefaultRouting(job, control));
-        if (!job.flows.empty() && job.commTime > Time(0))
+        if (!job.flows.empty() && job.FabricTime() > Time(0))
         {
             order.push_back(&job);
         }
     }
     auto intensity = [](const SchedulerJob* j) {
-        return j->GpuSeconds() / j->commTime.GetSeconds();
+        return j->GpuSeconds() / j->FabricTime().GetSeconds();
     };
     std::stable_sort(order.begin(), order.end(), [&](const SchedulerJob* a, const SchedulerJob* b) {
         return intensity(a) > intensity(b);

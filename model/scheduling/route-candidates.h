@@ -96,6 +96,19 @@ std::vector<ConnectionGroup> GroupConnections(const SchedulerJob& job);
 
 /**
  * \ingroup collective-scheduling
+ * What one op of a job (SchedulerOp) uses of the links on a routing: its
+ * share of each directed link from begin to end, times from the job's first
+ * planned op's start, as it runs alone.
+ */
+struct LinkUse
+{
+    Time begin; ///< negative: in the compute before the first planned op
+    Time end;
+    std::map<uint32_t, double> shares; ///< link -> share, in (0, 1]
+};
+
+/**
+ * \ingroup collective-scheduling
  * One candidate routing of a job: the source port of each of its groups
  * (a group absent from #ports keeps its connections' own ports: the default
  * ECMP paths), what it uses of every directed link and how long its
@@ -108,6 +121,13 @@ struct JobRouting
     std::map<uint32_t, double> busySeconds; ///< link -> payload seconds per iteration
     std::map<uint32_t, double> shares;      ///< link -> share while communicating, (0, 1]
     Time commTime;                          ///< estimated communication per iteration
+    /**
+     * Its ops' use of the links, op by op (SchedulerJob::ops, empty for a
+     * job without them): each op's bytes on the routing's paths over its
+     * time alone, stretched where the routing loads one of its links beyond
+     * its line rate (the op then takes that much longer).
+     */
+    std::vector<LinkUse> uses;
     /// Whether it is the job's part of the least-loaded assignment of all jobs
     /// together (whatever its kind: a duplicate of the default keeps "default").
     bool joint{false};

@@ -33,6 +33,27 @@ struct SchedulerFlow
 
 /**
  * \ingroup collective-scheduling
+ * \brief One communication op of a job's iteration that crosses the fabric,
+ * as it runs when the job is alone: the planners' view of the job's traffic
+ * op by op (every byte on the fabric, planned or not).
+ */
+struct SchedulerOp
+{
+    uint32_t graphOp{0}; ///< its index in the job's graph
+    /// When it starts alone, from the iteration's first planned op's start
+    /// (negative: before it, in the compute that precedes it).
+    Time start;
+    Time duration;       ///< its estimate alone on the default routes
+    bool planned{false}; ///< gated and planned (GraphOp::planned)
+    /// A planned op's payload bytes per connection: index in SchedulerJob::flows -> bytes.
+    std::vector<std::pair<uint32_t, uint64_t>> flowBytes;
+    /// Another op's payload bytes per directed link, on its connections' own
+    /// paths (routings move the planned connections only).
+    std::map<uint32_t, uint64_t> linkBytes;
+};
+
+/**
+ * \ingroup collective-scheduling
  * \brief What a scheduler knows of a placed job: its spec and placement,
  * its fabric connections, and its communication time per iteration when
  * alone on the fabric, estimated from the placement and the routes (see
@@ -55,12 +76,41 @@ struct SchedulerJob
     /// iteration's end (for a data-parallel job of one bucket, its collective).
     Time commTime;
     Time startTime; ///< when the job started (placed)
+    /// Its planned ops and its other ops that cross the fabric, by start
+    /// alone (empty: a job described by its times alone, whose flows carry
+    /// its bytes over commTime).
+    std::vector<SchedulerOp> ops;
+
+    /**
+     * When each planned op starts alone, from the first one's start, in the
+     * order they start (TrainingJob numbers them in the order they become
+     * ready, which alone is that order).
+     */
+    std::vector<Time> PlannedOffsets() const
+    {
+        std::vector<Time> offsets;
+        for (const SchedulerOp& op : ops)
+        {
+            if (op.planned)
+            {
+                offsets.push_back(op.start);
+            }
+        }
+        return offsets;
+    }
 
     /// Estimated iteration time when alone: compute then communication.
     Time IsolatedIterationTime() const
     {
         return computeTime + commTime;
     }
+
+    /**
+     * Seconds per iteration alone during which the job has bytes on the
+     * fabric: the union of its fabric ops' times alone (SchedulerJob::ops,
+     * planned or not), or commTime for a job without ops. Crux's t_j.
+     */
+    Time FabricTime() const;
 
     /// GPU-seconds of compute per iteration (Crux's work).
     double GpuSeconds() const

@@ -6,6 +6,7 @@
 
 // Builders of plan instances and checks of MILP answers shared by the epoch-plan tests.
 
+#include "ns3/cbc-milp-solver.h"
 #include "ns3/epoch-plan.h"
 #include "ns3/milp-model.h"
 
@@ -154,6 +155,29 @@ Exact()
     MilpSolveOptions o;
     o.relativeGap = 0.0; // prove optimality
     return o;
+}
+
+/**
+ * The brute force's plan of \p in (at most \p maxCombinations), checked:
+ * feasible; the MILP's proven plan at its objective; and a feasible point of
+ * the model at that objective.
+ */
+inline Plan
+ExpectMilpMatchesBruteForce(const PlanInstance& in, uint64_t maxCombinations)
+{
+    const Plan brute = BruteForcePlan(in, maxCombinations);
+    std::string why;
+    EXPECT_TRUE(CheckPlan(in, brute, &why)) << why;
+    CbcMilpSolver cbc;
+    const Plan milp = SolvePlan(in, cbc, Exact());
+    ExpectMilpAnswer(milp);
+    EXPECT_TRUE(CheckPlan(in, milp, &why)) << why;
+    EXPECT_NEAR(milp.objective, brute.objective, 1e-6);
+    const MilpModel model = BuildPlanModel(in);
+    const std::vector<double> x = Encode(model, brute);
+    EXPECT_TRUE(model.IsFeasible(x, 1e-9, &why)) << why;
+    EXPECT_NEAR(model.Evaluate(x), brute.objective, 1e-9);
+    return brute;
 }
 
 } // namespace epoch_plan_test

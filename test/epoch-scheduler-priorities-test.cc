@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * What the epoch planners do where collectives overlap that no plan
- * foresaw: with Priorities=smith the collective that costs the least GPU
- * time to finish first (weight over communication time) takes the link,
- * with Priorities=plan a late one runs below the planned one. A gate opens
+ * foresaw: with Priorities=intensity (the default) the job of the higher
+ * GPU intensity takes the link; with Priorities=smith the collective that
+ * costs the least GPU time to finish first (weight over communication time)
+ * does; with Priorities=plan a late one runs below the planned one. A gate opens
  * ahead of a collective whose links will be free, so that it starts as it
  * is posted.
  */
@@ -25,7 +26,7 @@ class EpochSchedulerPrioritiesTest : public test::ScenarioRunTest
     void TearDown() override
     {
         Config::SetDefault("ns3::EpochScheduler::SolveTimeBase", TimeValue(MicroSeconds(200)));
-        Config::SetDefault("ns3::EpochScheduler::Priorities", StringValue("smith"));
+        Config::SetDefault("ns3::EpochScheduler::Priorities", StringValue("intensity"));
         ScenarioRunTest::TearDown();
     }
 
@@ -104,11 +105,48 @@ TEST_F(EpochSchedulerPrioritiesTest, SmithsRuleWeighsTheGpusWaiting)
     const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
     const Time alone0 = isolated.jobs[0].meanCommunication;
     Config::SetDefault("ns3::EpochScheduler::SolveTimeBase", TimeValue(MilliSeconds(5)));
+    Config::SetDefault("ns3::EpochScheduler::Priorities", StringValue("smith"));
     spec.output.db = (m_dir / "weights.db").string();
     const RunOutcome o = ScenarioRunner(spec, "test").Run("symphony");
     ASSERT_TRUE(o.jobs[0].done && o.jobs[1].done);
     EXPECT_LT(Ratio(CommTime(spec.output.db, o.runIds.at(0), 0, 0), alone0), 1.05);
     EXPECT_GT(CommTime(spec.output.db, o.runIds.at(0), 1, 0), alone0 - MicroSeconds(150));
+}
+
+TEST_F(EpochSchedulerPrioritiesTest, GpuIntensityPutsTheComputeHeavyJobFirst)
+{
+    // Job 0 computes 10 ms, then all-reduces 16 MB; job 1 arrives 9.9 ms in,
+    // computes 200 us and all-reduces 2 MB beside it, on the same spine
+    // links. GPU intensity (GPU-seconds of compute per second on the fabric)
+    // is job 0's the larger (about 15 against 2.4): it keeps the link and
+    // job 1 waits below it. Smith's rule (same weights) puts the short
+    // collective first instead.
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 2}, 16000000, MilliSeconds(10), 1),
+                 Job(1, {1, 3}, 2000000, MicroSeconds(200), 1)};
+    spec.jobs[1].arrivalNs = 9900000;
+    const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    const Time alone0 = isolated.jobs[0].meanCommunication;
+    const Time alone1 = isolated.jobs[1].meanCommunication;
+    Config::SetDefault("ns3::EpochScheduler::SolveTimeBase", TimeValue(MilliSeconds(5)));
+    for (const char* priorities : {"intensity", "smith"})
+    {
+        Config::SetDefault("ns3::EpochScheduler::Priorities", StringValue(priorities));
+        spec.output.db = (m_dir / (std::string(priorities) + ".db")).string();
+        const RunOutcome o = ScenarioRunner(spec, "test").Run("symphony");
+        ASSERT_TRUE(o.jobs[0].done && o.jobs[1].done) << priorities;
+        const Time long0 = CommTime(spec.output.db, o.runIds.at(0), 0, 0);
+        const Time short1 = CommTime(spec.output.db, o.runIds.at(0), 1, 0);
+        if (std::string(priorities) == "intensity")
+        {
+            EXPECT_LT(Ratio(long0, alone0), 1.05) << long0.As(Time::US);
+            EXPECT_GT(short1, alone0 - MicroSeconds(150)) << short1.As(Time::US);
+        }
+        else
+        {
+            EXPECT_LT(Ratio(short1, alone1), 1.3) << short1.As(Time::US);
+        }
+    }
 }
 
 TEST_F(EpochSchedulerPrioritiesTest, AGateOpensAsTheCollectiveIsPostedWhenItsLinksAreFree)

@@ -62,6 +62,18 @@ class EpochSchedulerRoutesTest : public test::ScenarioRunTest
         spec.output.db = (m_dir / "routes.db").string();
         return spec;
     }
+
+    /// TwoSpines with a third job arriving later, random candidates and short
+    /// epochs: plans are made while jobs communicate, and routes change often.
+    ScenarioSpec RoutesChangingOften()
+    {
+        ScenarioSpec spec = TwoSpines();
+        spec.jobs.push_back(Job(2, {0, 3}, 4000000, MicroSeconds(100), 6));
+        spec.jobs.back().arrivalNs = 700000;
+        spec.schedulerParams =
+            R"({"RandomRoutes": "4", "EpochLength": "200us", "SolveTime": "none"})";
+        return spec;
+    }
 };
 
 TEST_F(EpochSchedulerRoutesTest, RoutesRemoveACollisionThatTimeAloneSerialises)
@@ -164,12 +176,7 @@ TEST_F(EpochSchedulerRoutesTest, HarmonicsCoordinatorRoutesCrossRackRingsApart)
 
 TEST_F(EpochSchedulerRoutesTest, PortsChangeOnlyWhileTheGateIsClosed)
 {
-    ScenarioSpec spec = TwoSpines();
-    // A third job arriving later, random candidates and short epochs: plans
-    // are made while jobs communicate, and routes change often.
-    spec.jobs.push_back(Job(2, {0, 3}, 4000000, MicroSeconds(100), 6));
-    spec.jobs.back().arrivalNs = 700000;
-    spec.schedulerParams = R"({"RandomRoutes": "4", "EpochLength": "200us", "SolveTime": "none"})";
+    ScenarioSpec spec = RoutesChangingOften();
     for (const char* policy : {"symphony", "harmonics"})
     {
         spec.scheduler = policy;
@@ -225,12 +232,9 @@ TEST_F(EpochSchedulerRoutesTest, PortsChangeOnlyWhileTheGateIsClosed)
 
 TEST_F(EpochSchedulerRoutesTest, EveryMessageTakesThePortLastSetBeforeItWasPosted)
 {
-    ScenarioSpec spec = TwoSpines();
-    // As above: plans are made while jobs communicate, and routes change
-    // often, a ready collective's included (its later steps take the new route).
-    spec.jobs.push_back(Job(2, {0, 3}, 4000000, MicroSeconds(100), 6));
-    spec.jobs.back().arrivalNs = 700000;
-    spec.schedulerParams = R"({"RandomRoutes": "4", "EpochLength": "200us", "SolveTime": "none"})";
+    // Routes change often here, a ready collective's included (its later
+    // steps take the new route).
+    ScenarioSpec spec = RoutesChangingOften();
     for (const char* policy : {"symphony", "harmonics"})
     {
         spec.scheduler = policy;

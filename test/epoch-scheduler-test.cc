@@ -330,7 +330,7 @@ TEST_F(EpochSchedulerTest, ReadyCollectiveRunsBelowThePlanUntilItsSlot)
     }
     Config::SetDefault("ns3::EpochScheduler::StartEarly", BooleanValue(false));
     Config::SetDefault("ns3::EpochScheduler::Priorities",
-                       EnumValue(EpochScheduler::PRIORITIES_SMITH));
+                       EnumValue(EpochScheduler::PRIORITIES_INTENSITY));
     Config::SetDefault("ns3::EpochScheduler::SolveTime",
                        EnumValue(EpochScheduler::SOLVE_TIME_MODELLED));
 }

@@ -46,9 +46,16 @@ EpochScheduler::UpdateContention()
                 }
             }
         }
-        // Smith's rule: GPU time lost per second of communication.
-        const double comm = std::max(st.Current().commTime.GetSeconds(), 1e-12);
-        jobs.push_back({id, st.weight, comm, 1.0, {links.begin(), links.end()}});
+        // Smith's rule: GPU time lost per second of communication, the time
+        // its ops have bytes on the fabric (not its phase's compute between
+        // them), on its current routing.
+        const SchedulerJob& job = GetJobs().at(id);
+        const double phase = job.commTime.GetSeconds();
+        const double scale = phase > 0 ? st.Current().commTime.GetSeconds() / phase : 1.0;
+        const double comm = std::max(job.FabricTime().GetSeconds() * scale, 1e-12);
+        // Crux's GPU intensity: GPU-seconds of compute per second on the fabric.
+        const double weight = m_priorities == PRIORITIES_INTENSITY ? job.GpuSeconds() : st.weight;
+        jobs.push_back({id, weight, comm, 1.0, {links.begin(), links.end()}});
     }
     std::set<uint32_t> contended;
     for (const CruxEdge& e : CruxContentionDag(jobs))
@@ -57,7 +64,7 @@ EpochScheduler::UpdateContention()
         contended.insert(e.low);
     }
     nlohmann::json classes = nlohmann::json::object();
-    if (m_priorities == PRIORITIES_SMITH)
+    if (m_priorities != PRIORITIES_PLAN)
     {
         m_rankClass.clear();
         for (const auto& [id, c] : CruxClasses(jobs, 7))
@@ -202,7 +209,7 @@ EpochScheduler::ScheduleArm(uint32_t id)
 int16_t
 EpochScheduler::ClassOf(uint32_t id, bool late) const
 {
-    if (m_priorities == PRIORITIES_SMITH)
+    if (m_priorities != PRIORITIES_PLAN)
     {
         return m_rankClass.at(id);
     }
@@ -213,7 +220,7 @@ bool
 EpochScheduler::TakesShare(bool late) const
 {
     // With Priorities=plan a late collective yields to planned ones.
-    return !late || m_priorities == PRIORITIES_SMITH;
+    return !late || m_priorities != PRIORITIES_PLAN;
 }
 
 bool

@@ -159,6 +159,21 @@ EpochScheduler::GetTypeId()
                           UintegerValue(2),
                           MakeUintegerAccessor(&EpochScheduler::m_horizonEpochs),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("HorizonIterations",
+                          "A plan looks ahead at least this many iterations (alone) of the "
+                          "longest job, in at most HorizonSlots slots (longer slots than "
+                          "SlotLength if it must): an LLM job's iteration of hundreds of "
+                          "milliseconds is then planned, not left past a horizon of a few. 0: "
+                          "HorizonEpochs x EpochLength of SlotLength slots only.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EpochScheduler::m_horizonIterations),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("HorizonSlots",
+                          "The most slots a plan's horizon is cut into when HorizonIterations "
+                          "makes it longer than HorizonEpochs x EpochLength.",
+                          UintegerValue(100),
+                          MakeUintegerAccessor(&EpochScheduler::m_horizonSlots),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("LookAhead",
                           "Predicted iterations of every job planned behind its next one.",
                           UintegerValue(1),
@@ -241,11 +256,18 @@ EpochScheduler::GetTypeId()
             .AddAttribute("Priorities",
                           "What orders collectives that overlap on a link: smith, a traffic "
                           "class per job ranked by weight over estimated communication time "
-                          "(classes 0-6); or plan, planned collectives in PlannedClass above "
+                          "(classes 0-6); intensity, ranked by GPU intensity as Crux ranks "
+                          "jobs (GPU-seconds of compute over the time its ops have bytes on "
+                          "the fabric); or plan, planned collectives in PlannedClass above "
                           "the others in LateClass.",
-                          EnumValue(PRIORITIES_SMITH),
+                          EnumValue(PRIORITIES_INTENSITY),
                           MakeEnumAccessor(&EpochScheduler::m_priorities),
-                          MakeEnumChecker(PRIORITIES_SMITH, "smith", PRIORITIES_PLAN, "plan"))
+                          MakeEnumChecker(PRIORITIES_SMITH,
+                                          "smith",
+                                          PRIORITIES_INTENSITY,
+                                          "intensity",
+                                          PRIORITIES_PLAN,
+                                          "plan"))
             .AddAttribute("PlannedClass",
                           "Traffic class of collectives started by the plan (or fitting their "
                           "links by share), with Priorities=plan.",
@@ -305,7 +327,7 @@ EpochScheduler::StartsJobsGated() const
 uint8_t
 EpochScheduler::GetPriorityClasses() const
 {
-    if (m_priorities == PRIORITIES_SMITH)
+    if (m_priorities != PRIORITIES_PLAN)
     {
         return 0x7f; // classes 0-6; 7 carries control frames
     }
@@ -848,8 +870,19 @@ EpochScheduler::Solve()
     const std::map<uint32_t, ChainNeed> needs = Needs();
     Coverage cover;
     cover.slot = m_slot;
-    cover.horizon =
-        std::max<int64_t>(1, m_epoch.GetTimeStep() * m_horizonEpochs / m_slot.GetTimeStep());
+    Time span = m_epoch * m_horizonEpochs;
+    Time longest(0);
+    for (const auto& [id, st] : m_state)
+    {
+        longest = std::max(longest, st.computeTime + st.Current().commTime);
+    }
+    if (m_horizonIterations > 0 && longest * m_horizonIterations > span)
+    {
+        span = longest * m_horizonIterations;
+        const int64_t step = (span.GetTimeStep() + m_horizonSlots - 1) / m_horizonSlots;
+        cover.slot = std::max(m_slot, TimeStep(step));
+    }
+    cover.horizon = std::max<int64_t>(1, span.GetTimeStep() / cover.slot.GetTimeStep());
     for (const auto& [id, need] : needs)
     {
         cover.chain[id] = std::min(need.remaining, m_lookAhead + 1);

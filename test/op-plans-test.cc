@@ -146,33 +146,49 @@ TEST_F(OpPlansTest, GateHoldsAPlannedOpWhileTheComputeBeforeTheNextRuns)
             list.back().second = t;
         }
     }
-    // A bucket held: ready (its gradients computed) during a closed interval
-    // that ends before it does, while a backward slice of the same job
-    // starts and ends inside that interval.
+    // A bucket held between two of its iteration's buckets: ready (its
+    // gradients computed) during a closed interval that began after the
+    // bucket before it ended and that ends before it does, while a backward
+    // slice of the same job runs.
     uint32_t held = 0;
     const auto spans = test::Query(spec.output.db,
-                                   "SELECT job_id, kind, planned, ready_ns, start_ns, end_ns "
-                                   "FROM op_spans WHERE run_id=" +
-                                       run + " ORDER BY job_id, iteration, op");
-    for (const test::Row& op : spans)
+                                   "SELECT job_id, iteration, kind, planned, ready_ns, start_ns, "
+                                   "end_ns FROM op_spans WHERE run_id=" +
+                                       run + " ORDER BY job_id, iteration, ready_ns");
+    for (std::size_t i = 1; i < spans.size(); ++i)
     {
-        if (*op[1] != "collective" || *op[2] != "1")
+        const test::Row& op = spans[i];
+        if (*op[2] != "collective" || *op[3] != "1")
         {
             continue;
         }
         const uint32_t job = static_cast<uint32_t>(std::stoul(*op[0]));
-        const int64_t ready = std::stoll(*op[3]);
-        const int64_t end = std::stoll(*op[5]);
+        // The bucket before it in the same iteration, if any.
+        int64_t previousEnd = -1;
+        for (std::size_t k = 0; k < i; ++k)
+        {
+            const test::Row& p = spans[k];
+            if (*p[0] == *op[0] && *p[1] == *op[1] && *p[2] == "collective" && *p[3] == "1")
+            {
+                previousEnd = std::stoll(*p[6]);
+            }
+        }
+        if (previousEnd < 0)
+        {
+            continue; // the first of its iteration: held by the plan, not between ops
+        }
+        const int64_t ready = std::stoll(*op[4]);
+        const int64_t end = std::stoll(*op[6]);
         for (const auto& [c0, c1] : closed[job])
         {
-            if (!(c0 <= ready && ready < c1 && c1 < end))
+            if (!(c0 >= previousEnd && c0 <= ready && ready < c1 && c1 < end))
             {
                 continue;
             }
             for (const test::Row& other : spans)
             {
-                if (std::stoul(*other[0]) == job && *other[1] == "compute" &&
-                    std::stoll(*other[4]) >= c0 && std::stoll(*other[5]) <= c1)
+                if (std::stoul(*other[0]) == job && *other[2] == "compute" &&
+                    std::stoll(*other[5]) < c1 && std::stoll(*other[6]) > c0)
                 {
                     ++held;
                     break;

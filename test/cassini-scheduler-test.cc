@@ -593,3 +593,51 @@ TEST(CassiniSchedulerTest, PlacementGoesToTheBestScoringCandidate)
     EXPECT_EQ(chosen, 2u);
     Simulator::Destroy();
 }
+
+TEST(CassiniSchedulerTest, ThePatternIsTheJobsOpsNotOnePhase)
+{
+    // Each job: 150 us of compute, then two 100 us all-reduces at the link's
+    // rate 100 us apart (its ops), a 450 us iteration. As one phase (300 us
+    // at 2/3 of the link), two such phases must overlap on the 450 us
+    // circle, beyond the link's capacity. Op by op, job 2 shifted 100 us
+    // puts its bursts in job 1's idle 250 us: the link fits them both.
+    auto gapped = [](uint32_t id, bool ops) {
+        SchedulerJob j = MakeJob(id, MicroSeconds(150), MicroSeconds(300));
+        const uint64_t burst = static_cast<uint64_t>(100e-6 * kRateBps / 8.0);
+        j.flows[0].bytes = 2 * burst;
+        for (Time start : {Time(0), MicroSeconds(200)})
+        {
+            SchedulerOp op;
+            op.start = start;
+            op.duration = MicroSeconds(100);
+            op.planned = true;
+            op.flowBytes = {{0, burst}};
+            if (ops)
+            {
+                j.ops.push_back(op);
+            }
+        }
+        return j;
+    };
+    for (bool ops : {true, false})
+    {
+        FakeControl control;
+        Ptr<CassiniScheduler> s = MakeCassini();
+        s->SetControl(&control);
+        Simulator::Schedule(Seconds(0), [&]() {
+            s->NotifyJobArrived(gapped(1, ops));
+            s->NotifyJobArrived(gapped(2, ops));
+        });
+        Simulator::Run();
+        const double score = ArrivalNotes(*s, 2).at("link_scores").at("0").get<double>();
+        if (ops)
+        {
+            EXPECT_NEAR(score, 1.0, 1e-9);
+        }
+        else
+        {
+            EXPECT_LT(score, 0.95);
+        }
+        Simulator::Destroy();
+    }
+}

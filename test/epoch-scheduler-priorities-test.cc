@@ -7,7 +7,8 @@
  * costs the least GPU time to finish first (weight over communication time)
  * does; with Priorities=plan a late one runs below the planned one. A gate opens
  * ahead of a collective whose links will be free, so that it starts as it
- * is posted.
+ * is posted; one whose links only higher classes take starts at once
+ * below them.
  */
 
 #include "example-process-test-util.h"
@@ -27,6 +28,7 @@ class EpochSchedulerPrioritiesTest : public test::ScenarioRunTest
     {
         Config::SetDefault("ns3::EpochScheduler::SolveTimeBase", TimeValue(MicroSeconds(200)));
         Config::SetDefault("ns3::EpochScheduler::Priorities", StringValue("intensity"));
+        Config::SetDefault("ns3::EpochScheduler::YieldByClass", BooleanValue(true));
         ScenarioRunTest::TearDown();
     }
 
@@ -145,6 +147,56 @@ TEST_F(EpochSchedulerPrioritiesTest, GpuIntensityPutsTheComputeHeavyJobFirst)
         else
         {
             EXPECT_LT(Ratio(short1, alone1), 1.3) << short1.As(Time::US);
+        }
+    }
+}
+
+TEST_F(EpochSchedulerPrioritiesTest, ACollectiveHeldOnlyByHigherClassesStartsAtOnceBelowThem)
+{
+    // Job 0 computes 10 ms, then all-reduces 2 MB across the spine; job 1
+    // computes 1.5 ms and all-reduces 16 MB on the same links, ready 50 us
+    // after job 0, and ranked below it (GPU intensity about 2 against 100).
+    // The plan runs job 0's short collective first and job 1's after it.
+    // With YieldByClass job 1's gate opens as it is ready, in its lower
+    // class: job 0 keeps its speed alone, and job 1 takes what job 0 leaves.
+    // Without it, job 1's gate stays closed until job 0 is done.
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 2}, 2000000, MilliSeconds(10), 1),
+                 Job(1, {1, 3}, 16000000, MicroSeconds(1500), 1)};
+    spec.jobs[1].arrivalNs = 8550000;
+    const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    const Time alone0 = isolated.jobs[0].meanCommunication;
+    for (const bool yield : {true, false})
+    {
+        Config::SetDefault("ns3::EpochScheduler::YieldByClass", BooleanValue(yield));
+        for (const char* policy : {"symphony", "harmonics"})
+        {
+            spec.output.db =
+                (m_dir / (std::string(policy) + (yield ? "-yield" : "-hold") + ".db")).string();
+            const RunOutcome o = ScenarioRunner(spec, "test").Run(policy);
+            ASSERT_TRUE(o.jobs[0].done && o.jobs[1].done) << policy;
+            const std::string run = std::to_string(o.runIds.at(0));
+            // Precondition: the plan put job 1 after job 0.
+            ASSERT_GT(test::QueryInt(spec.output.db,
+                                     "SELECT planned_start_ns - ready_ns FROM collectives WHERE "
+                                     "run_id=" +
+                                         run + " AND job_id=1"),
+                      80000)
+                << policy;
+            const int64_t held =
+                test::QueryInt(spec.output.db,
+                               "SELECT start_ns - ready_ns FROM collectives WHERE run_id=" + run +
+                                   " AND job_id=1");
+            if (yield)
+            {
+                EXPECT_LT(held, 20000) << policy;
+                EXPECT_LT(Ratio(CommTime(spec.output.db, o.runIds.at(0), 0, 0), alone0), 1.05)
+                    << policy;
+            }
+            else
+            {
+                EXPECT_GT(held, 80000) << policy;
+            }
         }
     }
 }

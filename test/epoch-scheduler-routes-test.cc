@@ -174,9 +174,81 @@ TEST_F(EpochSchedulerRoutesTest, HarmonicsCoordinatorRoutesCrossRackRingsApart)
     EXPECT_GT(notes, 0u);
 }
 
-TEST_F(EpochSchedulerRoutesTest, PortsChangeOnlyWhileTheGateIsClosed)
+TEST_F(EpochSchedulerRoutesTest, ArrivalsMoveEveryJobToItsJointRouting)
 {
+    // The plans take 5 ms to solve, longer than the whole run, so no plan
+    // routes anything: what moves the jobs apart is the joint routing they
+    // follow as each arrives (each connection on the path least loaded by
+    // the jobs ranked above it). Without it both stay on their default ports,
+    // which hash onto one spine, and the job ranked below takes about twice its
+    // time alone.
+    ScenarioSpec spec = TwoSpines();
+    const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
+    spec.scheduler = "symphony";
+    for (const bool follow : {true, false})
+    {
+        spec.schedulerParams = std::string(R"({"SolveTimeBase": "5ms", "FollowJointRoutes": )") +
+                               (follow ? "true" : "false") + "}";
+        const RunOutcome o = ScenarioRunner(spec, "test").Run();
+        double worst = 0;
+        for (std::size_t j = 0; j < 2; ++j)
+        {
+            ASSERT_TRUE(o.jobs[j].done);
+            worst =
+                std::max(worst,
+                         Ratio(o.jobs[j].meanCommunication, isolated.jobs[j].meanCommunication));
+        }
+        // Colliding, the job ranked below waits for the other's bytes.
+        if (follow)
+        {
+            EXPECT_LT(worst, 1.05);
+        }
+        else
+        {
+            EXPECT_GT(worst, 1.5);
+        }
+    }
+}
+
+TEST_F(EpochSchedulerRoutesTest, ClassesRankOnlyJobsWhoseRoutesShareALink)
+{
+    // Once the jobs follow their joint routings they cross different spines:
+    // their candidate routings still share links (neither is uncontended),
+    // but the routes they use do not, so neither is ranked below the other.
+    // Ranked over their candidates, the job of the lower GPU intensity (here
+    // the later id of two equal jobs) would sit a class below and be starved
+    // wherever a plan put them on one link.
+    ScenarioSpec spec = TwoSpines();
+    spec.scheduler = "symphony";
+    const RunOutcome o = ScenarioRunner(spec, "test").Run();
+    uint32_t ranked = 0;
+    for (const auto& row : Rows(spec.output.db,
+                                "SELECT detail_json FROM scheduler_decisions WHERE run_id=" +
+                                    std::to_string(o.runIds.at(0))))
+    {
+        const auto d = nlohmann::json::parse(row[0]);
+        if (d.contains("uncontended"))
+        {
+            EXPECT_NE(d["uncontended"].dump(), "[0,1]");
+        }
+        if (d.contains("classes") && d["classes"].contains("0") && d["classes"].contains("1"))
+        {
+            EXPECT_EQ(d["classes"]["0"], d["classes"]["1"]) << d["classes"].dump();
+            ++ranked;
+        }
+    }
+    EXPECT_GT(ranked, 0u);
+}
+
+TEST_F(EpochSchedulerRoutesTest, PlannedPortsChangeOnlyWhileTheGateIsClosed)
+{
+    // The plans' own route changes (a job following its joint routing as
+    // others arrive may move while it communicates: the messages already
+    // posted keep their ports, EveryMessageTakesThePortLastSetBeforeItWasPosted).
     ScenarioSpec spec = RoutesChangingOften();
+    spec.schedulerParams =
+        R"({"RandomRoutes": "4", "EpochLength": "200us", "SolveTime": "none",
+            "FollowJointRoutes": false})";
     for (const char* policy : {"symphony", "harmonics"})
     {
         spec.scheduler = policy;
@@ -368,9 +440,10 @@ TEST_F(EpochSchedulerRoutesTest, UnplannedCollectivesRunAtOnceBelowPlannedOnes)
     ScenarioSpec spec = TwoSpines();
     spec.scheduler = "symphony";
     // 1 ms per plan: the first collectives are ready long before any plan.
+    // The jobs stay on their colliding default ports until a plan moves them.
     spec.schedulerParams =
         R"({"SolveTimeBase": "1ms", "SolveTimePerVariable": "0s", "SolveTimePerRow": "0s",
-            "Priorities": "plan"})";
+            "Priorities": "plan", "FollowJointRoutes": false})";
     const RunOutcome o = ScenarioRunner(spec, "test").Run();
     const auto rows = Rows(spec.output.db,
                            "SELECT t_ns, kind, detail_json FROM scheduler_decisions WHERE run_id=" +

@@ -25,25 +25,48 @@ constexpr double kShareTolerance = 1e-9;
 
 } // namespace
 
+namespace
+{
+
+/// The links routing \p r puts bytes on: its collectives' and its ungated traffic's.
 void
-EpochScheduler::UpdateContention()
+AddLinks(const JobRouting& r, std::set<uint32_t>& links)
+{
+    for (const auto& [link, share] : r.shares)
+    {
+        links.insert(link);
+    }
+    for (const LinkUse& use : r.uses)
+    {
+        for (const auto& [link, share] : use.shares)
+        {
+            links.insert(link);
+        }
+    }
+}
+
+} // namespace
+
+std::vector<CruxJob>
+EpochScheduler::RankedJobs(bool inUse) const
 {
     std::vector<CruxJob> jobs;
     for (const auto& [id, st] : m_state)
     {
         std::set<uint32_t> links;
-        for (const JobRouting& r : st.routings)
+        if (inUse)
         {
-            for (const auto& [link, share] : r.shares)
+            AddLinks(st.Current(), links);
+            if (st.nextRoute >= 0)
             {
-                links.insert(link);
+                AddLinks(st.routings.at(st.nextRoute), links);
             }
-            for (const LinkUse& use : r.uses) // its ungated traffic too
+        }
+        else
+        {
+            for (const JobRouting& r : st.routings)
             {
-                for (const auto& [link, share] : use.shares)
-                {
-                    links.insert(link);
-                }
+                AddLinks(r, links);
             }
         }
         // Smith's rule: GPU time lost per second of communication, the time
@@ -57,21 +80,19 @@ EpochScheduler::UpdateContention()
         const double weight = m_priorities == PRIORITIES_INTENSITY ? job.GpuSeconds() : st.weight;
         jobs.push_back({id, weight, comm, 1.0, {links.begin(), links.end()}});
     }
+    return jobs;
+}
+
+void
+EpochScheduler::UpdateContention()
+{
+    // A job that no routing of another job touches is uncontended: moving it
+    // frees nothing for anyone.
     std::set<uint32_t> contended;
-    for (const CruxEdge& e : CruxContentionDag(jobs))
+    for (const CruxEdge& e : CruxContentionDag(RankedJobs(false)))
     {
         contended.insert(e.high);
         contended.insert(e.low);
-    }
-    nlohmann::json classes = nlohmann::json::object();
-    if (m_priorities != PRIORITIES_PLAN)
-    {
-        m_rankClass.clear();
-        for (const auto& [id, c] : CruxClasses(jobs, 7))
-        {
-            m_rankClass[id] = static_cast<int16_t>(c);
-            classes[std::to_string(id)] = c;
-        }
     }
     nlohmann::json alone = nlohmann::json::array();
     for (auto& [id, st] : m_state)
@@ -82,11 +103,30 @@ EpochScheduler::UpdateContention()
             alone.push_back(id);
         }
     }
-    if (!classes.empty())
-    {
-        Note("classes", classes.dump());
-    }
     Note("uncontended", alone.dump());
+    m_classesStale = true;
+}
+
+void
+EpochScheduler::RankClasses()
+{
+    m_classesStale = false;
+    if (m_priorities == PRIORITIES_PLAN)
+    {
+        return;
+    }
+    // Classes order jobs that share a link on the routes they use now (and
+    // next), as Crux ranks its paths: a job ranked below another only on a
+    // routing neither takes would be starved for nothing wherever strict
+    // priority meets a link their routes do share.
+    m_rankClass.clear();
+    nlohmann::json classes = nlohmann::json::object();
+    for (const auto& [id, c] : CruxClasses(RankedJobs(true), 7))
+    {
+        m_rankClass[id] = static_cast<int16_t>(c);
+        classes[std::to_string(id)] = c;
+    }
+    Note("classes", classes.dump());
 }
 
 void
@@ -98,6 +138,14 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
     if (LinksFree(id, now))
     {
         Open(id, false);
+        return;
+    }
+    if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now && OnlyHigherClasses(id))
+    {
+        // Only jobs ranked above it take its links until its planned start:
+        // it would yield to them by class anyway, so holding it back only
+        // leaves what they do not use idle. It keeps its planned slot.
+        Open(id, true, true);
         return;
     }
     if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now && m_startEarly)
@@ -206,11 +254,29 @@ EpochScheduler::ScheduleArm(uint32_t id)
     });
 }
 
+bool
+EpochScheduler::OnlyHigherClasses(uint32_t id)
+{
+    if (!m_yieldByClass || m_priorities == PRIORITIES_PLAN)
+    {
+        return false;
+    }
+    if (m_classesStale)
+    {
+        RankClasses();
+    }
+    return LinksFree(id, Simulator::Now(), true);
+}
+
 int16_t
-EpochScheduler::ClassOf(uint32_t id, bool late) const
+EpochScheduler::ClassOf(uint32_t id, bool late)
 {
     if (m_priorities != PRIORITIES_PLAN)
     {
+        if (m_classesStale)
+        {
+            RankClasses();
+        }
         return m_rankClass.at(id);
     }
     return late ? m_lateClass : m_plannedClass;
@@ -224,16 +290,17 @@ EpochScheduler::TakesShare(bool late) const
 }
 
 bool
-EpochScheduler::LinksFree(uint32_t id, Time from) const
+EpochScheduler::LinksFree(uint32_t id, Time from, bool notAbove) const
 {
     const JobState& me = m_state.at(id);
+    const int16_t myClass = notAbove ? m_rankClass.at(id) : 0;
     const JobRouting& mine = me.Current();
     const Time to = from + mine.commTime;
     // Per link of mine: the shares of the others running or planned there in [from, to).
     std::map<uint32_t, double> load;
     for (const auto& [other, st] : m_state)
     {
-        if (other == id)
+        if (other == id || (notAbove && m_rankClass.at(other) > myClass))
         {
             continue;
         }

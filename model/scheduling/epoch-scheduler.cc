@@ -291,6 +291,24 @@ EpochScheduler::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&EpochScheduler::m_startEarly),
                           MakeBooleanChecker())
+            .AddAttribute("YieldByClass",
+                          "Whether a ready collective whose links are taken until its planned "
+                          "start only by jobs in higher traffic classes (Priorities smith or "
+                          "intensity) starts at once, keeping its planned slot: it yields to "
+                          "them on every shared link anyway (false: its gate stays closed "
+                          "until its planned start).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EpochScheduler::m_yieldByClass),
+                          MakeBooleanChecker())
+            .AddAttribute("FollowJointRoutes",
+                          "Whether, whenever a job arrives or leaves, every job whose gate is "
+                          "not armed moves to its joint routing (each connection on the path "
+                          "least loaded by the jobs ranked above it, in Crux's order) unless "
+                          "that is slower for the job alone; false: a job keeps its route "
+                          "until a plan moves it.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EpochScheduler::m_followJoint),
+                          MakeBooleanChecker())
             .AddAttribute("OpSegments",
                           "Whether a collective of the instance uses each link in the slots "
                           "its ops use it (SchedulerJob::ops: buckets, pipeline and expert "
@@ -445,17 +463,6 @@ EpochScheduler::DoJobArrived(const SchedulerJob& job)
     }
     m_state[job.id] = std::move(st);
     UpdateRoutings();
-    // Its first collective is planned with the others, but it may be posted
-    // before the first plan reaches the NICs: it starts on the joint routing
-    // if that is faster for the job itself (ECMP put two of its rings on a link).
-    JobState& added = m_state.at(job.id);
-    for (uint32_t r = 0; r < added.routings.size(); ++r)
-    {
-        if (added.routings[r].joint && added.routings[r].commTime < added.Current().commTime)
-        {
-            ApplyRoute(job.id, r);
-        }
-    }
     ScheduleArm(job.id);
     if (!m_epochEvent.IsRunning())
     {
@@ -641,7 +648,42 @@ EpochScheduler::UpdateRoutings()
         note[std::to_string(id)] = kinds;
     }
     Note("routings", note.dump());
+    if (m_followJoint)
+    {
+        FollowJointRoutings();
+    }
     UpdateContention();
+}
+
+void
+EpochScheduler::FollowJointRoutings()
+{
+    // The joint routing puts each connection on the path least loaded by the
+    // jobs ranked above it, as Crux routes. Left on ECMP, or on a joint
+    // routing made before the last arrival, a job meets others on links it
+    // need not share, and there the lower ranked one is starved for as long
+    // as both communicate: its ungated traffic (pipeline, expert, ZeRO)
+    // included, which no plan holds back. A plan may still pick another
+    // routing; ties keep the current one.
+    for (auto& [id, st] : m_state)
+    {
+        if (st.armed)
+        {
+            continue; // its collective's plan is bound to the route it was armed on
+        }
+        for (uint32_t r = 0; r < st.routings.size(); ++r)
+        {
+            if (!st.routings[r].joint || r == st.route ||
+                st.routings[r].commTime > st.Current().commTime)
+            {
+                continue;
+            }
+            // A running collective's queue pairs made from now on take it.
+            ApplyRoute(id, r);
+            st.nextRoute = -1;
+            break;
+        }
+    }
 }
 
 void
@@ -672,6 +714,7 @@ EpochScheduler::ApplyRoute(uint32_t id, uint32_t r)
         }
     }
     st.route = r;
+    m_classesStale = true; // its links changed: so may the classes
 }
 
 // Planning -------------------------------------------------------------------
@@ -969,6 +1012,7 @@ EpochScheduler::Install(const Plan& plan,
                 // of a ready one behind its closed gate: the messages posted
                 // from now on take it. A running job's next collective, when
                 // the running one ends (its plan and record keep their route).
+                const int32_t before = st.nextRoute;
                 st.nextRoute = -1;
                 if (st.phase == JobState::Phase::RUNNING)
                 {
@@ -978,9 +1022,11 @@ EpochScheduler::Install(const Plan& plan,
                 {
                     ApplyRoute(id, r);
                 }
+                m_classesStale = m_classesStale || st.nextRoute != before;
             }
             else if (k == 1 && st.phase != JobState::Phase::RUNNING)
             {
+                m_classesStale = m_classesStale || st.nextRoute != static_cast<int32_t>(r);
                 st.nextRoute = static_cast<int32_t>(r);
             }
             if (s >= cover.horizon)

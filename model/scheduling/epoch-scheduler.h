@@ -5,6 +5,7 @@
 #define EPOCH_SCHEDULER_H
 
 #include "collective-scheduler.h"
+#include "crux-priorities.h"
 #include "epoch-plan.h"
 #include "route-candidates.h"
 
@@ -258,13 +259,22 @@ class EpochScheduler : public CollectiveScheduler
     void EpochTick();
     /// Recompute every job's candidate routings, keeping the ones in use.
     void UpdateRoutings();
-    /// Rank the jobs into traffic classes and find the ones that contend with none.
+    /// Move every job whose gate is not armed to its joint routing unless
+    /// that is slower for it alone (FollowJointRoutes).
+    void FollowJointRoutings();
+    /// Find the jobs that contend with none on any routing; the classes are
+    /// ranked again when next needed.
     void UpdateContention();
+    /// The jobs as Crux ranks them, with the links of the routings they use
+    /// (current and next) if \p inUse, else of every candidate routing.
+    std::vector<CruxJob> RankedJobs(bool inUse) const;
+    /// Rank the jobs into traffic classes over the links they use.
+    void RankClasses();
     /// At the job's predicted ready time less the control delay, open its
     /// gate if its collective will fit its links then (LinksFree).
     void ScheduleArm(uint32_t id);
     /// The traffic class of job \p id's collective, late or planned.
-    int16_t ClassOf(uint32_t id, bool late) const;
+    int16_t ClassOf(uint32_t id, bool late);
     /// Whether a running collective, late if \p late, takes its share in the plans.
     bool TakesShare(bool late) const;
     /// Move job \p id's connections to routing \p r (its gate is closed).
@@ -283,7 +293,11 @@ class EpochScheduler : public CollectiveScheduler
     /// its gate until op \p next's start alone (OpGates).
     void HoldUntilNextOp(uint32_t id, uint32_t next);
     /// Whether \p id's collective fits its links from \p from on, by shares (see above).
-    bool LinksFree(uint32_t id, Time from) const;
+    /// Whether, with YieldByClass, only jobs in higher classes than \p id's
+    /// take its links from now until its collective would end.
+    bool OnlyHigherClasses(uint32_t id);
+    /// Counting only jobs ranked in \p id's class or below if \p notAbove.
+    bool LinksFree(uint32_t id, Time from, bool notAbove = false) const;
 
     Time m_epoch;
     Time m_slot;
@@ -306,8 +320,11 @@ class EpochScheduler : public CollectiveScheduler
     uint8_t m_lateClass;
     Priorities m_priorities;
     std::map<uint32_t, int16_t> m_rankClass; ///< job -> traffic class (but PRIORITIES_PLAN)
+    bool m_classesStale{true};               ///< a route changed since m_rankClass was ranked
     bool m_startEarly;
     bool m_opSegments;
+    bool m_followJoint;
+    bool m_yieldByClass;
     bool m_opGates;
     Time m_solveTimePerRow;
     std::map<uint32_t, JobState> m_state;

@@ -56,10 +56,16 @@ EpochScheduler::RankedJobs(bool inUse) const
         std::set<uint32_t> links;
         if (inUse)
         {
-            AddLinks(st.Current(), links);
+            for (const auto& [link, share] : st.Current().shares)
+            {
+                links.insert(link);
+            }
             if (st.nextRoute >= 0)
             {
-                AddLinks(st.routings.at(st.nextRoute), links);
+                for (const auto& [link, share] : st.routings.at(st.nextRoute).shares)
+                {
+                    links.insert(link);
+                }
             }
         }
         else
@@ -115,10 +121,10 @@ EpochScheduler::RankClasses()
     {
         return;
     }
-    // Classes order jobs that share a link on the routes they use now (and
-    // next), as Crux ranks its paths: a job ranked below another only on a
-    // routing neither takes would be starved for nothing wherever strict
-    // priority meets a link their routes do share.
+    // Classes order jobs whose collectives' routes in use (current and next)
+    // share a link, as Crux ranks jobs over the paths it gave their flows: a
+    // job ranked below another only on a routing neither takes would be
+    // starved for nothing wherever strict priority meets a link they do share.
     m_rankClass.clear();
     nlohmann::json classes = nlohmann::json::object();
     for (const auto& [id, c] : CruxClasses(RankedJobs(true), 7))

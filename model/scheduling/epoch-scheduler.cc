@@ -421,13 +421,28 @@ EpochScheduler::NotePlan(const std::string& prefix, const Plan& plan)
     Note(prefix, j.dump());
 }
 
+void
+EpochScheduler::KeepStarts(Time origin, std::map<std::pair<uint32_t, uint32_t>, Time> starts)
+{
+    m_keptOrigin = origin;
+    m_keptStart = std::move(starts);
+}
+
 Time
-EpochScheduler::PlannedStart(uint32_t /* job */,
-                             uint32_t /* index */,
+EpochScheduler::PlannedStart(uint32_t job,
+                             uint32_t index,
                              int64_t slot,
                              Time origin,
                              Time slotLength) const
 {
+    if (origin == m_keptOrigin)
+    {
+        auto it = m_keptStart.find({job, index});
+        if (it != m_keptStart.end())
+        {
+            return it->second;
+        }
+    }
     return origin + slotLength * slot;
 }
 

@@ -129,6 +129,13 @@ class EpochScheduler : public CollectiveScheduler
      */
     virtual Plan PlanEpoch(const PlanInstance& instance) = 0;
 
+    /**
+     * Starts of collectives a plan kept from an earlier one, off the slot
+     * grid of the plan made at \p origin (PlannedStart returns them for
+     * that plan's collectives).
+     */
+    void KeepStarts(Time origin, std::map<std::pair<uint32_t, uint32_t>, Time> starts);
+
     /// The solver options from the attributes (time limit, gap, threads, seed).
     MilpSolveOptions GetSolveOptions() const;
 
@@ -188,14 +195,14 @@ class EpochScheduler : public CollectiveScheduler
     /**
      * When the plan made at \p origin starts collective \p index of job
      * \p job, which it puts at slot \p slot of \p slotLength (< horizon).
-     * Default: origin + slot x slotLength; a planner that keeps starts of an
-     * earlier plan, off this plan's slot grid, gives them back exactly.
+     * origin + slot x slotLength, or the exact start the plan kept from an
+     * earlier one, off its slot grid (KeepStarts).
      */
-    virtual Time PlannedStart(uint32_t job,
-                              uint32_t index,
-                              int64_t slot,
-                              Time origin,
-                              Time slotLength) const;
+    Time PlannedStart(uint32_t job,
+                      uint32_t index,
+                      int64_t slot,
+                      Time origin,
+                      Time slotLength) const;
 
     /// Add notes to the decision that opens job \p job's gate at its planned start (default: none).
     virtual void NotePlannedStart(uint32_t job);
@@ -265,8 +272,9 @@ class EpochScheduler : public CollectiveScheduler
     /// Find the jobs that contend with none on any routing; the classes are
     /// ranked again when next needed.
     void UpdateContention();
-    /// The jobs as Crux ranks them, with the links of the routings they use
-    /// (current and next) if \p inUse, else of every candidate routing.
+    /// The jobs as Crux ranks them, with the links of their collectives'
+    /// routes in use (current and next) if \p inUse, else every link of every
+    /// candidate routing (ungated traffic's included).
     std::vector<CruxJob> RankedJobs(bool inUse) const;
     /// Rank the jobs into traffic classes over the links they use.
     void RankClasses();
@@ -328,6 +336,8 @@ class EpochScheduler : public CollectiveScheduler
     bool m_opGates;
     Time m_solveTimePerRow;
     std::map<uint32_t, JobState> m_state;
+    Time m_keptOrigin{-1}; ///< origin of the plan m_keptStart belongs to
+    std::map<std::pair<uint32_t, uint32_t>, Time> m_keptStart; ///< (job, index) -> kept start
     EventId m_epochEvent;
     EcmpPathProbe m_probe;
     Time m_charged;      ///< solve time charged to the plan being made

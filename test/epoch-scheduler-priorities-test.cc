@@ -156,11 +156,15 @@ TEST_F(EpochSchedulerPrioritiesTest, ACollectiveHeldOnlyByHigherClassesStartsAtO
     // Job 0 computes 10 ms, then all-reduces 2 MB across the spine; job 1
     // computes 1.5 ms and all-reduces 16 MB on the same links, ready 50 us
     // after job 0, and ranked below it (GPU intensity about 2 against 100).
-    // The plan runs job 0's short collective first and job 1's after it.
-    // With YieldByClass job 1's gate opens as it is ready, in its lower
-    // class: job 0 keeps its speed alone, and job 1 takes what job 0 leaves.
-    // Without it, job 1's gate stays closed until job 0 is done.
+    // The spine links are 1.5 times the hosts' rate: each job alone fills
+    // about two thirds of them, so the plan runs job 0's short collective
+    // first and job 1's after it. With YieldByClass job 1's gate opens as it
+    // is ready, in its lower class: job 0 keeps its speed alone, and job 1
+    // takes the third job 0 leaves. Without it, job 1's gate stays closed
+    // until job 0 is done; so it does when job 0 fills the spine (equal rates).
     ScenarioSpec spec = TwoLeaves();
+    spec.topology.Set("hostRate", DataRateValue(DataRate("100Gbps")))
+        .Set("leafSpineRate", DataRateValue(DataRate("150Gbps")));
     spec.jobs = {Job(0, {0, 2}, 2000000, MilliSeconds(10), 1),
                  Job(1, {1, 3}, 16000000, MicroSeconds(1500), 1)};
     spec.jobs[1].arrivalNs = 8550000;
@@ -199,6 +203,16 @@ TEST_F(EpochSchedulerPrioritiesTest, ACollectiveHeldOnlyByHigherClassesStartsAtO
             }
         }
     }
+    // Equal rates: job 0 fills the spine, and job 1 would only be starved.
+    Config::SetDefault("ns3::EpochScheduler::YieldByClass", BooleanValue(true));
+    spec.topology.Set("leafSpineRate", DataRateValue(DataRate("100Gbps")));
+    spec.output.db = (m_dir / "full.db").string();
+    const RunOutcome o = ScenarioRunner(spec, "test").Run("symphony");
+    ASSERT_TRUE(o.jobs[0].done && o.jobs[1].done);
+    EXPECT_GT(test::QueryInt(spec.output.db,
+                             "SELECT start_ns - ready_ns FROM collectives WHERE run_id=" +
+                                 std::to_string(o.runIds.at(0)) + " AND job_id=1"),
+              80000);
 }
 
 TEST_F(EpochSchedulerPrioritiesTest, AGateOpensAsTheCollectiveIsPostedWhenItsLinksAreFree)

@@ -23,6 +23,10 @@ namespace
 /// Shares may add up to this much above 1 (sums of quotients).
 constexpr double kShareTolerance = 1e-9;
 
+/// YieldByClass: the part of each link that higher classes must leave for a
+/// collective below them to start early (a job alone fills about 0.95).
+constexpr double kYieldLeftover = 0.25;
+
 } // namespace
 
 namespace
@@ -148,9 +152,10 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
     }
     if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now && OnlyHigherClasses(id))
     {
-        // Only jobs ranked above it take its links until its planned start:
-        // it would yield to them by class anyway, so holding it back only
-        // leaves what they do not use idle. It keeps its planned slot.
+        // Only jobs ranked above it take its links until its planned start,
+        // and they leave some of each: it would yield to them by class
+        // anyway, so holding it back only leaves what they do not use idle.
+        // It keeps its planned slot.
         Open(id, true, true);
         return;
     }
@@ -302,20 +307,23 @@ EpochScheduler::LinksFree(uint32_t id, Time from, bool notAbove) const
     const int16_t myClass = notAbove ? m_rankClass.at(id) : 0;
     const JobRouting& mine = me.Current();
     const Time to = from + mine.commTime;
-    // Per link of mine: the shares of the others running or planned there in [from, to).
+    // Per link of mine: the shares of the others running or planned there in
+    // [from, to); with notAbove, those of higher classes apart.
     std::map<uint32_t, double> load;
+    std::map<uint32_t, double> above;
     for (const auto& [other, st] : m_state)
     {
-        if (other == id || (notAbove && m_rankClass.at(other) > myClass))
+        if (other == id)
         {
             continue;
         }
+        auto& into = notAbove && m_rankClass.at(other) > myClass ? above : load;
         auto add = [&](const JobRouting& theirs) {
             for (const auto& [link, share] : theirs.shares)
             {
                 if (mine.shares.count(link) > 0)
                 {
-                    load[link] += share;
+                    into[link] += share;
                 }
             }
         };
@@ -352,6 +360,14 @@ EpochScheduler::LinksFree(uint32_t id, Time from, bool notAbove) const
     {
         auto l = load.find(link);
         if (l != load.end() && l->second + share > 1.0 + kShareTolerance)
+        {
+            return false;
+        }
+        // Higher classes pre-empt it: worth starting only where they leave
+        // a good part of the link (a flow starved outright has its rate cut,
+        // and ramps up slowly when its turn comes).
+        auto a = above.find(link);
+        if (a != above.end() && a->second > 1.0 - kYieldLeftover)
         {
             return false;
         }

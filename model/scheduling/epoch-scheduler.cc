@@ -294,9 +294,9 @@ EpochScheduler::GetTypeId()
             .AddAttribute("YieldByClass",
                           "Whether a ready collective whose links are taken until its planned "
                           "start only by jobs in higher traffic classes (Priorities smith or "
-                          "intensity) starts at once, keeping its planned slot: it yields to "
-                          "them on every shared link anyway (false: its gate stays closed "
-                          "until its planned start).",
+                          "intensity), which leave a quarter of each link or more, starts at "
+                          "once, keeping its planned slot: it yields to them on every shared "
+                          "link anyway (false: its gate stays closed until its planned start).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&EpochScheduler::m_yieldByClass),
                           MakeBooleanChecker())
@@ -421,28 +421,13 @@ EpochScheduler::NotePlan(const std::string& prefix, const Plan& plan)
     Note(prefix, j.dump());
 }
 
-void
-EpochScheduler::KeepStarts(Time origin, std::map<std::pair<uint32_t, uint32_t>, Time> starts)
-{
-    m_keptOrigin = origin;
-    m_keptStart = std::move(starts);
-}
-
 Time
-EpochScheduler::PlannedStart(uint32_t job,
-                             uint32_t index,
+EpochScheduler::PlannedStart(uint32_t /* job */,
+                             uint32_t /* index */,
                              int64_t slot,
                              Time origin,
                              Time slotLength) const
 {
-    if (origin == m_keptOrigin)
-    {
-        auto it = m_keptStart.find({job, index});
-        if (it != m_keptStart.end())
-        {
-            return it->second;
-        }
-    }
     return origin + slotLength * slot;
 }
 

@@ -129,13 +129,6 @@ class EpochScheduler : public CollectiveScheduler
      */
     virtual Plan PlanEpoch(const PlanInstance& instance) = 0;
 
-    /**
-     * Starts of collectives a plan kept from an earlier one, off the slot
-     * grid of the plan made at \p origin (PlannedStart returns them for
-     * that plan's collectives).
-     */
-    void KeepStarts(Time origin, std::map<std::pair<uint32_t, uint32_t>, Time> starts);
-
     /// The solver options from the attributes (time limit, gap, threads, seed).
     MilpSolveOptions GetSolveOptions() const;
 
@@ -195,14 +188,14 @@ class EpochScheduler : public CollectiveScheduler
     /**
      * When the plan made at \p origin starts collective \p index of job
      * \p job, which it puts at slot \p slot of \p slotLength (< horizon).
-     * origin + slot x slotLength, or the exact start the plan kept from an
-     * earlier one, off its slot grid (KeepStarts).
+     * Default: origin + slot x slotLength; a planner that keeps starts of an
+     * earlier plan, off this plan's slot grid, gives them back exactly.
      */
-    Time PlannedStart(uint32_t job,
-                      uint32_t index,
-                      int64_t slot,
-                      Time origin,
-                      Time slotLength) const;
+    virtual Time PlannedStart(uint32_t job,
+                              uint32_t index,
+                              int64_t slot,
+                              Time origin,
+                              Time slotLength) const;
 
     /// Add notes to the decision that opens job \p job's gate at its planned start (default: none).
     virtual void NotePlannedStart(uint32_t job);
@@ -300,11 +293,13 @@ class EpochScheduler : public CollectiveScheduler
     /// After planned op \p next - 1 of job \p id's running collective: close
     /// its gate until op \p next's start alone (OpGates).
     void HoldUntilNextOp(uint32_t id, uint32_t next);
-    /// Whether \p id's collective fits its links from \p from on, by shares (see above).
     /// Whether, with YieldByClass, only jobs in higher classes than \p id's
-    /// take its links from now until its collective would end.
+    /// take its links from now until its collective would end, and they
+    /// leave a quarter of each or more.
     bool OnlyHigherClasses(uint32_t id);
-    /// Counting only jobs ranked in \p id's class or below if \p notAbove.
+    /// Whether \p id's collective fits its links from \p from on, by shares
+    /// (see above); with \p notAbove, counting only jobs ranked in its class
+    /// or below, and a link that jobs above it (nearly) fill is not free.
     bool LinksFree(uint32_t id, Time from, bool notAbove = false) const;
 
     Time m_epoch;
@@ -336,8 +331,6 @@ class EpochScheduler : public CollectiveScheduler
     bool m_opGates;
     Time m_solveTimePerRow;
     std::map<uint32_t, JobState> m_state;
-    Time m_keptOrigin{-1}; ///< origin of the plan m_keptStart belongs to
-    std::map<std::pair<uint32_t, uint32_t>, Time> m_keptStart; ///< (job, index) -> kept start
     EventId m_epochEvent;
     EcmpPathProbe m_probe;
     Time m_charged;      ///< solve time charged to the plan being made

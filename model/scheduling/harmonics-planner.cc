@@ -511,14 +511,6 @@ HarmonicsPlanner::PlannedWindow(uint32_t job, uint32_t iteration, Time* start, T
     return true;
 }
 
-bool
-HarmonicsPlanner::LeftPlan(uint32_t job, uint32_t iteration, Time ended, Time slot) const
-{
-    Time start;
-    Time end;
-    return !PlannedWindow(job, iteration, &start, &end) || Abs(ended - end) > slot;
-}
-
 void
 HarmonicsPlanner::Forget(uint32_t job)
 {

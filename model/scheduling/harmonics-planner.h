@@ -102,13 +102,6 @@ class HarmonicsPlanner
      */
     bool PlannedWindow(uint32_t job, uint32_t iteration, Time* start, Time* end) const;
 
-    /**
-     * Whether iteration \p iteration of job \p job, which ended at \p ended,
-     * left its plan: no plan placed it, or it ended more than \p slot away
-     * from its planned end.
-     */
-    bool LeftPlan(uint32_t job, uint32_t iteration, Time ended, Time slot) const;
-
     /// Drop what is known of job \p job (it is done).
     void Forget(uint32_t job);
 

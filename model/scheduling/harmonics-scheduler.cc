@@ -96,7 +96,8 @@ HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
     const HarmonicsPlan h = m_planner.Replan(instance, input, CbcMilpSolver(), GetSolveOptions());
     m_disturbed.clear();
     m_tier = input.jobRack;
-    KeepStarts(input.origin, h.keptStart);
+    m_keptOrigin = input.origin;
+    m_keptStart = h.keptStart;
 
     nlohmann::json tiers = nlohmann::json::object();
     for (const auto& [id, rack] : input.jobRack)
@@ -153,6 +154,24 @@ HarmonicsScheduler::PlanEpoch(const PlanInstance& instance)
     return h.plan;
 }
 
+Time
+HarmonicsScheduler::PlannedStart(uint32_t job,
+                                 uint32_t index,
+                                 int64_t slot,
+                                 Time origin,
+                                 Time slotLength) const
+{
+    if (origin == m_keptOrigin)
+    {
+        auto it = m_keptStart.find({job, index});
+        if (it != m_keptStart.end())
+        {
+            return it->second;
+        }
+    }
+    return EpochScheduler::PlannedStart(job, index, slot, origin, slotLength);
+}
+
 void
 HarmonicsScheduler::NotePlannedStart(uint32_t job)
 {
@@ -181,8 +200,11 @@ HarmonicsScheduler::DoCollectiveDone(uint32_t job, uint32_t iteration, uint32_t 
         TimeValue slot;
         GetAttribute("SlotLength", slot);
         // The event reaches the scheduler a control delay after the collective ended.
-        if (rack >= 0 &&
-            m_planner.LeftPlan(job, iteration, Simulator::Now() - GetControlDelay(), slot.Get()))
+        const Time ended = Simulator::Now() - GetControlDelay();
+        Time start;
+        Time end;
+        if (rack >= 0 && (!m_planner.PlannedWindow(job, iteration, &start, &end) ||
+                          Abs(ended - end) > slot.Get()))
         {
             m_disturbed.insert(rack);
         }

@@ -42,6 +42,11 @@ class HarmonicsScheduler : public EpochScheduler
 
   protected:
     Plan PlanEpoch(const PlanInstance& instance) override;
+    Time PlannedStart(uint32_t job,
+                      uint32_t index,
+                      int64_t slot,
+                      Time origin,
+                      Time slotLength) const override;
     void NotePlannedStart(uint32_t job) override;
     void DoCollectiveDone(uint32_t job, uint32_t iteration, uint32_t bucket) override;
     void DoJobDone(uint32_t job) override;
@@ -58,6 +63,8 @@ class HarmonicsScheduler : public EpochScheduler
     std::set<uint32_t> m_probed;        ///< jobs whose paths were probed
     std::set<int32_t> m_disturbed;      ///< racks disturbed since the last plan
     std::map<uint32_t, int32_t> m_tier; ///< job -> its rack, -1: the coordinator's
+    Time m_keptOrigin{-1};              ///< origin of the plan m_keptStart belongs to
+    std::map<std::pair<uint32_t, uint32_t>, Time> m_keptStart;
 };
 
 } // namespace ns3

@@ -27,11 +27,6 @@ constexpr double kShareTolerance = 1e-9;
 /// collective below them to start early (a job alone fills about 0.95).
 constexpr double kYieldLeftover = 0.25;
 
-} // namespace
-
-namespace
-{
-
 /// The links routing \p r puts bytes on: its collectives' and its ungated traffic's.
 void
 AddLinks(const JobRouting& r, std::set<uint32_t>& links)
@@ -153,7 +148,7 @@ EpochScheduler::TryStart(uint32_t id, bool replanIfLate)
     if (!st.plannedStarts.empty() && st.plannedStarts.front() >= now && OnlyHigherClasses(id))
     {
         // Only jobs ranked above it take its links until its planned start,
-        // and they leave some of each: it would yield to them by class
+        // and they leave a good part of each: it would yield to them by class
         // anyway, so holding it back only leaves what they do not use idle.
         // It keeps its planned slot.
         Open(id, true, true);

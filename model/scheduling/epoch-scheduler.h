@@ -31,14 +31,16 @@ namespace ns3
  * ones), recomputed when jobs arrive or leave; each collective of the
  * instance may take any of them, except the collective of a job whose gate
  * opened ahead of it (armed). A route takes effect on the messages a job
- * posts after it reaches the NICs (a NIC reads a job's port per message),
- * and changes only while the job's gate is closed: at once for a computing
- * job, or a ready one (the steps of its collective not yet posted take it),
- * when the running collective is done for a communicating one
- * (SetSourcePort on every group of connections that changes). A job starts
- * on the joint routing if that is faster for itself than its default,
- * before any plan: an LLM job's first collective is ready as it starts, and
- * can last its whole iteration.
+ * posts after it reaches the NICs (a NIC reads a job's port per message).
+ * A plan changes a route only while the job's gate is closed: at once for a
+ * computing job, or a ready one (the steps of its collective not yet posted
+ * take it), when the running collective is done for a communicating one
+ * (SetSourcePort on every group of connections that changes). Between plans
+ * (FollowJointRoutes), whenever a job arrives or leaves, every job whose
+ * gate is not armed moves to its joint routing unless that is slower for it
+ * alone, communicating or not, as Crux moves every job's paths: an LLM job's
+ * first collective is ready as it starts and can last its whole iteration,
+ * and its ungated traffic is on the links all the time.
  *
  * The instance, at time now: slots of SlotLength from now, HorizonEpochs x
  * EpochLength long, or HorizonIterations iterations of the longest job (in
@@ -81,11 +83,13 @@ namespace ns3
  * puts LLM jobs of long traffic last, whatever their compute (figure 6 at
  * 10% size: 0.91 of fair against 0.81). The ranks are compressed to the
  * seven data classes as Crux compresses its priorities (CruxClasses, over
- * the links of all the jobs' candidate routings); every running collective
- * takes its share in the plans. With Priorities=plan, planned collectives
- * run in PlannedClass and the others in LateClass below it, taking what the
- * planned ones leave and no share in the plans. Either way the NICs move a
- * job's not yet sent queue pairs to its new class.
+ * the links of the routes the jobs' collectives use now and next); every
+ * running collective takes its share in the plans. A ready collective whose
+ * links only higher classes take until its planned start, leaving a quarter
+ * of each or more, starts at once below them (YieldByClass). With Priorities=plan, planned
+ * collectives run in PlannedClass and the others in LateClass below it, taking what the planned
+ * ones leave and no share in the plans. Either way the NICs move a job's not yet sent queue pairs
+ * to its new class.
  *
  * A job that shares no link with any other job in any of their candidate
  * routings (their planned traffic or any other op's) keeps its current route
@@ -278,7 +282,7 @@ class EpochScheduler : public CollectiveScheduler
     int16_t ClassOf(uint32_t id, bool late);
     /// Whether a running collective, late if \p late, takes its share in the plans.
     bool TakesShare(bool late) const;
-    /// Move job \p id's connections to routing \p r (its gate is closed).
+    /// Move job \p id's connections to routing \p r (the messages it posts from then on).
     void ApplyRoute(uint32_t id, uint32_t r);
     /// Open job \p id's gate now, or plan it for its planned start; re-plan a
     /// late one that cannot start if \p replanIfLate.

@@ -15,7 +15,6 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -156,44 +155,19 @@ CruxScheduler::Plan(int64_t departed)
             {
                 current = *g.ownPorts.begin();
             }
-            const std::vector<uint32_t> currentPath =
-                current != 0 ? control.GetDirectedPath(g.src, g.dst, current)
-                             : std::vector<uint32_t>();
-            const PortPath* best =
-                LeastLoadedPath(candidates, load, current != 0 ? &currentPath : nullptr);
-            double bestMax = 0;
-            for (uint32_t link : best->links)
+            const GroupPlacement placed = PlaceGroup(control, g, candidates, current, load);
+            a.links.insert(placed.path->links.begin(), placed.path->links.end());
+            if (placed.moved)
             {
-                auto l = load.find(link);
-                bestMax = std::max(bestMax, l == load.end() ? 0.0 : l->second);
-            }
-            // Same path as now: nothing to change.
-            const uint16_t port = current != 0 && best->links == currentPath ? current : best->port;
-
-            for (uint32_t link : best->links)
-            {
-                const uint64_t rate = control.GetLinkRateBps(link);
-                if (rate == 0)
-                {
-                    std::ostringstream os;
-                    os << "crux-scheduler: link " << link << " (job " << job.id << ", hosts "
-                       << g.src << " -> " << g.dst << "): field rateBps must be positive";
-                    throw std::runtime_error(os.str());
-                }
-                load[link] += 8.0 * static_cast<double>(g.bytes) / static_cast<double>(rate);
-                a.links.insert(link);
-            }
-            if (port != current)
-            {
-                SetSourcePort(job.id, g.src, g.dst, port);
-                m_ports[key] = port;
+                SetSourcePort(job.id, g.src, g.dst, placed.port);
+                m_ports[key] = placed.port;
             }
             paths.push_back({{"job", job.id},
                              {"src", g.src},
                              {"dst", g.dst},
-                             {"port", port},
-                             {"links", best->links},
-                             {"peak_load_s", bestMax}});
+                             {"port", placed.port},
+                             {"links", placed.path->links},
+                             {"peak_load_s", placed.peak}});
         }
     }
 

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -94,40 +93,17 @@ IsolatedScheduler::RouteAlone(const SchedulerJob& job)
         }
         // The port the group has: its own if its connections share one.
         const uint16_t current = g.ownPorts.size() == 1 ? *g.ownPorts.begin() : 0;
-        const std::vector<uint32_t> currentPath =
-            current != 0 ? control.GetDirectedPath(g.src, g.dst, current) : std::vector<uint32_t>();
-        const PortPath* best =
-            LeastLoadedPath(candidates, load, current != 0 ? &currentPath : nullptr);
-        double peak = 0;
-        for (uint32_t link : best->links)
+        const GroupPlacement placed = PlaceGroup(control, g, candidates, current, load);
+        if (placed.moved)
         {
-            auto l = load.find(link);
-            peak = std::max(peak, l == load.end() ? 0.0 : l->second);
-        }
-        const bool stays = current != 0 && best->links == currentPath;
-        const uint16_t port = stays ? current : best->port;
-        for (uint32_t link : best->links)
-        {
-            const uint64_t rate = control.GetLinkRateBps(link);
-            if (rate == 0)
-            {
-                std::ostringstream os;
-                os << "isolated-scheduler: link " << link << " (job " << job.id << ", hosts "
-                   << g.src << " -> " << g.dst << "): field rateBps must be positive";
-                throw std::runtime_error(os.str());
-            }
-            load[link] += 8.0 * static_cast<double>(g.bytes) / static_cast<double>(rate);
-        }
-        if (!stays)
-        {
-            SetSourcePort(job.id, g.src, g.dst, port);
+            SetSourcePort(job.id, g.src, g.dst, placed.port);
         }
         paths.push_back({{"src", g.src},
                          {"dst", g.dst},
-                         {"port", port},
-                         {"moved", !stays},
-                         {"links", best->links},
-                         {"peak_load_s", peak}});
+                         {"port", placed.port},
+                         {"moved", placed.moved},
+                         {"links", placed.path->links},
+                         {"peak_load_s", placed.peak}});
     }
     Note("routes", "\"best\"");
     Note("paths", paths.dump());

@@ -338,6 +338,36 @@ RoutingWithPorts(const SchedulerJob& job,
     return r;
 }
 
+GroupPlacement
+PlaceGroup(const SchedulerControl& control,
+           const ConnectionGroup& g,
+           const std::vector<PortPath>& candidates,
+           uint16_t current,
+           std::map<uint32_t, double>& load)
+{
+    GroupPlacement out;
+    const std::vector<uint32_t> currentPath =
+        current != 0 ? control.GetDirectedPath(g.src, g.dst, current) : std::vector<uint32_t>();
+    out.path = LeastLoadedPath(candidates, load, current != 0 ? &currentPath : nullptr);
+    if (out.path == nullptr)
+    {
+        return out;
+    }
+    for (uint32_t link : out.path->links)
+    {
+        auto l = load.find(link);
+        out.peak = std::max(out.peak, l == load.end() ? 0.0 : l->second);
+    }
+    // Same path as now: nothing to change.
+    out.moved = current == 0 || out.path->links != currentPath;
+    out.port = out.moved ? out.path->port : current;
+    for (uint32_t link : out.path->links)
+    {
+        load[link] += BusySeconds(control, link, g.bytes);
+    }
+    return out;
+}
+
 std::map<uint32_t, std::vector<JobRouting>>
 CandidateRoutings(const std::map<uint32_t, SchedulerJob>& jobs,
                   const SchedulerControl& control,

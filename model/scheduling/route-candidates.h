@@ -94,6 +94,30 @@ struct ConnectionGroup
 /// The groups of \p job's connections, in order of first appearance.
 std::vector<ConnectionGroup> GroupConnections(const SchedulerJob& job);
 
+/// Where PlaceGroup put a connection group.
+struct GroupPlacement
+{
+    const PortPath* path{nullptr}; ///< the chosen candidate (LeastLoadedPath)
+    uint16_t port{0};              ///< its port; the current one if the path is the current path
+    bool moved{false};             ///< the port differs from the current one
+    double peak{0};                ///< the busiest of its links' loads before the group was added
+};
+
+/**
+ * \ingroup collective-scheduling
+ * Put connection group \p g, whose queue pairs use port \p current now (0:
+ * each its own), on the least loaded of \p candidates (LeastLoadedPath: ties
+ * keep the current path) and add the seconds its bytes take on each of that
+ * path's links to \p load. Crux's and the isolated runs' path choice.
+ * \throws std::runtime_error if a link of the path has no rate
+ * \return the placement; its path is nullptr if \p candidates is empty
+ */
+GroupPlacement PlaceGroup(const SchedulerControl& control,
+                          const ConnectionGroup& g,
+                          const std::vector<PortPath>& candidates,
+                          uint16_t current,
+                          std::map<uint32_t, double>& load);
+
 /**
  * \ingroup collective-scheduling
  * What one op of a job (SchedulerOp) uses of the links on a routing: its

@@ -92,6 +92,47 @@ RandomRoutedInstance(std::mt19937& rng)
     return in;
 }
 
+/// A random tiny instance whose collectives have 1-3 segments (gaps
+/// between them, some reaching past the duration into the job's compute).
+inline PlanInstance
+RandomSegmentedInstance(std::mt19937& rng)
+{
+    auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const double usages[] = {0.4, 0.6, 1.0};
+    PlanInstance in;
+    in.horizon = pick(5, 8);
+    const int links = pick(1, 3);
+    const int jobs = pick(2, 3);
+    for (int j = 0; j < jobs; ++j)
+    {
+        PlanJob job = Job(static_cast<uint32_t>(j + 1), pick(0, 2), {});
+        const int n = pick(1, 2);
+        for (int k = 0; k < n; ++k)
+        {
+            PlanCollective c = Coll(pick(0, 2), pick(1, 3), pick(1, 3), {});
+            const int64_t reach = c.duration + job.computeSlots;
+            int64_t t = 0;
+            while (t < reach && c.segments.size() < 3)
+            {
+                const int64_t b = t + pick(0, 1);
+                if (b >= reach)
+                {
+                    break;
+                }
+                const int64_t e = std::min<int64_t>(reach, b + pick(1, 2));
+                PlanSegment seg{b, e, {}};
+                seg.usage[static_cast<uint32_t>(pick(0, links - 1))] = usages[pick(0, 2)];
+                c.segments.push_back(std::move(seg));
+                t = e + pick(0, 1);
+            }
+            c.usage = PeakUsage(c.segments);
+            job.collectives.push_back(std::move(c));
+        }
+        in.jobs.push_back(std::move(job));
+    }
+    return in;
+}
+
 /// A horizon long enough that no plan needs to defer anything: every
 /// collective one after the other on its slowest route.
 inline int64_t

@@ -189,6 +189,43 @@ TEST_F(EpochSchedulerTest, TimeLimitedSolverStillPlansAndTheRunGoesOn)
     EXPECT_GT(unproven, 0u);
 }
 
+TEST_F(EpochSchedulerTest, APlanOverMaxNonzerosIsMadeOnLongerSlots)
+{
+    ScenarioSpec spec = TwoLeaves();
+    spec.jobs = {Job(0, {0, 2}, 2000000, MicroSeconds(300), 4),
+                 Job(1, {1, 3}, 2000000, MicroSeconds(300), 4),
+                 Job(2, {0, 3}, 2000000, MicroSeconds(300), 4)};
+    spec.scheduler = "symphony";
+    spec.schedulerParams = R"({"SlotLength": "10us", "SolveTime": "none"})";
+    spec.output.db = (m_dir / "coarse.db").string();
+    // Per MaxNonzeros, the largest slot factor of the run's plans.
+    std::map<uint64_t, int64_t> largest;
+    for (const uint64_t limit : {uint64_t{0}, uint64_t{200}})
+    {
+        Config::SetDefault("ns3::SymphonyScheduler::MaxNonzeros", UintegerValue(limit));
+        const RunOutcome o = ScenarioRunner(spec, "test").Run();
+        for (const JobOutcome& j : o.jobs)
+        {
+            EXPECT_TRUE(j.done);
+        }
+        largest[limit] = 0;
+        for (const auto& [kind, d] : Decisions(spec.output.db, o.runIds.at(0)))
+        {
+            if (d.contains("plan") && d["plan"].contains("slot_factor"))
+            {
+                const int64_t f = d["plan"]["slot_factor"].get<int64_t>();
+                largest[limit] = std::max(largest[limit], f);
+                EXPECT_TRUE(f == 1 || !d["plan"]["proven"].get<bool>()) << d.dump();
+            }
+        }
+    }
+    Config::SetDefault("ns3::SymphonyScheduler::MaxNonzeros", UintegerValue(0));
+    // Without a limit every plan is on the plan's own slots; with one of 200
+    // terms the plans of three contending jobs over 20 slots are not.
+    EXPECT_EQ(largest[0], 1);
+    EXPECT_GT(largest[200], 1);
+}
+
 TEST_F(EpochSchedulerTest, SchedulingTimeIsRecordedByPart)
 {
     ScenarioSpec spec = TwoLeaves();

@@ -300,6 +300,7 @@ RunCbc(const MilpModel& model, const MilpSolveOptions& options, bool warm, MilpR
     CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, DriverCallback, data);
 
     result.nodes = static_cast<uint64_t>(std::max(0, cbc.getNodeCount()));
+    result.iterations = static_cast<uint64_t>(std::max(0, cbc.getIterationCount()));
     const int status = cbc.status();
     const int secondary = cbc.secondaryStatus();
     const double rawBound = cbc.getBestPossibleObjValue();

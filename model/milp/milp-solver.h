@@ -73,6 +73,7 @@ struct MilpResult
     std::vector<double> values; ///< one per variable for OPTIMAL / FEASIBLE, else empty
     double wallSeconds{0.0};    ///< wall time of the whole Solve() call
     uint64_t nodes{0};          ///< branch-and-bound nodes explored
+    uint64_t iterations{0};     ///< simplex iterations, root LP and search together
     std::size_t variables{0};   ///< model size: variables
     std::size_t constraints{0}; ///< model size: constraints
     std::size_t nonzeros{0};    ///< model size: constraint terms

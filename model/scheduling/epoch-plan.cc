@@ -648,6 +648,34 @@ SolvePlan(const PlanInstance& instance,
     return plan;
 }
 
+std::vector<PlanSegment>
+SegmentsOfSlots(const std::vector<std::map<uint32_t, double>>& bySlot)
+{
+    std::vector<PlanSegment> segments;
+    for (int64_t t = 0; t < static_cast<int64_t>(bySlot.size()); ++t)
+    {
+        std::map<uint32_t, double> u;
+        for (const auto& [link, x] : bySlot[t])
+        {
+            if (x > 1e-9)
+            {
+                u[link] = std::min(1.0, x);
+            }
+        }
+        if (u.empty())
+        {
+            continue;
+        }
+        if (!segments.empty() && segments.back().end == t && segments.back().usage == u)
+        {
+            ++segments.back().end;
+            continue;
+        }
+        segments.push_back({t, t + 1, std::move(u)});
+    }
+    return segments;
+}
+
 Plan
 GreedyPlan(const PlanInstance& instance)
 {

@@ -64,6 +64,13 @@ struct PlanSegment
 /// Each link's largest usage among \p segments (a segmented route's usage).
 std::map<uint32_t, double> PeakUsage(const std::vector<PlanSegment>& segments);
 
+/**
+ * Use given slot by slot (slot t: link id -> fraction) as segments: runs of
+ * equal slots, each fraction capped at 1, those below 1e-9 and empty slots
+ * left out.
+ */
+std::vector<PlanSegment> SegmentsOfSlots(const std::vector<std::map<uint32_t, double>>& bySlot);
+
 /// One candidate route of a collective: how long it runs on it and what it uses.
 struct PlanRoute
 {
@@ -223,6 +230,9 @@ struct Plan
     std::string method; ///< "milp", "greedy" or "brute-force"
     MilpResult solve;   ///< the solver's statistics when method is "milp"
     bool proven{false}; ///< proven optimal
+    /// Slots of the instance per slot the solver saw (1: its own; see
+    /// SolvePlanWithin)
+    int64_t slotFactor{1};
 };
 
 /// Sum of weight x (start + duration) of \p plan over \p instance.

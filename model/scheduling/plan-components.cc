@@ -90,6 +90,7 @@ JoinPlans(const std::vector<Plan>& parts)
         joined.route.insert(p.route.begin(), p.route.end());
         joined.objective += p.objective;
         joined.proven = joined.proven && p.proven;
+        joined.slotFactor = std::max(joined.slotFactor, p.slotFactor);
         if (joined.method == "milp" && p.method != "milp")
         {
             joined.method = p.method;
@@ -100,6 +101,7 @@ JoinPlans(const std::vector<Plan>& parts)
         s.bound += p.solve.bound;
         s.wallSeconds += p.solve.wallSeconds;
         s.nodes += p.solve.nodes;
+        s.iterations += p.solve.iterations;
         s.variables += p.solve.variables;
         s.constraints += p.solve.constraints;
         s.nonzeros += p.solve.nonzeros;

@@ -3,11 +3,13 @@
  */
 #include "symphony-scheduler.h"
 
+#include "plan-coarsening.h"
 #include "plan-components.h"
 
 #include "ns3/boolean.h"
 #include "ns3/cbc-milp-solver.h"
 #include "ns3/short-name-registry.h"
+#include "ns3/uinteger.h"
 
 #include <chrono>
 
@@ -32,7 +34,16 @@ SymphonyScheduler::GetTypeId()
                                           "one MILP over every job, as the paper describes).",
                                           BooleanValue(false),
                                           MakeBooleanAccessor(&SymphonyScheduler::m_byParts),
-                                          MakeBooleanChecker());
+                                          MakeBooleanChecker())
+                            .AddAttribute("MaxNonzeros",
+                                          "Largest MILP, in constraint terms, solved on the "
+                                          "plan's own slots: a larger one (each part's, with "
+                                          "SolveByParts) is solved on slots a few times as "
+                                          "long, its starts rounded to them, and kept if it "
+                                          "beats the greedy plan (0: no limit).",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&SymphonyScheduler::m_maxNonzeros),
+                                          MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
@@ -48,7 +59,7 @@ SymphonyScheduler::SolveCentrally(const PlanInstance& instance, const MilpSolveO
         std::vector<Plan> plans;
         for (const PlanInstance& part : SplitPlanInstance(instance))
         {
-            plans.push_back(SolvePlan(part, CbcMilpSolver(), options));
+            plans.push_back(SolvePlanWithin(part, CbcMilpSolver(), options, m_maxNonzeros));
             const MilpResult& s = plans.back().solve;
             charged += SolveTime(s.variables, s.constraints, s.wallSeconds);
         }
@@ -57,7 +68,7 @@ SymphonyScheduler::SolveCentrally(const PlanInstance& instance, const MilpSolveO
     }
     else
     {
-        plan = SolvePlan(instance, CbcMilpSolver(), options);
+        plan = SolvePlanWithin(instance, CbcMilpSolver(), options, m_maxNonzeros);
     }
     const double us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();

@@ -16,7 +16,9 @@ namespace ns3
  * arrival and departure, with CBC, within TimeLimit and RelativeGap (a solve
  * that stops without a solution falls back to the greedy plan). With
  * SolveByParts it solves each independent part of the plan (SplitPlanInstance)
- * on its own, which keeps clusters of hundreds of jobs solvable.
+ * on its own, which keeps clusters of hundreds of jobs solvable; with
+ * MaxNonzeros a part too large for its slots is solved on longer ones
+ * (SolvePlanWithin).
  */
 class SymphonyScheduler : public EpochScheduler
 {
@@ -29,7 +31,8 @@ class SymphonyScheduler : public EpochScheduler
     Plan SolveCentrally(const PlanInstance& instance, const MilpSolveOptions& options);
 
   private:
-    bool m_byParts; ///< SolveByParts
+    bool m_byParts;         ///< SolveByParts
+    uint64_t m_maxNonzeros; ///< MaxNonzeros
 };
 
 } // namespace ns3

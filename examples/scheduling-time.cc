@@ -24,6 +24,11 @@
  * prove its optimum, at the limit or before it (the speed-up and gap columns
  * are medians over the seeds whose central solve proved its optimum).
  *
+ * A fourth planner, symphony-coarse, solves the central MILP on slots
+ * --slotFactor times as long (CoarsenPlanInstance) and maps its plan back:
+ * what planning on fewer, longer slots costs against the central optimum
+ * and what it saves in time.
+ *
  * With --db the rows also go to an SQLite file (table scheduling_bench, one
  * row per size, seed and planner of one run of example "figure2"), which
  * utils/plot-figures.py draws.
@@ -185,15 +190,17 @@ Measure(std::unique_ptr<SimulationRun>& run,
         uint32_t horizon,
         uint32_t seed,
         uint32_t seeds,
+        uint32_t slotFactor,
         const std::string& dbPath)
 {
     // Inside the run wrapper: a failure or a signal marks the run, never leaves it 'running'.
     run = std::make_unique<SimulationRun>("figure2",
-                                          "symphony,symphony-split,harmonics",
+                                          "symphony,symphony-split,harmonics,symphony-coarse",
                                           seed,
                                           "{\"timeLimit_s\":" + std::to_string(timeLimit) +
                                               ",\"horizon\":" + std::to_string(horizon) +
-                                              ",\"seeds\":" + std::to_string(seeds) + "}",
+                                              ",\"seeds\":" + std::to_string(seeds) +
+                                              ",\"slotFactor\":" + std::to_string(slotFactor) + "}",
                                           dbPath);
 
     std::vector<Row> rows;
@@ -204,7 +211,7 @@ Measure(std::unique_ptr<SimulationRun>& run,
     std::cout << "Per size: median [min-max] over " << seeds
               << " seeds; '>' marks a median over solves that hit the time limit.\n"
               << "racks  jobs  GPUs  symphony_ms (limit hits)  split_ms (parts)  harmonics_ms  "
-                 "speedup (proven seeds)  split_speedup  obj_gap_%\n"
+                 "speedup (proven seeds)  split_speedup  obj_gap_%  coarse_ms  coarse_gap_%\n"
               << std::fixed;
     for (uint32_t racks = minRacks; racks <= maxRacks; racks *= 2)
     {
@@ -213,6 +220,7 @@ Measure(std::unique_ptr<SimulationRun>& run,
             throw RunInterruptedError(InterruptSignal());
         }
         std::vector<double> symphony, split, harmonics, speedup, splitSpeedup, gap;
+        std::vector<double> coarse, coarseGap;
         uint32_t hits = 0;
         uint32_t parts = 0;
         uint32_t jobs = 0;
@@ -253,6 +261,18 @@ Measure(std::unique_ptr<SimulationRun>& run,
                 harmonicsHit = harmonicsHit || HitLimit(l.plan, options);
             }
 
+            // The central MILP on longer slots, its plan mapped back.
+            begin = std::chrono::steady_clock::now();
+            const Plan c =
+                RefinePlan(in.plan,
+                           SolvePlan(CoarsenPlanInstance(in.plan, slotFactor), cbc, options),
+                           slotFactor);
+            const double coarseMs = MillisecondsSince(begin);
+            if (!CheckPlan(in.plan, c))
+            {
+                throw std::logic_error("the coarse plan does not fit the instance");
+            }
+
             const auto n = static_cast<uint32_t>(pieces.size());
             rows.push_back({racks,
                             jobs,
@@ -284,6 +304,17 @@ Measure(std::unique_ptr<SimulationRun>& run,
                             h.plan.proven,
                             harmonicsHit,
                             static_cast<uint32_t>(h.locals.size())});
+            rows.push_back({racks,
+                            jobs,
+                            gpus,
+                            s,
+                            "symphony-coarse",
+                            coarseMs,
+                            c.objective,
+                            false,
+                            HitLimit(c, options),
+                            1});
+            coarse.push_back(coarseMs);
             symphony.push_back(symphonyMs);
             split.push_back(splitMs);
             harmonics.push_back(harmonicsMs);
@@ -295,6 +326,7 @@ Measure(std::unique_ptr<SimulationRun>& run,
             {
                 speedup.push_back(symphonyMs / harmonicsMs);
                 gap.push_back(100.0 * (h.plan.objective / central.objective - 1));
+                coarseGap.push_back(100.0 * (c.objective / central.objective - 1));
             }
             if (splitProven)
             {
@@ -321,7 +353,8 @@ Measure(std::unique_ptr<SimulationRun>& run,
                   << (2 * hits > seeds ? ">" : "") << range(symphony) << " (" << hits << ")  "
                   << range(split) << " (" << parts << ")  " << range(harmonics) << "  "
                   << medianOrNa(speedup, 2) << "  " << medianOrNa(splitSpeedup, 2) << "  "
-                  << medianOrNa(gap, 2) << std::endl;
+                  << medianOrNa(gap, 2) << "  " << range(coarse) << "  " << medianOrNa(coarseGap, 2)
+                  << std::endl;
     }
     // The rows and the run's completion in one transaction: all or nothing.
     run->FinishWithoutFabric([&](ResultsDatabase& db, int64_t runId) {
@@ -357,6 +390,7 @@ main(int argc, char* argv[])
     uint32_t horizon = 40;
     uint32_t seed = 1;
     uint32_t seeds = 5;
+    uint32_t slotFactor = 2;
     std::string dbPath;
     CommandLine cmd(__FILE__);
     AddFlag(cmd, "minRacks", "Smallest cluster, in racks (doubled up to maxRacks)", minRacks);
@@ -365,6 +399,10 @@ main(int argc, char* argv[])
     AddFlag(cmd, "horizon", "Slots in the plan", horizon);
     AddFlag(cmd, "seed", "Seed of the first job set", seed);
     AddFlag(cmd, "seeds", "Job sets per size (seeds seed, seed+1, ...)", seeds);
+    AddFlag(cmd,
+            "slotFactor",
+            "Slots joined into one by symphony-coarse (the central MILP on longer slots)",
+            slotFactor);
     AddFlag(cmd,
             "db",
             "SQLite file to append the results to (empty: none)",
@@ -380,6 +418,7 @@ main(int argc, char* argv[])
         RequireFlag(timeLimit > 0, "timeLimit", std::to_string(timeLimit), "must be positive");
         RequireFlag(horizon >= 8, "horizon", std::to_string(horizon), "must be >= 8");
         RequireFlag(seeds >= 1, "seeds", std::to_string(seeds), "must be >= 1");
-        Measure(run, minRacks, maxRacks, timeLimit, horizon, seed, seeds, dbPath);
+        RequireFlag(slotFactor >= 1, "slotFactor", std::to_string(slotFactor), "must be >= 1");
+        Measure(run, minRacks, maxRacks, timeLimit, horizon, seed, seeds, slotFactor, dbPath);
     });
 }

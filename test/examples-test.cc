@@ -816,8 +816,9 @@ TEST_F(ExamplesTest, SchedulingTimeRowsAndAProvenOptimumBeatsHarmonics)
     ASSERT_EQ(o.exitCode, 0) << o.Describe();
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE example='figure2'"), 1);
     EXPECT_EQ(CompleteRuns(db), 1);
-    // 2 sizes x 2 seeds x 3 planners (central, central per independent part, Harmonics).
-    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduling_bench"), 12);
+    // 2 sizes x 2 seeds x 4 planners (central, central per independent part, Harmonics,
+    // central on slots twice as long).
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM scheduling_bench"), 16);
     EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT seed) FROM scheduling_bench"), 2);
     // Harmonics' plan is one of Symphony's feasible plans: never better than a proven optimum.
     EXPECT_EQ(QueryInt(db,
@@ -825,6 +826,19 @@ TEST_F(ExamplesTest, SchedulingTimeRowsAndAProvenOptimumBeatsHarmonics)
                        "s.racks = h.racks AND s.seed = h.seed AND s.planner = 'symphony' AND "
                        "h.planner = 'harmonics' WHERE s.proven = 1 AND h.objective < "
                        "s.objective - 1e-6"),
+              0);
+    // Nor is the plan made on longer slots, which is a feasible plan of the same instance;
+    // and on slots twice as long, durations of 2-6 slots round up: it loses something.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM scheduling_bench s JOIN scheduling_bench c ON "
+                       "s.racks = c.racks AND s.seed = c.seed AND s.planner = 'symphony' AND "
+                       "c.planner = 'symphony-coarse' WHERE s.proven = 1 AND c.objective < "
+                       "s.objective - 1e-6"),
+              0);
+    EXPECT_GT(QueryInt(db,
+                       "SELECT count(*) FROM scheduling_bench s JOIN scheduling_bench c ON "
+                       "s.racks = c.racks AND s.seed = c.seed AND s.planner = 'symphony' AND "
+                       "c.planner = 'symphony-coarse' WHERE c.objective > s.objective + 1e-6"),
               0);
     // Solved part by part, the same MILP reaches the same optimum: the parts are independent.
     EXPECT_EQ(QueryInt(db,

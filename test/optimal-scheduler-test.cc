@@ -207,4 +207,38 @@ TEST_F(OptimalSchedulerTest, PlansCutShortAreFlagged)
     }
 }
 
+TEST_F(OptimalSchedulerTest, ChargedSolveTimeDelaysPlansAsSymphonysAre)
+{
+    // Without the charge a plan is installed in the decision that made it;
+    // with it, a plan-ready decision installs it a modelled solve time later.
+    std::map<std::string, uint32_t> ready;
+    for (const std::string charge : {"false", "true"})
+    {
+        ScenarioSpec spec = Scenario();
+        spec.backend = "flow";
+        spec.scheduler = "optimal";
+        spec.schedulerParams = R"({"Reference": "false", "ChargeSolveTime": ")" + charge + R"("})";
+        spec.output.db = (m_dir / ("charge-" + charge + ".db")).string();
+        const RunOutcome o = ScenarioRunner(spec, "test").Run();
+        for (const JobOutcome& j : o.jobs)
+        {
+            EXPECT_TRUE(j.done) << charge;
+        }
+        ready[charge] = 0;
+        for (const auto& [kind, d] : Decisions(spec.output.db, o.runIds.at(0)))
+        {
+            if (kind == "plan-ready")
+            {
+                ++ready[charge];
+            }
+            if (d.contains("solve_time_ns"))
+            {
+                EXPECT_EQ(d["solve_time_ns"].get<int64_t>() == 0, charge == "false") << d.dump();
+            }
+        }
+    }
+    EXPECT_EQ(ready["false"], 0u);
+    EXPECT_GT(ready["true"], 0u);
+}
+
 } // namespace

@@ -19,7 +19,10 @@ namespace ns3
  * warning at the end of the run). So it differs from Symphony only where
  * Symphony's gap, time limit or solve time cost something: at or below it
  * wherever the model (communication estimated alone, rounded to slots) is
- * right.
+ * right. With ChargeSolveTime its plans take effect after Symphony's
+ * modelled solve time, as Symphony's do: on a cluster where plans at every
+ * event cannot all be proven in reasonable time, it then plans as often as
+ * Symphony does and differs from it only by the solve.
  *
  * With Reference (default), once the jobs arriving at one time have all
  * arrived (or only once the ReferenceJobs-th job has), it also notes a
@@ -79,6 +82,7 @@ class OptimalScheduler : public SymphonyScheduler
     void NoteReference();
 
     Time m_proofTimeLimit;
+    bool m_chargeSolve;
     bool m_withReference;
     uint32_t m_referenceJobs;
     uint32_t m_arrived{0}; ///< jobs arrived so far

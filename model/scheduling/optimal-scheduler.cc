@@ -97,8 +97,9 @@ OptimalScheduler::DoDispose()
     if (m_unproven > 0)
     {
         std::cerr << "warning: optimal: " << m_unproven
-                  << " plan(s) not proven optimal within ProofTimeLimit ("
-                  << m_proofTimeLimit.GetSeconds() << " s); see the 'unproven' notes\n";
+                  << " plan(s) not proven optimal: cut short by ProofTimeLimit ("
+                  << m_proofTimeLimit.GetSeconds()
+                  << " s) or made on longer slots (MaxNonzeros); see the 'unproven' notes\n";
     }
     SymphonyScheduler::DoDispose();
 }

@@ -126,19 +126,17 @@ SolvePlanWithin(const PlanInstance& instance,
                 const MilpSolveOptions& options,
                 std::size_t maxNonzeros)
 {
-    int64_t factor = 1;
-    PlanInstance coarse = instance;
-    // The MILP's terms fall about as the square of the factor (fewer starts,
-    // each over fewer slots), so few builds are needed.
-    while (maxNonzeros > 0 && factor < instance.horizon &&
-           BuildPlanModel(coarse).GetNumNonzeros() > maxNonzeros)
-    {
-        ++factor;
-        coarse = CoarsenPlanInstance(instance, factor);
-    }
-    if (factor == 1)
+    if (maxNonzeros == 0 || BuildPlanModel(instance).GetNumNonzeros() <= maxNonzeros)
     {
         return SolvePlan(instance, solver, options);
+    }
+    // The MILP's terms fall about as the square of the factor (fewer starts,
+    // each over fewer slots), so few builds are needed.
+    int64_t factor = 2;
+    PlanInstance coarse = CoarsenPlanInstance(instance, factor);
+    while (factor < instance.horizon && BuildPlanModel(coarse).GetNumNonzeros() > maxNonzeros)
+    {
+        coarse = CoarsenPlanInstance(instance, ++factor);
     }
     Plan refined = RefinePlan(instance, SolvePlan(coarse, solver, options), factor);
     std::string why;

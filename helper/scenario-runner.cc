@@ -274,6 +274,10 @@ Conclude(const ScenarioSpec& spec,
         throw IncompleteRunError(std::to_string(jobs - cluster.GetFinishedJobs()) +
                                  " jobs did not finish before the stop time");
     }
+    for (const auto& e : cluster.GetJobs())
+    {
+        run.SetWorkloadEnd(e->job->GetEndTime());
+    }
     run.Finish(records, spec.output.flowRows, writeRows);
     if (run.GetRunId() >= 0)
     {

@@ -186,8 +186,9 @@ SimulationRun::Finish(const RunRecords& monitor,
     const uint64_t linkBytes =
         AllReduce(RoceChannel::GetTotalLinkBytes() - m_linkBytesAtStart, ReduceOp::Sum);
     const uint64_t events = AllReduce(Simulator::GetEventCount() - m_eventsAtStart, ReduceOp::Sum);
-    // The last activity, not the stop time a run may have been given.
-    const Time simEnd = monitor.GetLastActivity();
+    // The last activity, not the stop time a run may have been given: the
+    // network's, or a job's end after compute.
+    const Time simEnd = std::max(monitor.GetLastActivity(), m_workloadEnd);
     if (m_db)
     {
         m_db->Transaction([&]() {

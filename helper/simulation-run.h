@@ -11,6 +11,7 @@
 #include "ns3/results-database.h"
 #include "ns3/run-interruption.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -101,6 +102,16 @@ class SimulationRun
     void Finish(const RunRecords& monitor, bool flowRows = true);
 
     /**
+     * The workload's last event (a job's end), when it may come after the
+     * network's last activity: an iteration that ends in compute. The run's
+     * end (runs.sim_end_ns, PERF sim_s) is the later of the two.
+     */
+    void SetWorkloadEnd(Time end)
+    {
+        m_workloadEnd = std::max(m_workloadEnd, end);
+    }
+
+    /**
      * As above, and write more rows with \p extra (database, run id) in the
      * same transaction, so the run is complete only with all of them.
      */
@@ -150,6 +161,7 @@ class SimulationRun
     uint64_t m_linkBytesAtStart{0};
     uint64_t m_eventsAtStart{0};
     std::chrono::steady_clock::time_point m_wallStart;
+    Time m_workloadEnd{0};                                    ///< SetWorkloadEnd
     std::unique_ptr<InterruptibleSimulation> m_interruptible; ///< a signal stops this run
 };
 

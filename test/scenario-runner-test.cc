@@ -269,6 +269,32 @@ TEST_F(ScenarioRunnerTest, DatabaseHoldsDecisionsGatesAndSummary)
     sqlite3_close(db);
 }
 
+TEST_F(ScenarioRunnerTest, ARunEndsWithItsLastJobNotItsLastPacket)
+{
+    // Job 0 talks only over NVLink (both ranks on host 0), so the network
+    // never sees it; job 1 crosses the spine and ends first. The run ends
+    // when job 0 does, after the network's last packet.
+    ScenarioSpec spec = TwoLeaves(2);
+    spec.name = "run-end-test";
+    spec.jobs.push_back(Job(0, {0, 0}, 1000000, MicroSeconds(900), 4));
+    spec.jobs.push_back(Job(1, {1, 3}, 1000000, MicroSeconds(80), 1));
+    spec.output.db = (m_dir / "end.db").string();
+    const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
+    ASSERT_EQ(o.runIds.size(), 1u);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    const std::string id = std::to_string(o.runIds[0]);
+    const int64_t end = Count(db, "SELECT sim_end_ns FROM runs WHERE run_id=" + id);
+    const int64_t job0 = Count(db, "SELECT end_ns FROM jobs WHERE job_id=0 AND run_id=" + id);
+    const int64_t lastFlow =
+        Count(db, "SELECT MAX(MAX(end_ns), MAX(ack_ns)) FROM flows WHERE run_id=" + id);
+    EXPECT_GT(lastFlow, 0);
+    EXPECT_GT(job0, lastFlow);
+    EXPECT_GE(job0, 4 * 900000);
+    EXPECT_EQ(end, job0);
+    sqlite3_close(db);
+}
+
 TEST_F(ScenarioRunnerTest, CassiniInterleavesWhatFairSharingSlowsDown)
 {
     // Communication is about half of each iteration when alone. The thresholds below were

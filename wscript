@@ -105,6 +105,7 @@ def build(bld):
         'model/workload/megatron-graph.cc',
         'model/workload/parallel-layout.cc',
         'model/workload/transformer-catalog.cc',
+        'model/workload/gpu-catalog.cc',
         'model/workload/training-job.cc',
         'model/network/network-collective-transport.cc'
         'model/flow/max-min-allocator.cc',
@@ -247,6 +248,7 @@ def build(bld):
         'model/workload/megatron-graph.h',
         'model/workload/parallel-layout.h',
         'model/workload/transformer-catalog.h',
+        'model/workload/gpu-catalog.h',
         'model/workload/training-job.h',
         'model/network/network-collective-transport.h'
         'model/flow/max-min-allocator.h',

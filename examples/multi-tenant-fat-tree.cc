@@ -47,7 +47,7 @@ main(int argc, char* argv[])
     int64_t channels = 1; // a count: read signed, so that -1 is an error, not 4294967295
     double scale = 0.01;
     std::string gpu = "a100";
-    double mfu = 0.4;
+    double computeEfficiency = 0;  // 0: the model's default
     int64_t batchPerGpu = 8;       // a count: read signed, so that -1 is an error, not 4294967295
     int64_t sequenceLength = 1024; // a count: read signed, so that -1 is an error, not 4294967295
     std::string linkRate = "100Gbps";
@@ -97,8 +97,12 @@ main(int argc, char* argv[])
             "scale",
             "Scales gradient bytes and compute time alike (keeps their ratio)",
             scale);
-    AddFlag(cmd, "gpu", "GPU of the compute-time model: a100 or h100", gpu);
-    AddFlag(cmd, "mfu", "Model FLOP utilization of the compute-time model", mfu);
+    AddFlag(cmd, "gpu", "GPU of the compute-time model (a100, a100-40gb, h100, h200, b200)", gpu);
+    AddFlag(cmd,
+            "computeEfficiency",
+            "Fraction of the GPU's peak the compute of a job other than an LLM reaches (0: 0.4; "
+            "an LLM job's compute is timed kernel by kernel)",
+            computeEfficiency);
     AddFlag(cmd, "batchPerGpu", "Sequences (images) per GPU per iteration", batchPerGpu);
     AddFlag(cmd, "sequenceLength", "Tokens per sequence", sequenceLength);
     AddFlag(cmd, "linkRate", "Rate of every link", linkRate);
@@ -167,7 +171,7 @@ main(int argc, char* argv[])
             {"channels", std::to_string(channels)},
             {"scale", std::to_string(scale)},
             {"gpu", gpu},
-            {"mfu", std::to_string(mfu)},
+            {"computeEfficiency", std::to_string(computeEfficiency)},
             {"batchPerGpu", std::to_string(batchPerGpu)},
             {"sequenceLength", std::to_string(sequenceLength)},
             {"linkRate", linkRate},
@@ -274,7 +278,7 @@ main(int argc, char* argv[])
             d.channels = channels;
             d.scale = scale;
             d.gpu = gpu;
-            d.mfu = mfu;
+            d.computeEfficiency = computeEfficiency;
             d.batchPerGpu = batchPerGpu;
             d.sequenceLength = sequenceLength;
             spec.jobTrace = trace;

@@ -446,7 +446,6 @@ LlmJobOnServers(const std::string& model,
     j.parallelism = layout;
     j.placement = "explicit";
     j.gpu = "h100";
-    j.mfu = 0.4;
     j.sequenceLength = 2048;
     for (uint32_t r = 0; r < j.workers; ++r)
     {

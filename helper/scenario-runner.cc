@@ -10,6 +10,7 @@
 #include "training-results.h"
 
 #include "ns3/distributed-simulation.h"
+#include "ns3/model-catalog.h"
 #include "ns3/output-paths.h"
 #include "ns3/placement-contention.h"
 #include "ns3/run-interruption.h"
@@ -623,8 +624,10 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
                              {"channels", j.channels},
                              {"buckets", j.buckets},
                              {"dtype", j.dtype},
+                             {"gradientDtype", ModelCatalog::GradientDtype(j)},
                              {"gpu", j.gpu},
-                             {"mfu", j.mfu},
+                             {"computeEfficiency", j.computeEfficiency},
+                             {"recompute", j.recompute},
                              {"batchPerGpu", j.batchPerGpu},
                              {"sequenceLength", j.sequenceLength},
                              {"computeTimeNs", j.computeTimeNs},

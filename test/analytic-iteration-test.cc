@@ -3,13 +3,14 @@
  *
  * One job alone on an idle full-bisection fabric, at packet level, against
  * an analytical model written here from the model's published shape, the
- * GPU's FLOP rate, the ring and all-to-all formulas and the links' rates:
+ * GPU's kernel rates, the ring and all-to-all formulas and the links' rates:
  * a dense LLM (tensor x data parallelism), a mixture of experts (experts on
  * other servers) and ZeRO-3, and a data-parallel job whose gradient
  * buckets overlap its backward pass.
  */
 #include "scenario-run-test.h"
 
+#include "ns3/gpu-catalog.h"
 #include "ns3/rail-optimized-topology.h"
 #include "ns3/scenario-helper.h"
 #include "ns3/scheduler-job-builder.h"
@@ -30,7 +31,8 @@ constexpr double kNvlinkLatency = 1e-6;
 constexpr double kLinkDelay = 1e-6; // rail-optimized defaults, NIC to rail leaf
 constexpr double kMtu = 4096;
 constexpr uint32_t kSeq = 2048;
-constexpr double kElement = 2; // bf16
+constexpr double kElement = 2;  // bf16
+constexpr double kGradient = 4; // fp32: Megatron's gradients with bf16
 
 /// Seconds of a ring all-reduce (2 (n - 1) steps) or all-gather /
 /// reduce-scatter (n - 1 steps) of \p bytes per rank over \p n ranks, each
@@ -90,7 +92,6 @@ class AnalyticIterationTest : public ScenarioRunTest
         j.gpusPerHost = 1;
         j.iterations = 2;
         j.gpu = "h100";
-        j.mfu = 0.4;
         j.sequenceLength = kSeq;
         j.scale = scale;
         return j;
@@ -98,17 +99,25 @@ class AnalyticIterationTest : public ScenarioRunTest
 };
 
 /// Seconds of a tensor rank's forward and backward of one sequence through
-/// every layer and the logits, at \p tp-way tensor parallelism on an H100 at 40%.
+/// every layer and the logits, at \p tp-way tensor parallelism on an H100:
+/// GEMMs, the attention core and the element-wise bytes (norms and adds on
+/// every tensor rank, the activation split) each at its rate; backward 2x.
 double
 ComputeSeconds(const TransformerConfig& m, uint32_t tp)
 {
-    const double flops = ModelCatalog::PeakFlops("h100", "bf16") * 0.4;
+    const GpuSpec& g = GpuCatalog::Get("h100");
+    const double gemm = g.peak16 * g.gemmEfficiency;
+    const double attention = g.peak16 * g.attentionEfficiency;
+    const double memory = g.memoryBandwidth * g.elementwiseEfficiency;
     const double routed = m.experts > 0 ? m.topK : 1;
     const double router = m.experts > 0 ? static_cast<double>(m.hidden) * m.experts : 0;
-    const double perToken = 2.0 * (m.AttentionParameters() + routed * m.MlpParameters() + router) +
-                            4.0 * kSeq * m.hidden;
-    const double forward = (perToken * m.layers + 2.0 * m.vocab * m.hidden) * kSeq / tp;
-    return 3 * forward / flops;
+    const double h = m.hidden;
+    const double activation = (m.gatedMlp ? 3.0 : 2.0) * m.ffn / tp * routed;
+    const double layer =
+        2.0 * (m.AttentionParameters() + routed * m.MlpParameters() + router) / tp / gemm +
+        4.0 * kSeq * h / tp / attention + (2 * 5 * h + activation) * kElement / memory;
+    const double logits = 2.0 * m.vocab * h / tp / gemm + 2.0 * m.vocab / tp * kElement / memory;
+    return 3 * (layer * m.layers + logits) * kSeq;
 }
 
 /// Seconds of the tensor-parallel all-reduces of one sequence: two per
@@ -133,7 +142,7 @@ TEST_F(AnalyticIterationTest, ADenseModelComputesThenReducesItsGradientsInOneBuc
     l.dp = 4;
     l.bucketBytes = 1ULL << 40;
     const JobOutcome o = RunAlone(Rails(4), Llm("llama-7b", l, scale));
-    const double gradients = static_cast<double>(m.Parameters()) / l.tp * kElement * scale;
+    const double gradients = static_cast<double>(m.Parameters()) / l.tp * kGradient * scale;
     const double compute = ComputeSeconds(m, l.tp) * scale;
     const double tensor = TensorSeconds(m, l.tp, scale);
     const double data = NetRing(gradients, l.dp, 2);
@@ -169,7 +178,7 @@ TEST_F(AnalyticIterationTest, AMixtureOfExpertsWaitsForItsAllToAlls)
     const double expert = 4.0 * m.layers * allToAll;
     const double dense = static_cast<double>(m.Parameters() - static_cast<uint64_t>(m.layers) *
                                                                   m.experts * m.MlpParameters());
-    const double data = NetRing(dense / l.tp * kElement * scale, l.dp, 2);
+    const double data = NetRing(dense / l.tp * kGradient * scale, l.dp, 2);
     const double expected = compute + tensor + expert + data;
     EXPECT_NEAR(o.meanIteration.GetSeconds() / expected, 1.0, 0.05)
         << "compute " << compute * 1e3 << " ms, tp " << tensor * 1e3 << " ms, ep " << expert * 1e3
@@ -184,7 +193,7 @@ TEST_F(AnalyticIterationTest, ZeroThreeIsBoundByItsGathersAndScatters)
     // LLaMA-7B, TP8 x DP4, ZeRO-3: every layer's parameters (/ tp) are
     // all-gathered before its forward and its backward and its gradients
     // reduce-scattered after it; the embedding and output layer are
-    // reduce-scattered and all-gathered once. That is 3.5x the compute here,
+    // reduce-scattered and all-gathered once. That is over twice the compute here,
     // and the gathers run one layer ahead, so the rails stay busy: the
     // iteration takes the data-parallel traffic's time at the NICs' rate.
     const double scale = 0.05;
@@ -195,9 +204,12 @@ TEST_F(AnalyticIterationTest, ZeroThreeIsBoundByItsGathersAndScatters)
     l.zero = 3;
     const JobOutcome o = RunAlone(Rails(4), Llm("llama-7b", l, scale));
     const double compute = ComputeSeconds(m, l.tp) * scale + TensorSeconds(m, l.tp, scale);
-    const double layer = static_cast<double>(m.LayerParameters()) / l.tp * kElement * scale;
-    const double embedding = static_cast<double>(m.EmbeddingParameters()) / l.tp * kElement * scale;
-    const double data = 3.0 * m.layers * NetRing(layer, l.dp, 1) + 2 * NetRing(embedding, l.dp, 1);
+    // Parameters gathered in bf16, gradients reduce-scattered in fp32.
+    const double layer = static_cast<double>(m.LayerParameters()) / l.tp * scale;
+    const double embedding = static_cast<double>(m.EmbeddingParameters()) / l.tp * scale;
+    const double data =
+        m.layers * (2 * NetRing(layer * kElement, l.dp, 1) + NetRing(layer * kGradient, l.dp, 1)) +
+        NetRing(embedding * kGradient, l.dp, 1) + NetRing(embedding * kElement, l.dp, 1);
     ASSERT_GT(data, 2 * compute) << "not bound by communication";
     EXPECT_NEAR(o.meanIteration.GetSeconds() / data, 1.0, 0.05)
         << "compute and tp " << compute * 1e3 << " ms, dp " << data * 1e3 << " ms; measured "

@@ -244,7 +244,7 @@ TEST_F(HostileInputsTest, TimesAreCheckedAfterEverythingThatMultipliesThem)
     llm.sequenceLength = 4000000000u;
     llm.iterations = 1000000;
     const std::string error = ErrorOf([&] { ModelCatalog::Graph(llm); });
-    EXPECT_EQ(error.rfind("job 3: sequenceLength, mfu, scale: ", 0), 0u) << error;
+    EXPECT_EQ(error.rfind("job 3: sequenceLength, gpu, scale: ", 0), 0u) << error;
     EXPECT_EQ(error.find("negative"), std::string::npos) << error;
 }
 

@@ -69,7 +69,7 @@ TEST_F(TraceFiles, ColumnsInAnyOrderWithDefaults)
     const std::string text = "# a comment before the header\r\n"
                              "iterations, model ,workers,weight,arrival,compute_time,"
                              "gpus_per_host,placement,collective,buckets,channels,dtype,gpu,"
-                             "mfu,batch_per_gpu,sequence_length,scale\r\n"
+                             "compute_efficiency,batch_per_gpu,sequence_length,scale\r\n"
                              "\r\n"
                              "10,gpt2-124m,4,,0,,,,,,,,,,,,\r\n"
                              "# a comment between rows\n"
@@ -106,7 +106,7 @@ TEST_F(TraceFiles, ColumnsInAnyOrderWithDefaults)
     EXPECT_EQ(b.channels, 2u);
     EXPECT_EQ(b.dtype, "fp16");
     EXPECT_EQ(b.gpu, "h100");
-    EXPECT_DOUBLE_EQ(b.mfu, 0.45);
+    EXPECT_DOUBLE_EQ(b.computeEfficiency, 0.45);
     EXPECT_EQ(b.batchPerGpu, 4u);
     EXPECT_EQ(b.sequenceLength, 2048u);
     EXPECT_DOUBLE_EQ(b.scale, 0.1);
@@ -152,7 +152,8 @@ TEST_F(TraceFiles, HeaderProblems)
 
 TEST_F(TraceFiles, BadValues)
 {
-    const std::string header = "arrival,model,workers,iterations,weight,mfu,compute_time\n";
+    const std::string header =
+        "arrival,model,workers,iterations,weight,compute_efficiency,compute_time\n";
     ExpectError(header + "0,a,2,1,,,\n0,b,two,1,,,\n",
                 3,
                 "workers",
@@ -162,7 +163,11 @@ TEST_F(TraceFiles, BadValues)
     ExpectError(header + "0,a,2,99999999999,,,\n", 2, "iterations", "too large");
     ExpectError(header + "0,a,2,1,1x,,\n", 2, "weight", "expected a number, got \"1x\"");
     ExpectError(header + "0,a,2,1,-1,,\n", 2, "weight", "must not be negative");
-    ExpectError(header + "0,a,2,1,,1.2,\n", 2, "mfu", "must be in (0, 1]");
+    ExpectError(header + "0,a,2,1,,1.2,\n", 2, "compute_efficiency", "must be in (0, 1]");
+    ExpectError("arrival,model,workers,iterations,mfu\n0,a,2,1,0.4\n",
+                2,
+                "mfu",
+                "renamed compute_efficiency");
     ExpectError(header + "-1,a,2,1,,,\n", 2, "arrival", "must not be negative");
     ExpectError(header + "1 week,a,2,1,,,\n", 2, "arrival", "bad time");
     ExpectError(header + "0,a,2,1,,,5 fortnights\n", 2, "compute_time", "bad time");

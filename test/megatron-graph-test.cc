@@ -4,10 +4,13 @@
  * The Megatron-style LLM job graph: the catalog's parameter counts against
  * the models' published sizes, the layout's checks, the bytes each
  * parallel group puts on the wire in one iteration against their closed
- * forms, and the pipeline's iteration time against (m + p - 1) x (f + b).
+ * forms, the pipeline's iteration time against (m + p - 1) x (f + b), each
+ * kernel's time on a catalog GPU, recomputation and the gradients' type.
  */
 #include "ns3/collective-transport.h"
+#include "ns3/gpu-catalog.h"
 #include "ns3/megatron-graph.h"
+#include "ns3/model-catalog.h"
 #include "ns3/simulator.h"
 #include "ns3/training-job.h"
 
@@ -81,9 +84,26 @@ Settings(const TransformerConfig& model, const ParallelLayout& layout)
     s.model = model;
     s.layout = layout;
     s.sequenceLength = 32;
-    s.flopsPerSecond = 1e12;
+    // Every kernel at 1 TFLOP/s and memory without cost: compute is FLOPs / 1e12.
+    s.gpu = GpuSpec{"test", 1e12, 1e12, 1e30, 1, 1, 1, "test"};
     s.elementBytes = 2;
+    s.gradientBytes = 2;
     return s;
+}
+
+/// The duration of the first compute op named \p name.
+Time
+ComputeOp(const JobGraph& g, const std::string& name)
+{
+    for (const GraphOp& op : g.GetOps())
+    {
+        if (op.kind == GraphOp::Kind::Compute && op.name.Get() == name)
+        {
+            return op.duration;
+        }
+    }
+    ADD_FAILURE() << "no compute op " << name;
+    return Time(0);
 }
 
 class MegatronGraphRunTest : public ::testing::Test
@@ -312,6 +332,127 @@ TEST_F(MegatronGraphRunTest, InterleavingShrinksTheBubbleByTheChunks)
     const double expected = (l.microBatches + (l.pp - 1.0) / l.vpp) * 3 * f;
     EXPECT_NEAR(m_end.GetSeconds() / expected, 1.0, 0.01);
     EXPECT_NEAR(m_time.bubbleNs / 1e9 / ((l.pp - 1.0) / l.vpp * 3 * f), 1.0, 0.02);
+}
+
+TEST(MegatronGraphTest, EachKernelTakesItsRateOnTheGpu)
+{
+    // One layer's forward on a tensor rank of 2 (no sequence parallelism),
+    // a micro-batch of b = 2 sequences of s = 32 tokens, written out from the
+    // model's shape: GEMMs 2 x parameters per token, the attention core
+    // 4 s h per token, element-wise bytes per token 2 x (2h + 3h) (norms and
+    // bias-dropout-adds, on every tensor rank) + the SwiGLU's 3 ffn / tp,
+    // x 2 bytes.
+    const TransformerConfig m = SmallModel();
+    ParallelLayout l;
+    l.tp = 2;
+    l.microBatchSize = 2;
+    for (const std::string name : {"a100", "h100", "b200"})
+    {
+        MegatronGraph::Settings s = Settings(m, l);
+        s.gpu = GpuCatalog::Get(name);
+        s.scale = 1e6; // times in whole nanoseconds: nanoseconds here, milliseconds there
+        const GpuSpec& g = s.gpu;
+        const JobGraph graph = MegatronGraph::Build(s);
+        const double tokens = 2.0 * 32;
+        const double peak = g.peak16;
+        const double h = 64;
+        const double attentionGemm = 2.0 * (4 * h * h) * tokens / 2; // Q, K, V, O: h x h each
+        const double core = 4.0 * 32 * h * tokens / 2;
+        const double blockBytes = 5 * h * tokens * 2;
+        const double attention = attentionGemm / (peak * g.gemmEfficiency) +
+                                 core / (peak * g.attentionEfficiency) +
+                                 blockBytes / (g.memoryBandwidth * g.elementwiseEfficiency);
+        const double mlpGemm = 2.0 * (3 * h * 256) * tokens / 2;
+        const double mlp =
+            mlpGemm / (peak * g.gemmEfficiency) + (blockBytes + 3.0 * 256 / 2 * tokens * 2) /
+                                                      (g.memoryBandwidth * g.elementwiseEfficiency);
+        auto seconds = [&](const std::string& op) {
+            return ComputeOp(graph, op).GetSeconds() / s.scale;
+        };
+        EXPECT_NEAR(seconds("attention forward mb 0") / attention, 1, 1e-6) << name;
+        EXPECT_NEAR(seconds("mlp forward mb 0") / mlp, 1, 1e-6) << name;
+        EXPECT_NEAR(seconds("attention backward mb 0") / (2 * attention), 1, 1e-6) << name;
+    }
+    // The catalog's peaks are the datasheets' dense bf16 figures.
+    EXPECT_EQ(GpuCatalog::Get("a100-40gb").peak16, 312e12);
+    EXPECT_EQ(GpuCatalog::Get("h100").peak16, 989e12);
+    EXPECT_LT(GpuCatalog::Get("a100-40gb").memoryBandwidth,
+              GpuCatalog::Get("a100-80gb").memoryBandwidth);
+    EXPECT_THROW(GpuCatalog::Get("v100"), std::invalid_argument);
+}
+
+TEST_F(MegatronGraphRunTest, RecomputationAddsTheForwardItRecomputes)
+{
+    // Per rank (tp = 2, one stage), over L layers and m micro-batches:
+    // selective recomputation adds the attention core's forward, 4 s h
+    // FLOPs a token / tp; full recomputation adds the whole layer's forward
+    // (2 x its parameters + 4 s h a token, / tp) and its two tensor-parallel
+    // all-reduces, so TP moves 6 all-reduces a layer and micro-batch, not 4.
+    const TransformerConfig m = SmallModel();
+    ParallelLayout l;
+    l.tp = 2;
+    l.microBatches = 3;
+    const double tokens = 32;
+    const double layersTimesMb = static_cast<double>(m.layers) * l.microBatches;
+    const double core = 4.0 * 32 * 64 * tokens / l.tp / 1e12;
+    const double forward =
+        (2.0 * (m.AttentionParameters() + m.MlpParameters()) * tokens / l.tp) / 1e12 + core;
+    MegatronGraph::Settings s = Settings(m, l);
+    s.scale = 1000; // times in whole nanoseconds: nanoseconds here, microseconds there
+    const JobGraph none = MegatronGraph::Build(s);
+    const uint64_t tensorNone = Run(none).at(CommGroup::Tensor);
+    s.recompute = MegatronGraph::Recompute::Selective;
+    const JobGraph selective = MegatronGraph::Build(s);
+    EXPECT_EQ(Run(selective).at(CommGroup::Tensor), tensorNone);
+    s.recompute = MegatronGraph::Recompute::Full;
+    const JobGraph full = MegatronGraph::Build(s);
+    EXPECT_EQ(Run(full).at(CommGroup::Tensor) * 2, tensorNone * 3);
+    const double base = none.GetComputeTimePerRank().GetSeconds() / s.scale;
+    auto added = [&](const JobGraph& g) {
+        return g.GetComputeTimePerRank().GetSeconds() / s.scale - base;
+    };
+    EXPECT_NEAR(added(selective) / (layersTimesMb * core), 1, 1e-5);
+    EXPECT_NEAR(added(full) / (layersTimesMb * forward), 1, 1e-5);
+    EXPECT_EQ(MegatronGraph::ParseRecompute("full"), MegatronGraph::Recompute::Full);
+    EXPECT_THROW(MegatronGraph::ParseRecompute("partial"), std::invalid_argument);
+}
+
+TEST_F(MegatronGraphRunTest, GradientsAreReducedInTheirOwnTypeAndParametersGatheredInTheirs)
+{
+    // fp32 gradients (4 bytes), bf16 parameters (2 bytes), dp = 4:
+    // ZeRO-0 all-reduces 2 (dp - 1) x params x 4; ZeRO-1 reduce-scatters
+    // (dp - 1) x params x 4 and all-gathers (dp - 1) x params x 2; ZeRO-3
+    // gathers each layer twice in bf16 and reduce-scatters it once in fp32
+    // per micro-batch.
+    const TransformerConfig m = SmallModel();
+    ParallelLayout l;
+    l.dp = 4;
+    l.microBatches = 3;
+    const uint64_t params = m.layers * m.LayerParameters() + m.EmbeddingParameters();
+    MegatronGraph::Settings s = Settings(m, l);
+    s.gradientBytes = 4;
+    EXPECT_EQ(Run(MegatronGraph::Build(s)).at(CommGroup::Data), 2ULL * (l.dp - 1) * params * 4);
+    s.layout.zero = 1;
+    EXPECT_EQ(Run(MegatronGraph::Build(s)).at(CommGroup::Data),
+              (l.dp - 1) * params * 4 + (l.dp - 1) * params * 2);
+    s.layout.zero = 3;
+    EXPECT_EQ(Run(MegatronGraph::Build(s)).at(CommGroup::Data),
+              (2ULL * 2 + 4) * (l.dp - 1) * m.LayerParameters() * m.layers * l.microBatches +
+                  (l.dp - 1) * m.EmbeddingParameters() * (4 + 2));
+
+    // Megatron's default: with bf16, gradients reduced in fp32; with fp16 in fp16.
+    JobSpec job;
+    job.model = "llama-7b";
+    job.dtype = "bf16";
+    EXPECT_EQ(ModelCatalog::GradientDtype(job), "fp32");
+    job.dtype = "fp16";
+    EXPECT_EQ(ModelCatalog::GradientDtype(job), "fp16");
+    job.gradientDtype = "bf16";
+    EXPECT_EQ(ModelCatalog::GradientDtype(job), "bf16");
+    job.model = "gpt2-124m"; // not an LLM job: its dtype unless given
+    job.gradientDtype = "";
+    job.dtype = "bf16";
+    EXPECT_EQ(ModelCatalog::GradientDtype(job), "bf16");
 }
 
 } // namespace

@@ -140,7 +140,7 @@ TEST(ModelCatalog, ComputeTimeOfLanguageModel)
     spec.model = "gpt2-124m";
     spec.gpu = "a100";
     spec.dtype = "bf16";
-    spec.mfu = 0.4;
+    spec.computeEfficiency = 0.4;
     spec.batchPerGpu = 8;
     spec.sequenceLength = 1024;
     // 6 x 124e6 x 8192 / (312e12 x 0.4) s = 48.8375 ms
@@ -157,7 +157,7 @@ TEST(ModelCatalog, ComputeTimeOfLanguageModel)
     spec.model = "pythia-1b";
     spec.gpu = "h100";
     spec.dtype = "fp32";
-    spec.mfu = 0.5;
+    spec.computeEfficiency = 0.5;
     spec.batchPerGpu = 2;
     spec.sequenceLength = 2048;
     double h100Ns = 6.0 * 1e9 * 4096 / (67e12 * 0.5) * 1e9;
@@ -170,7 +170,7 @@ TEST(ModelCatalog, ComputeTimeOfVisionModelCountsImages)
     spec.model = "resnet-50";
     spec.gpu = "h100";
     spec.dtype = "bf16";
-    spec.mfu = 0.5;
+    spec.computeEfficiency = 0.5;
     spec.batchPerGpu = 32;
     spec.sequenceLength = 1024;
     double expectedNs = 12.3e9 * 32 / (989e12 * 0.5) * 1e9;
@@ -180,7 +180,7 @@ TEST(ModelCatalog, ComputeTimeOfVisionModelCountsImages)
 
     spec.model = "vgg-16";
     spec.gpu = "a100";
-    spec.mfu = 0.3;
+    spec.computeEfficiency = 0.3;
     spec.batchPerGpu = 16;
     EXPECT_NEAR(static_cast<double>(ModelCatalog::ComputeTimeNs(spec)),
                 46.5e9 * 16 / (312e12 * 0.3) * 1e9,
@@ -251,9 +251,11 @@ TEST(ModelCatalog, ValidateNamesTheBadField)
     reject([](JobSpec& s) { s.workers = 0; }, "workers");
     reject([](JobSpec& s) { s.gpusPerHost = 0; }, "gpusPerHost");
     reject([](JobSpec& s) { s.iterations = 0; }, "iterations");
-    reject([](JobSpec& s) { s.mfu = 0; }, "mfu");
-    reject([](JobSpec& s) { s.mfu = 1.5; }, "mfu");
-    reject([](JobSpec& s) { s.mfu = std::nan(""); }, "mfu");
+    reject([](JobSpec& s) { s.computeEfficiency = -0.1; }, "computeEfficiency");
+    reject([](JobSpec& s) { s.computeEfficiency = 1.5; }, "computeEfficiency");
+    reject([](JobSpec& s) { s.computeEfficiency = std::nan(""); }, "computeEfficiency");
+    reject([](JobSpec& s) { s.recompute = "full"; }, "recompute");
+    reject([](JobSpec& s) { s.gradientDtype = "fp8"; }, "gradientDtype");
     reject([](JobSpec& s) { s.channels = 0; }, "channels");
     reject([](JobSpec& s) { s.buckets = 0; }, "buckets");
     reject([](JobSpec& s) { s.scale = 0; }, "scale");
@@ -265,7 +267,7 @@ TEST(ModelCatalog, ValidateNamesTheBadField)
     reject([](JobSpec& s) { s.sequenceLength = 0; }, "sequenceLength");
     reject([](JobSpec& s) { s.model = "gpt-5"; }, "gpt-5");
     reject([](JobSpec& s) { s.dtype = "fp8"; }, "fp8");
-    reject([](JobSpec& s) { s.gpu = "b200"; }, "b200");
+    reject([](JobSpec& s) { s.gpu = "v100"; }, "v100");
     reject([](JobSpec& s) { s.placement = "bestfit"; }, "bestfit");
     reject([](JobSpec& s) { s.collective = "ring-allreduce"; }, "ring-allreduce");
     reject([](JobSpec& s) { s.collective = "broadcast"; }, "collective");

@@ -130,7 +130,7 @@ const char* const kFull = R"({
   "jobDefaults": {
     "model": "pythia-410m", "workers": 8, "gpusPerHost": 2, "placement": "spread",
     "iterations": 30, "arrival": "1ms", "weight": 3.5, "collective": "all-gather",
-    "channels": 2, "buckets": 3, "dtype": "fp16", "gpu": "h100", "mfu": 0.5,
+    "channels": 2, "buckets": 3, "dtype": "fp16", "gpu": "h100", "computeEfficiency": 0.5,
     "batchPerGpu": 16, "sequenceLength": 2048, "computeTime": "20ms", "scale": 0.5
   },
   "jobs": [
@@ -138,7 +138,7 @@ const char* const kFull = R"({
       "id": 7, "model": "gpt2-355m", "workers": 4, "gpusPerHost": 4,
       "hosts": [3, 1, 2, 1],
       "iterations": 12, "arrival": "1.5s", "weight": 9, "collective": "all-to-all",
-      "channels": 4, "buckets": 5, "dtype": "fp32", "gpu": "a100", "mfu": 0.3,
+      "channels": 4, "buckets": 5, "dtype": "fp32", "gpu": "a100", "computeEfficiency": 0.3,
       "batchPerGpu": 2, "sequenceLength": 512, "computeTime": "3ms", "scale": 2
     },
     { "model": "JOB-ONE-MODEL" }
@@ -232,7 +232,7 @@ TEST_F(ScenarioFiles, EveryFieldIsReadBack)
     EXPECT_EQ(d.buckets, 3u);
     EXPECT_EQ(d.dtype, "fp16");
     EXPECT_EQ(d.gpu, "h100");
-    EXPECT_DOUBLE_EQ(d.mfu, 0.5);
+    EXPECT_DOUBLE_EQ(d.computeEfficiency, 0.5);
     EXPECT_EQ(d.batchPerGpu, 16u);
     EXPECT_EQ(d.sequenceLength, 2048u);
     EXPECT_EQ(d.computeTimeNs, 20000000);
@@ -254,7 +254,7 @@ TEST_F(ScenarioFiles, EveryFieldIsReadBack)
     EXPECT_EQ(a.buckets, 5u);
     EXPECT_EQ(a.dtype, "fp32");
     EXPECT_EQ(a.gpu, "a100");
-    EXPECT_DOUBLE_EQ(a.mfu, 0.3);
+    EXPECT_DOUBLE_EQ(a.computeEfficiency, 0.3);
     EXPECT_EQ(a.batchPerGpu, 2u);
     EXPECT_EQ(a.sequenceLength, 512u);
     EXPECT_EQ(a.computeTimeNs, 3000000);
@@ -545,11 +545,17 @@ TEST_F(ScenarioFiles, ImpossibleValues)
                    "jobs[0].iterations",
                    "must be at least 1, got -3");
     EXPECT_LOCATED(R"({"jobs": [
-  { "mfu": 1.5 }
+  { "computeEfficiency": 1.5 }
+]})",
+                   "computeEfficiency",
+                   "jobs[0].computeEfficiency",
+                   "must be at most 1");
+    EXPECT_LOCATED(R"({"jobs": [
+  { "mfu": 0.4 }
 ]})",
                    "mfu",
                    "jobs[0].mfu",
-                   "must be at most 1");
+                   "renamed \"computeEfficiency\"");
     EXPECT_LOCATED(R"({"jobs": [{}],
   "scale": 0
 })",

@@ -3,7 +3,7 @@
  */
 #include "input-limits.h"
 
-#include "transformer-catalog.h"
+#include "model-catalog.h"
 
 #include "ns3/object.h"
 #include "ns3/strict-numbers.h"
@@ -110,12 +110,12 @@ InputLimits::JobBytes(const JobSpec& spec)
     double bytes = kJobBytes + static_cast<double>(spec.workers) *
                                    (static_cast<double>(spec.channels) * kQueuePairBytes +
                                     static_cast<double>(spec.buckets) * kBucketBytes);
-    if (TransformerCatalog::Has(spec.model))
+    if (ModelCatalog::IsLlm(spec))
     {
         // Its graph: per replica, layer and micro-batch, four compute ops and
         // the tensor-parallel and expert collectives between them.
         const ParallelLayout& l = spec.parallelism;
-        const TransformerConfig& m = TransformerCatalog::Get(spec.model);
+        const TransformerConfig& m = ModelCatalog::Transformer(spec);
         const double perLayer = 4.0 + (l.tp > 1 ? (l.sequenceParallel ? 8.0 : 4.0) : 0.0) +
                                 (m.IsMoe() && l.ep > 1 ? 4.0 * l.tp / l.ep : 0.0) +
                                 (l.zero == 3 ? 3.0 * l.tp / l.dp : 0.0);

@@ -6,6 +6,7 @@
 
 #include "job-graph.h"
 #include "parallel-layout.h"
+#include "transformer-catalog.h"
 
 #include <cstdint>
 #include <string>
@@ -44,7 +45,10 @@ struct WorkloadFile
 struct JobSpec
 {
     uint32_t id{0};
-    std::string model{"gpt2-124m"};  ///< a ModelCatalog name
+    std::string model{"gpt2-124m"}; ///< a ModelCatalog or TransformerCatalog name
+    /// An LLM job's transformer given by its dimensions (a scenario's "model"
+    /// object); layers == 0: \p model names it instead.
+    TransformerConfig transformer;
     uint32_t workers{2};             ///< data-parallel workers (GPUs)
     uint32_t gpusPerHost{1};         ///< workers placed on one host at most
     std::string placement{"packed"}; ///< packed | spread | random | explicit | scheduler
@@ -55,10 +59,17 @@ struct JobSpec
     std::string collective{"ring-all-reduce"}; ///< a Collective's short name (GetCollectiveNames)
     uint32_t channels{1};                      ///< parallel rings / queue pairs per peer
     uint32_t buckets{1};                       ///< gradient buckets (1 = no overlap)
-    std::string dtype{"bf16"};                 ///< fp16 | bf16 | fp32
+    std::string dtype{"bf16"};                 ///< fp16 | bf16 | fp32: activations, parameters
+    /// The type gradients are reduced in; "": an LLM job's is Megatron's
+    /// (fp32 with bf16, else dtype), any other job's dtype (ModelCatalog::GradientDtype).
+    std::string gradientDtype;
     // Compute cost model (ignored when computeTimeNs > 0).
-    std::string gpu{"a100"};       ///< a100 | h100
-    double mfu{0.4};               ///< model FLOP utilization
+    std::string gpu{"a100"}; ///< a GpuCatalog name
+    /// Jobs other than LLMs: the fraction of the GPU's peak their compute
+    /// reaches; 0: not given, ModelCatalog::kDefaultComputeEfficiency. An
+    /// LLM job's compute is timed kernel by kernel (GpuSpec).
+    double computeEfficiency{0};
+    std::string recompute{"none"}; ///< LLM jobs: activation recomputation, none | selective | full
     uint32_t batchPerGpu{8};       ///< sequences per GPU per iteration
     uint32_t sequenceLength{1024}; ///< tokens per sequence
     int64_t computeTimeNs{0};      ///< > 0: given directly

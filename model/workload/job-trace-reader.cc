@@ -121,14 +121,20 @@ Columns()
         {"compute_time", false, [](const Cell& c, JobSpec& j) { j.computeTimeNs = TimeOf(c); }},
         {"dtype", false, [](const Cell& c, JobSpec& j) { j.dtype = c.text; }},
         {"gpu", false, [](const Cell& c, JobSpec& j) { j.gpu = c.text; }},
-        {"mfu",
+        {"compute_efficiency",
          false,
          [](const Cell& c, JobSpec& j) {
-             j.mfu = RealOf(c);
-             if (!(j.mfu > 0 && j.mfu <= 1))
+             j.computeEfficiency = RealOf(c);
+             if (!(j.computeEfficiency > 0 && j.computeEfficiency <= 1))
              {
                  c.ThrowInputError("must be in (0, 1]");
              }
+         }},
+        {"mfu",
+         false,
+         [](const Cell& c, JobSpec&) {
+             c.ThrowInputError("renamed compute_efficiency: the fraction of the GPU's peak the "
+                               "job's compute reaches");
          }},
         {"batch_per_gpu", false, [](const Cell& c, JobSpec& j) { j.batchPerGpu = CountOf(c, 1); }},
         {"sequence_length",

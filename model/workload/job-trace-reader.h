@@ -20,7 +20,7 @@ namespace ns3
  * Format: a header row naming the columns, in any order, then one row per
  * job. Required columns: arrival, model, workers, iterations. Optional
  * columns: gpus_per_host, placement, weight, collective, buckets, channels,
- * compute_time, dtype, gpu, mfu, batch_per_gpu, sequence_length, scale
+ * compute_time, dtype, gpu, compute_efficiency, batch_per_gpu, sequence_length, scale
  * (the JobSpec fields of the same names). An empty cell in an optional
  * column keeps the default. arrival and compute_time are seconds as a
  * decimal number ("1.5") or a time string with a unit ("1500ms"). Fields
@@ -29,8 +29,8 @@ namespace ns3
  *
  * Ranges: workers, iterations, gpus_per_host, buckets, channels,
  * batch_per_gpu, sequence_length >= 1; weight >= 0 (0: the number of
- * workers); 0 < mfu <= 1; scale > 0; times >= 0 and whole nanoseconds.
- * Placement "explicit" is refused: a trace has no host lists.
+ * workers); 0 < compute_efficiency <= 1 (a column "mfu", its old name, is an error); scale > 0;
+ * times >= 0 and whole nanoseconds. Placement "explicit" is refused: a trace has no host lists.
  *
  * \param path the CSV file
  * \param defaults values of the fields a row does not give (its id, hosts

@@ -38,14 +38,15 @@ class Builder
     /// Gradients waiting for their data-parallel bucket on one stage.
     struct Bucket
     {
-        double bytes{0};
+        double bytes{0};                 ///< unscaled, in the gradient type
         std::vector<Ops> readyByReplica; ///< the ops after which they are ready
     };
 
     std::vector<Unit> Schedule(uint32_t stage) const;
     bool CanEmit(uint32_t stage, const Unit& u) const;
     void Emit(uint32_t stage, const Unit& u);
-    void LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur);
+    /// The forward of a layer for micro-batch \p j, or its recomputation before the backward.
+    void LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur, bool recompute = false);
     void LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>& cur);
     /**
      * Replica \p d of stage \p p computes \p what for \p duration on its
@@ -73,6 +74,7 @@ class Builder
                   uint32_t layer,
                   std::vector<Ops>& previousStart,
                   std::vector<Ops>& cur);
+    /// Gradients of \p dense and \p expert parameters (per tensor rank), ready after \p ready.
     void AddGradients(uint32_t p, double dense, double expert, const std::vector<Ops>& ready);
     void EmitBucket(uint32_t p, Bucket& b, bool expert);
     void Flush(uint32_t p);
@@ -82,6 +84,7 @@ class Builder
     /// data-parallel group of stage \p p, after \p deps.
     Ops ZeroCollective(const std::string& algorithm,
                        uint32_t p,
+                       uint64_t bytes,
                        const Ops& deps,
                        const std::string& name);
 
@@ -100,7 +103,8 @@ class Builder
         return Stream("compute/" + std::to_string(d) + "/" + std::to_string(p));
     }
 
-    Time ComputeTime(double flops) const;
+    /// \p seconds of compute, times the scale.
+    Time ComputeTime(double seconds) const;
     uint64_t Bytes(double bytes) const;
 
     uint32_t VirtualStages() const
@@ -116,19 +120,22 @@ class Builder
     /// Transfers into (virtual stage, micro-batch, replica).
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ops> m_forwardIn;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ops> m_backwardIn;
-    std::vector<Bucket> m_dense;                  ///< by stage
-    std::vector<Bucket> m_expert;                 ///< by stage
-    std::vector<std::vector<uint64_t>> m_buckets; ///< by stage: bytes of each reduced bucket
-    std::vector<Ops> m_reduced;                   ///< by stage: its gradients' reductions
-    // Per-token costs.
-    double m_tokens;           ///< per micro-batch and replica
-    double m_attentionFlops;   ///< forward, per tensor rank, a micro-batch
-    double m_mlpFlops;         ///< forward, per tensor rank, a micro-batch
-    double m_activationBytes;  ///< b x s x h elements
-    double m_pipelineBytes;    ///< per tensor rank and micro-batch
-    double m_allToAllBytes;    ///< per rank, one all-to-all
-    double m_denseLayerBytes;  ///< gradients of a layer on one tensor rank, experts apart
-    double m_expertLayerBytes; ///< gradients of a layer's local experts on one tensor rank
+    std::vector<Bucket> m_dense;  ///< by stage
+    std::vector<Bucket> m_expert; ///< by stage
+    std::vector<std::vector<uint64_t>>
+        m_buckets;              ///< by stage: parameter bytes of each reduced bucket
+    std::vector<Ops> m_reduced; ///< by stage: its gradients' reductions
+    // Per micro-batch costs, on one tensor rank.
+    double m_tokens;            ///< per micro-batch and replica
+    double m_attention;         ///< forward of the attention block, s
+    double m_attentionCore;     ///< of which the attention core (scores, weighted sum), s
+    double m_mlp;               ///< forward of the MLP block (experts, router), s
+    double m_logits;            ///< forward of the output layer and the loss, s
+    double m_activationBytes;   ///< b x s x h elements
+    double m_pipelineBytes;     ///< per tensor rank and micro-batch
+    double m_allToAllBytes;     ///< per rank, one all-to-all
+    double m_denseLayerParams;  ///< parameters of a layer on one tensor rank, experts apart
+    double m_expertLayerParams; ///< parameters of a layer's local experts on one tensor rank
 };
 
 Builder::Builder(const MegatronGraph::Settings& s)
@@ -142,24 +149,37 @@ Builder::Builder(const MegatronGraph::Settings& s)
       m_reduced(s.layout.pp)
 {
     const double tp = m_l.tp;
-    const double e = m_s.elementBytes;
+    const uint32_t e = m_s.elementBytes;
     const double h = m_m.hidden;
     const double seq = m_s.sequenceLength;
+    const GpuSpec& gpu = m_s.gpu;
     m_tokens = static_cast<double>(m_l.microBatchSize) * seq;
-    m_attentionFlops =
-        (2.0 * static_cast<double>(m_m.AttentionParameters()) + 4.0 * seq * h) * m_tokens / tp;
+    // Element-wise bytes a token moves, in elements of the activation type:
+    // a norm reads and writes h, a bias-dropout-add reads 2h and writes h;
+    // on every tensor rank unless sequence parallelism splits them.
+    const double perBlock = (2.0 * h + 3.0 * h) / (m_l.sequenceParallel ? tp : 1.0);
+    const double ffn = m_m.ffn;
+    const double activation = (m_m.gatedMlp ? 3.0 : 2.0) * ffn / tp * (m_m.IsMoe() ? m_m.topK : 1);
+    m_attentionCore = gpu.AttentionSeconds(4.0 * seq * h * m_tokens / tp, e);
+    m_attention =
+        gpu.GemmSeconds(2.0 * static_cast<double>(m_m.AttentionParameters()) * m_tokens / tp, e) +
+        m_attentionCore + gpu.ElementwiseSeconds(perBlock * m_tokens * e);
     const double activeMlp =
         m_m.IsMoe() ? static_cast<double>(m_m.topK) * m_m.MlpParameters() + h * m_m.experts
                     : static_cast<double>(m_m.MlpParameters());
-    m_mlpFlops = 2.0 * activeMlp * m_tokens / tp;
+    m_mlp = gpu.GemmSeconds(2.0 * activeMlp * m_tokens / tp, e) +
+            gpu.ElementwiseSeconds((perBlock + activation) * m_tokens * e);
+    // The logits, and the loss reading and writing them.
+    m_logits = gpu.GemmSeconds(m_m.LogitsForwardFlopsPerToken() * m_tokens / tp, e) +
+               gpu.ElementwiseSeconds(2.0 * m_m.vocab / tp * m_tokens * e);
     m_activationBytes = m_tokens * h * e;
     m_pipelineBytes = m_l.sequenceParallel ? m_activationBytes / tp : m_activationBytes;
     const double tokensPerRank = m_l.sequenceParallel ? m_tokens / tp : m_tokens;
     m_allToAllBytes = tokensPerRank * m_m.topK * h * e;
     const double experts =
         m_m.IsMoe() ? static_cast<double>(m_m.experts) * m_m.MlpParameters() : 0.0;
-    m_denseLayerBytes = (static_cast<double>(m_m.LayerParameters()) - experts) / tp * e;
-    m_expertLayerBytes = experts / m_l.ep / tp * e;
+    m_denseLayerParams = (static_cast<double>(m_m.LayerParameters()) - experts) / tp;
+    m_expertLayerParams = experts / m_l.ep / tp;
 }
 
 uint32_t
@@ -170,10 +190,10 @@ Builder::Stream(const std::string& key)
 }
 
 Time
-Builder::ComputeTime(double flops) const
+Builder::ComputeTime(double unscaled) const
 {
     // Checked before it is rounded: a time past the clock would wrap negative.
-    const double seconds = flops / m_s.flopsPerSecond * m_s.scale;
+    const double seconds = unscaled * m_s.scale;
     if (!(seconds <= Time::Max().GetSeconds()))
     {
         throw std::range_error("a compute op of " + FormatReal(seconds) + " s, " + kTimeRangeError);
@@ -312,6 +332,7 @@ Builder::Prefetch(uint32_t p,
     previousStart = cur;
     const Ops gather = ZeroCollective(DataAlgorithm("all-gather"),
                                       p,
+                                      Bytes(m_denseLayerParams * m_s.elementBytes),
                                       deps,
                                       "zero3 parameters layer " + std::to_string(layer));
     for (Ops& c : cur)
@@ -334,6 +355,7 @@ Builder::Join(const std::vector<Ops>& perReplica)
 Builder::Ops
 Builder::ZeroCollective(const std::string& algorithm,
                         uint32_t p,
+                        uint64_t bytes,
                         const Ops& deps,
                         const std::string& name)
 {
@@ -342,7 +364,7 @@ Builder::ZeroCollective(const std::string& algorithm,
     {
         ops.push_back(m_g.AddCollective(algorithm,
                                         m_l.DataGroup(t, p),
-                                        Bytes(m_denseLayerBytes),
+                                        bytes,
                                         m_s.channels,
                                         CommGroup::Data,
                                         deps,
@@ -374,20 +396,20 @@ Builder::Reduce(uint32_t p, uint32_t d, Ops& cur)
 }
 
 void
-Builder::LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur)
+Builder::LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur, bool recompute)
 {
-    const std::string mb = " forward mb " + std::to_string(j);
+    const std::string mb = (recompute ? " recompute mb " : " forward mb ") + std::to_string(j);
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
-        Compute(p, d, ComputeTime(m_attentionFlops), "attention" + mb, cur[d], true);
+        Compute(p, d, ComputeTime(m_attention), "attention" + mb, cur[d], true);
         Reduce(p, d, cur[d]);
     }
-    ExpertAllToAll(p, cur, "dispatch");
+    ExpertAllToAll(p, cur, recompute ? "dispatch recompute" : "dispatch");
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
-        Compute(p, d, ComputeTime(m_mlpFlops), "mlp" + mb, cur[d], true);
+        Compute(p, d, ComputeTime(m_mlp), "mlp" + mb, cur[d], true);
     }
-    ExpertAllToAll(p, cur, "combine");
+    ExpertAllToAll(p, cur, recompute ? "combine recompute" : "combine");
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
         Reduce(p, d, cur[d]);
@@ -398,17 +420,25 @@ void
 Builder::LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>& cur)
 {
     const std::string mb = " backward mb " + std::to_string(j);
+    if (m_s.recompute == MegatronGraph::Recompute::Full)
+    {
+        LayerForward(p, j, cur, true);
+    }
+    // Selective recomputation runs the attention core's forward again.
+    const double attention =
+        2 * m_attention +
+        (m_s.recompute == MegatronGraph::Recompute::Selective ? m_attentionCore : 0.0);
     ExpertAllToAll(p, cur, "combine gradient");
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
-        Compute(p, d, ComputeTime(2 * m_mlpFlops), "mlp" + mb, cur[d], true);
+        Compute(p, d, ComputeTime(2 * m_mlp), "mlp" + mb, cur[d], true);
     }
     ExpertAllToAll(p, cur, "dispatch gradient");
     std::vector<Ops> ready(m_l.dp);
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
         Reduce(p, d, cur[d]);
-        Compute(p, d, ComputeTime(2 * m_attentionFlops), "attention" + mb, cur[d], true);
+        Compute(p, d, ComputeTime(attention), "attention" + mb, cur[d], true);
         ready[d] = cur[d];
         Reduce(p, d, cur[d]);
     }
@@ -416,27 +446,28 @@ Builder::LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>&
     {
         ZeroCollective(DataAlgorithm("reduce-scatter"),
                        p,
+                       Bytes(m_denseLayerParams * m_s.gradientBytes),
                        Join(ready),
                        "zero3 gradients layer " + std::to_string(layer));
     }
     else if (j + 1 == m_l.microBatches)
     {
-        AddGradients(p, m_denseLayerBytes, m_expertLayerBytes, ready);
+        AddGradients(p, m_denseLayerParams, m_expertLayerParams, ready);
     }
 }
 
 void
 Builder::AddGradients(uint32_t p, double dense, double expert, const std::vector<Ops>& ready)
 {
-    for (auto [bucket, bytes, isExpert] :
+    for (auto [bucket, params, isExpert] :
          {std::tuple<Bucket*, double, bool>{&m_dense[p], dense, false},
           std::tuple<Bucket*, double, bool>{&m_expert[p], expert, true}})
     {
-        if (bytes <= 0)
+        if (params <= 0)
         {
             continue;
         }
-        bucket->bytes += bytes;
+        bucket->bytes += params * m_s.gradientBytes;
         bucket->readyByReplica = ready;
         if (bucket->bytes >= static_cast<double>(m_l.bucketBytes))
         {
@@ -457,7 +488,8 @@ Builder::EmitBucket(uint32_t p, Bucket& b, bool expert)
     const uint64_t bytes = Bytes(b.bytes);
     if (!expert)
     {
-        m_buckets[p].push_back(bytes);
+        // Its parameters, gathered after the step in the parameter type.
+        m_buckets[p].push_back(Bytes(b.bytes / m_s.gradientBytes * m_s.elementBytes));
     }
     for (uint32_t t = 0; t < m_l.tp; ++t)
     {
@@ -529,7 +561,6 @@ Builder::Emit(uint32_t p, const Unit& u)
     const uint32_t perChunk = m_m.layers / VirtualStages();
     const uint32_t j = u.microBatch;
     const bool last = v + 1 == VirtualStages();
-    const double logits = m_m.LogitsForwardFlopsPerToken() * m_tokens / m_l.tp;
     std::vector<Ops> cur(m_l.dp);
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
@@ -554,7 +585,7 @@ Builder::Emit(uint32_t p, const Unit& u)
             {
                 Compute(p,
                         d,
-                        ComputeTime(logits),
+                        ComputeTime(m_logits),
                         "logits forward mb " + std::to_string(j),
                         cur[d],
                         false);
@@ -570,15 +601,14 @@ Builder::Emit(uint32_t p, const Unit& u)
             {
                 Compute(p,
                         d,
-                        ComputeTime(2 * logits),
+                        ComputeTime(2 * m_logits),
                         "logits backward mb " + std::to_string(j),
                         cur[d],
                         false);
             }
             if (!m_m.tiedEmbedding && j + 1 == m_l.microBatches)
             {
-                const double output =
-                    static_cast<double>(m_m.vocab) * m_m.hidden / m_l.tp * m_s.elementBytes;
+                const double output = static_cast<double>(m_m.vocab) * m_m.hidden / m_l.tp;
                 AddGradients(p, output, 0, cur);
             }
         }
@@ -590,8 +620,7 @@ Builder::Emit(uint32_t p, const Unit& u)
         }
         if (v == 0 && j + 1 == m_l.microBatches)
         {
-            const double embedding =
-                static_cast<double>(m_m.vocab) * m_m.hidden / m_l.tp * m_s.elementBytes;
+            const double embedding = static_cast<double>(m_m.vocab) * m_m.hidden / m_l.tp;
             AddGradients(p, embedding, 0, cur);
         }
         if (v == 0)
@@ -665,13 +694,36 @@ JobGraph
 MegatronGraph::Build(const Settings& settings)
 {
     settings.layout.Validate(settings.model, settings.layout.Ranks(), settings.layout.tp);
-    if (!(settings.flopsPerSecond > 0) || !(settings.scale > 0) || settings.sequenceLength == 0 ||
-        settings.elementBytes == 0)
+    const GpuSpec& g = settings.gpu;
+    if (!(g.Peak(settings.elementBytes) > 0) || !(g.memoryBandwidth > 0) ||
+        !(g.gemmEfficiency > 0) || !(g.attentionEfficiency > 0) || !(g.elementwiseEfficiency > 0) ||
+        !(settings.scale > 0) || settings.sequenceLength == 0 || settings.elementBytes == 0 ||
+        settings.gradientBytes == 0)
     {
-        throw std::invalid_argument("MegatronGraph: flopsPerSecond, scale, sequenceLength and "
-                                    "elementBytes must be positive");
+        throw std::invalid_argument("MegatronGraph: the GPU's peak, bandwidth and efficiencies, "
+                                    "scale, sequenceLength, elementBytes and gradientBytes must "
+                                    "be positive");
     }
     return Builder(settings).Build();
+}
+
+MegatronGraph::Recompute
+MegatronGraph::ParseRecompute(const std::string& name)
+{
+    if (name == "none")
+    {
+        return Recompute::None;
+    }
+    if (name == "selective")
+    {
+        return Recompute::Selective;
+    }
+    if (name == "full")
+    {
+        return Recompute::Full;
+    }
+    throw std::invalid_argument("unknown recomputation '" + name +
+                                "' (known: none, selective, full)");
 }
 
 } // namespace ns3

@@ -6,6 +6,7 @@
 #include "chakra-trace-reader.h"
 #include "collective-transport.h"
 #include "collective.h"
+#include "gpu-catalog.h"
 #include "input-limits.h"
 #include "megatron-graph.h"
 #include "placement-policy.h"
@@ -83,9 +84,7 @@ FailRange(const JobSpec& spec, const std::string& problem)
     {
         Fail(spec, "workload.path, scale", spec.workload.path + ": " + problem);
     }
-    Fail(spec,
-         TransformerCatalog::Has(spec.model) ? "sequenceLength, mfu, scale" : "scale",
-         problem);
+    Fail(spec, ModelCatalog::IsLlm(spec) ? "sequenceLength, gpu, scale" : "scale", problem);
 }
 
 /// Re-throws an unknown-name error of the catalog with the job and field in front.
@@ -129,7 +128,23 @@ ModelCatalog::Get(const std::string& name)
 bool
 ModelCatalog::IsLlm(const JobSpec& spec)
 {
-    return TransformerCatalog::Has(spec.model);
+    return spec.transformer.layers > 0 || TransformerCatalog::Has(spec.model);
+}
+
+const TransformerConfig&
+ModelCatalog::Transformer(const JobSpec& spec)
+{
+    return spec.transformer.layers > 0 ? spec.transformer : TransformerCatalog::Get(spec.model);
+}
+
+std::string
+ModelCatalog::GradientDtype(const JobSpec& spec)
+{
+    if (!spec.gradientDtype.empty())
+    {
+        return spec.gradientDtype;
+    }
+    return IsLlm(spec) && spec.dtype == "bf16" ? "fp32" : spec.dtype;
 }
 
 JobGraph
@@ -198,13 +213,17 @@ BuildGraph(const JobSpec& spec)
                                       spec.channels);
     }
     MegatronGraph::Settings s;
-    s.model = TransformerCatalog::Get(spec.model);
+    CheckName(spec, "model", [&] { s.model = ModelCatalog::Transformer(spec); });
     s.layout = spec.parallelism;
     s.sequenceLength = spec.sequenceLength;
-    CheckName(spec, "gpu", [&] {
-        s.flopsPerSecond = ModelCatalog::PeakFlops(spec.gpu, spec.dtype) * spec.mfu;
+    CheckName(spec, "gpu", [&] { s.gpu = GpuCatalog::Get(spec.gpu); });
+    CheckName(spec, "recompute", [&] {
+        s.recompute = MegatronGraph::ParseRecompute(spec.recompute);
     });
     CheckName(spec, "dtype", [&] { s.elementBytes = ModelCatalog::BytesPerElement(spec.dtype); });
+    CheckName(spec, "gradientDtype", [&] {
+        s.gradientBytes = ModelCatalog::BytesPerElement(ModelCatalog::GradientDtype(spec));
+    });
     s.scale = spec.scale;
     s.channels = spec.channels;
     s.dataCollective = spec.collective;
@@ -269,18 +288,7 @@ ModelCatalog::GradientBytes(const ModelProfile& model, const std::string& dtype)
 double
 ModelCatalog::PeakFlops(const std::string& gpu, const std::string& dtype)
 {
-    // Dense (no sparsity) datasheet figures; H100 is the SXM part.
-    static const std::map<std::string, std::pair<double, double>> peaks{
-        // gpu: {fp16/bf16 tensor core, plain fp32}
-        {"a100", {312e12, 19.5e12}},
-        {"h100", {989e12, 67e12}},
-    };
-    auto it = peaks.find(gpu);
-    if (it == peaks.end())
-    {
-        throw std::invalid_argument("unknown gpu '" + gpu + "' (known: a100, h100)");
-    }
-    return BytesPerElement(dtype) == 2 ? it->second.first : it->second.second;
+    return GpuCatalog::Get(gpu).Peak(BytesPerElement(dtype));
 }
 
 int64_t
@@ -303,9 +311,13 @@ ModelCatalog::ComputeTimeNs(const JobSpec& spec)
     }
     else
     {
-        if (!(spec.mfu > 0 && spec.mfu <= 1))
+        const double efficiency =
+            spec.computeEfficiency > 0 ? spec.computeEfficiency : kDefaultComputeEfficiency;
+        if (!(efficiency > 0 && efficiency <= 1))
         {
-            Fail(spec, "mfu", "must be in (0, 1] (got " + std::to_string(spec.mfu) + ")");
+            Fail(spec,
+                 "computeEfficiency",
+                 "must be in (0, 1] (got " + std::to_string(spec.computeEfficiency) + ")");
         }
         const ModelProfile* model = nullptr;
         double peak = 0;
@@ -322,7 +334,7 @@ ModelCatalog::ComputeTimeNs(const JobSpec& spec)
             double tokens = static_cast<double>(spec.batchPerGpu) * spec.sequenceLength;
             flops = 6.0 * static_cast<double>(model->parameters) * tokens;
         }
-        ns = flops / (peak * spec.mfu) * 1e9 * spec.scale;
+        ns = flops / (peak * efficiency) * 1e9 * spec.scale;
     }
     if (!(ns <= static_cast<double>(kMaxSimulatedTimeNs)))
     {
@@ -349,7 +361,8 @@ ModelCatalog::GradientBytes(const JobSpec& spec)
     }
     uint64_t bytes = 0;
     CheckName(spec, "model", [&] { Get(spec.model); });
-    CheckName(spec, "dtype", [&] { bytes = GradientBytes(Get(spec.model), spec.dtype); });
+    CheckName(spec, "gradientDtype", [&] { BytesPerElement(GradientDtype(spec)); });
+    CheckName(spec, "dtype", [&] { bytes = GradientBytes(Get(spec.model), GradientDtype(spec)); });
     double scaled = static_cast<double>(bytes) * spec.scale;
     // Far below 2^64, so that sums of a job's bytes cannot wrap either.
     if (!(scaled <= 1e18))
@@ -376,9 +389,12 @@ ModelCatalog::Validate(const JobSpec& spec)
     atLeastOne("iterations", spec.iterations);
     atLeastOne("channels", spec.channels);
     atLeastOne("buckets", spec.buckets);
-    if (!(spec.mfu > 0 && spec.mfu <= 1))
+    // 0: not given (the default for jobs other than LLMs).
+    if (!(spec.computeEfficiency >= 0 && spec.computeEfficiency <= 1))
     {
-        Fail(spec, "mfu", "must be in (0, 1] (got " + std::to_string(spec.mfu) + ")");
+        Fail(spec,
+             "computeEfficiency",
+             "must be in (0, 1] (got " + std::to_string(spec.computeEfficiency) + ")");
     }
     if (!(spec.scale > 0))
     {
@@ -403,17 +419,33 @@ ModelCatalog::Validate(const JobSpec& spec)
     }
 
     CheckName(spec, "dtype", [&] { BytesPerElement(spec.dtype); });
+    CheckName(spec, "gradientDtype", [&] { BytesPerElement(GradientDtype(spec)); });
     CheckName(spec, "gpu", [&] { PeakFlops(spec.gpu, spec.dtype); });
+    CheckName(spec, "recompute", [&] { MegatronGraph::ParseRecompute(spec.recompute); });
     const bool llm = IsLlm(spec);
+    if (!llm && spec.recompute != "none")
+    {
+        Fail(spec, "recompute", "only an LLM job (a transformer with a layout) recomputes");
+    }
+    if ((llm || spec.workload.IsSet()) && spec.computeEfficiency > 0)
+    {
+        Fail(spec,
+             "computeEfficiency",
+             llm ? "an LLM job's compute is timed kernel by kernel on its gpu; leave it out"
+                 : "a job read from a workload file takes its compute from the file; leave it "
+                   "out");
+    }
     int64_t computeNs = 0;
     if (spec.workload.IsSet())
     {
-        if (spec.computeTimeNs > 0 || !spec.parallelism.IsDefault())
+        if (spec.computeTimeNs > 0 || !spec.parallelism.IsDefault() || !spec.gradientDtype.empty())
         {
             Fail(spec,
-                 spec.computeTimeNs > 0 ? "computeTime" : "parallelism",
-                 "a job read from a workload file takes its compute and groups from the file; "
-                 "leave it out");
+                 spec.computeTimeNs > 0
+                     ? "computeTime"
+                     : (spec.gradientDtype.empty() ? "parallelism" : "gradientDtype"),
+                 "a job read from a workload file takes its compute, groups and bytes from the "
+                 "file; leave it out");
         }
         computeNs = WorkloadGraph(spec).GetComputeTimePerRank().GetNanoSeconds();
     }
@@ -427,7 +459,7 @@ ModelCatalog::Validate(const JobSpec& spec)
         }
         try
         {
-            spec.parallelism.Validate(TransformerCatalog::Get(spec.model),
+            spec.parallelism.Validate(Transformer(spec),
                                       spec.workers,
                                       std::numeric_limits<uint32_t>::max());
         }

@@ -115,6 +115,24 @@ class ModelCatalog
     static bool IsLlm(const JobSpec& spec);
 
     /**
+     * An LLM job's transformer: the one given by its dimensions
+     * (JobSpec::transformer), else the catalog's entry of its model.
+     * \throw std::invalid_argument for a name the catalog lacks
+     */
+    static const TransformerConfig& Transformer(const JobSpec& spec);
+
+    /**
+     * The type the job's gradients are reduced in: JobSpec::gradientDtype
+     * when given; else, for an LLM job, Megatron-LM's default (with bf16 it
+     * accumulates and reduces gradients in fp32; with fp16 or fp32 in the
+     * activation type), and for any other job its dtype.
+     */
+    static std::string GradientDtype(const JobSpec& spec);
+
+    /// The fraction of the peak a job other than an LLM reaches when it gives none.
+    static constexpr double kDefaultComputeEfficiency = 0.4;
+
+    /**
      * The graph of a job read from a workload file (JobSpec::workload): a
      * SimAI / AICB file or a Chakra trace, over the job's workers, its
      * collective as the all-reduce, its channels, times its scale.
@@ -125,8 +143,8 @@ class ModelCatalog
 
     /**
      * One iteration of the job: a workload file's (WorkloadGraph); for an
-     * LLM, MegatronGraph of its model,
-     * layout, sequence length, GPU x MFU, dtype, scale, channels and
+     * LLM, MegatronGraph of its model, layout, sequence length, GPU,
+     * recomputation, dtype and gradient type, scale, channels and
      * collective (the data-parallel reduction); otherwise
      * JobGraph::DataParallel of its compute time, gradient and buckets.
      * \throw std::invalid_argument as Validate

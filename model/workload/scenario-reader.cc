@@ -146,10 +146,12 @@ ReadFaults(const LocatedJson& w, const Node& n, std::vector<FabricFault>& faults
 
 /// Keys of jobDefaults: a job's but id and hosts.
 const std::vector<std::string> kJobDefaultKeys{
-    "model",       "workers", "gpusPerHost", "placement",   "iterations",
-    "arrival",     "weight",  "collective",  "channels",    "buckets",
-    "dtype",       "gpu",     "mfu",         "batchPerGpu", "sequenceLength",
-    "computeTime", "scale",   "parallelism", "planned",     "workload"};
+    "model",       "workers",           "gpusPerHost", "placement",
+    "iterations",  "arrival",           "weight",      "collective",
+    "channels",    "buckets",           "dtype",       "gradientDtype",
+    "gpu",         "computeEfficiency", "mfu",         "recompute",
+    "batchPerGpu", "sequenceLength",    "computeTime", "scale",
+    "parallelism", "planned",           "workload"};
 
 /// Keys of a job: id first, then jobDefaults' with hosts after placement.
 std::vector<std::string>
@@ -193,6 +195,63 @@ ReadParallelism(const LocatedJson& w, const Node& n, ParallelLayout& l)
     o.With("sequenceParallel", [&](const Node& v) { l.sequenceParallel = w.Bool(v); });
     o.With("zero", [&](const Node& v) { l.zero = static_cast<uint32_t>(w.Unsigned(v, 0, 3)); });
     o.With("bucketBytes", [&](const Node& v) { l.bucketBytes = w.Unsigned(v, 1, kMaxByteCount); });
+}
+
+/// A transformer given by its dimensions (TransformerConfig); its name
+/// defaults to one made of them.
+TransformerConfig
+ReadTransformer(const LocatedJson& w, const Node& n)
+{
+    Object o(w,
+             n,
+             {"name",
+              "layers",
+              "hidden",
+              "heads",
+              "kvHeads",
+              "ffnHidden",
+              "vocab",
+              "experts",
+              "topK",
+              "gatedMlp",
+              "tiedEmbedding"});
+    TransformerConfig m;
+    const std::string why = "a transformer given by its dimensions needs it";
+    m.layers = w.Uint32(o.Require("layers", why), 1);
+    m.hidden = w.Uint32(o.Require("hidden", why), 1);
+    m.heads = w.Uint32(o.Require("heads", why), 1);
+    m.ffn = w.Uint32(o.Require("ffnHidden", why), 1);
+    m.vocab = w.Uint32(o.Require("vocab", why), 1);
+    m.kvHeads = m.heads;
+    o.With("kvHeads", [&](const Node& v) {
+        m.kvHeads = w.Uint32(v, 1);
+        if (m.heads % m.kvHeads != 0)
+        {
+            w.Fail(v, "must divide heads (" + std::to_string(m.heads) + ")");
+        }
+    });
+    if (m.hidden % m.heads != 0)
+    {
+        w.Fail(o.Get("heads"), "must divide hidden (" + std::to_string(m.hidden) + ")");
+    }
+    o.With("experts", [&](const Node& v) { m.experts = w.Uint32(v, 0); });
+    o.With("topK", [&](const Node& v) {
+        m.topK = w.Uint32(v, 1);
+        if (m.topK > m.experts)
+        {
+            w.Fail(v, "must be at most experts (" + std::to_string(m.experts) + ")");
+        }
+    });
+    if (m.experts > 0 && m.topK == 0)
+    {
+        w.Fail(o.Get("experts"), "a mixture of experts needs topK");
+    }
+    o.With("gatedMlp", [&](const Node& v) { m.gatedMlp = w.Bool(v); });
+    o.With("tiedEmbedding", [&](const Node& v) { m.tiedEmbedding = w.Bool(v); });
+    m.name = "transformer-" + std::to_string(m.layers) + "x" + std::to_string(m.hidden);
+    o.With("name", [&](const Node& v) { m.name = w.String(v); });
+    m.source = "given by its dimensions";
+    return m;
 }
 
 /// A path of the scenario, relative to its file's folder.
@@ -252,7 +311,16 @@ WorkloadRanks(const WorkloadFile& f)
 void
 ReadJobFields(const LocatedJson& w, const Object& o, const PathResolver& resolve, JobSpec& job)
 {
-    o.With("model", [&](const Node& v) { job.model = w.String(v); });
+    o.With("model", [&](const Node& v) {
+        if (v.json->is_object())
+        {
+            job.transformer = ReadTransformer(w, v);
+            job.model = job.transformer.name;
+            return;
+        }
+        job.model = w.String(v);
+        job.transformer = TransformerConfig{};
+    });
     o.With("workers", [&](const Node& v) { job.workers = w.Uint32(v, 1); });
     o.With("gpusPerHost", [&](const Node& v) { job.gpusPerHost = w.Uint32(v, 1); });
     o.With("placement", [&](const Node& v) { job.placement = w.String(v); });
@@ -263,14 +331,22 @@ ReadJobFields(const LocatedJson& w, const Object& o, const PathResolver& resolve
     o.With("channels", [&](const Node& v) { job.channels = w.Uint32(v, 1); });
     o.With("buckets", [&](const Node& v) { job.buckets = w.Uint32(v, 1); });
     o.With("dtype", [&](const Node& v) { job.dtype = w.String(v); });
+    o.With("gradientDtype", [&](const Node& v) { job.gradientDtype = w.String(v); });
     o.With("gpu", [&](const Node& v) { job.gpu = w.String(v); });
-    o.With("mfu", [&](const Node& v) {
-        job.mfu = w.Positive(v);
-        if (job.mfu > 1)
+    o.With("computeEfficiency", [&](const Node& v) {
+        job.computeEfficiency = w.Positive(v);
+        if (job.computeEfficiency > 1)
         {
             w.Fail(v, "must be at most 1, got " + v.json->dump());
         }
     });
+    o.With("mfu", [&](const Node& v) {
+        w.Fail(v,
+               "renamed \"computeEfficiency\": the fraction of the GPU's peak the compute "
+               "of a job other than an LLM reaches; an LLM job's compute is timed kernel by "
+               "kernel on its gpu (doc/scenario-format.md)");
+    });
+    o.With("recompute", [&](const Node& v) { job.recompute = w.String(v); });
     o.With("batchPerGpu", [&](const Node& v) { job.batchPerGpu = w.Uint32(v, 1); });
     o.With("sequenceLength", [&](const Node& v) { job.sequenceLength = w.Uint32(v, 1); });
     o.With("computeTime", [&](const Node& v) { job.computeTimeNs = w.TimeNs(v); });

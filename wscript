@@ -106,7 +106,8 @@ def build(bld):
         'model/workload/parallel-layout.cc',
         'model/workload/transformer-catalog.cc',
         'model/workload/training-job.cc',
-        'model/network/network-collective-transport.cc'
+        'model/network/network-collective-transport.cc',
+        'model/network/nvswitch.cc',
         'model/flow/max-min-allocator.cc',
         'model/flow/flow-network.cc',
         'model/cluster/training-cluster.cc',
@@ -248,7 +249,8 @@ def build(bld):
         'model/workload/parallel-layout.h',
         'model/workload/transformer-catalog.h',
         'model/workload/training-job.h',
-        'model/network/network-collective-transport.h'
+        'model/network/network-collective-transport.h',
+        'model/network/nvswitch.h',
         'model/flow/max-min-allocator.h',
         'model/flow/flow-network.h',
         'model/cluster/training-cluster.h',

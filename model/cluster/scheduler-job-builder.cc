@@ -132,6 +132,8 @@ class TrafficEstimate
         std::map<uint32_t, uint64_t> linkBytes; ///< directed link -> wire bytes
         double latency{0};                      ///< its slowest path's, s
         double nvlink{0};                       ///< its slowest NVLink message's, s
+        std::map<uint32_t, double> nvlinkOut;   ///< rank -> bits into the NVSwitch
+        std::map<uint32_t, double> nvlinkIn;    ///< rank -> bits out of the NVSwitch
     };
 
     /// The index in job.flows of the job's connection from host \p src to host
@@ -161,9 +163,18 @@ class TrafficEstimate
         Step& step = m_steps[m.step];
         if (m_topo.SameServer(src, dst))
         {
+            // Each rank is a GPU with one NVSwitch port each way: a step's
+            // messages that share a port share its rate (NvSwitch).
+            const double bits = 8.0 * static_cast<double>(m.bytes);
+            double busiest = bits;
+            if (m_nvlink.contention)
+            {
+                busiest =
+                    std::max(step.nvlinkOut[m.srcRank] += bits, step.nvlinkIn[m.dstRank] += bits);
+            }
             step.nvlink = std::max(step.nvlink,
                                    m_nvlink.latency.GetSeconds() +
-                                       8.0 * m.bytes / m_nvlink.rate.GetBitRate());
+                                       busiest / static_cast<double>(m_nvlink.rate.GetBitRate()));
             return;
         }
         const uint16_t port = NetworkCollectiveTransport::ConnectionPort(m_job.id,

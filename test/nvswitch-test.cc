@@ -7,6 +7,8 @@
  */
 #include "scenario-run-test.h"
 
+#include "ns3/scheduler-job-builder.h"
+
 #include <gtest/gtest.h>
 
 namespace ns3
@@ -213,6 +215,45 @@ TEST(NvlinkGenerationTest, RatesPerDirectionFromTheDatasheets)
     EXPECT_EQ(cluster->GetNvlink().latency, NanoSeconds(700)) << "NvlinkLatency overrides";
 }
 
+TEST(NvSwitchEstimateTest, SchedulersSeeAStepsBusiestPort)
+{
+    // A data-parallel job of two ranks on one host, two channels, nothing
+    // planned: to a scheduler its iteration is compute plus the ring's two
+    // steps, each the latency plus its busiest port's bytes (both channels'
+    // halves share the pair's ports); without contention, one channel's.
+    FabricTopology topo;
+    const uint32_t sw = topo.AddSwitch("leaf", 1, -1, 0);
+    topo.AddLink(topo.AddHost("h0", -1, 0), sw, 100000000000ull, 1000);
+    Ptr<FlowNetwork> network = CreateObject<FlowNetwork>();
+    network->Build(topo);
+    TrainingCluster::JobEntry e;
+    e.spec.id = 0;
+    e.spec.model = "gpt2-124m";
+    e.spec.dtype = "bf16";
+    e.spec.workers = 2;
+    e.spec.gpusPerHost = 2;
+    e.spec.channels = 2;
+    e.spec.scale = 8000000 / 248e6;
+    e.spec.computeTimeNs = 1000000;
+    e.placement.workerHost = {0, 0};
+    e.graph = ModelCatalog::Graph(e.spec);
+    e.graph.SetPlanned([](const GraphOp&) { return false; });
+    const Time compute = e.graph.GetComputeTimePerRank();
+    const double half = static_cast<double>(e.graph.GetBytes(CommGroup::Data)) / 2;
+    for (const bool contention : {true, false})
+    {
+        NvlinkSpeed nvlink;
+        nvlink.contention = contention;
+        const SchedulerJob job = MakeSchedulerJob(e, *network, nvlink);
+        const double step =
+            nvlink.latency.GetSeconds() + Transfer(contention ? half : half / 2, nvlink.rate);
+        EXPECT_NEAR(job.computeTime.GetSeconds(), compute.GetSeconds() + 2 * step, 1e-9)
+            << "contention " << contention;
+    }
+    network->Dispose();
+    Simulator::Destroy();
+}
+
 /// Whole runs on server 0 of a rail-optimized fabric of two 4-GPU servers.
 class NvSwitchRunTest : public ScenarioRunTest
 {
@@ -352,6 +393,28 @@ TEST_F(NvSwitchRunTest, JobsOnOneServerShareItsSwitchAtBothLevels)
                 EXPECT_NEAR(j.meanCommunication.GetSeconds(), expected, expected * 0.002)
                     << backend << " blocking " << blocking;
             }
+        }
+    }
+}
+
+TEST_F(NvSwitchRunTest, JobsOnOneHostGetAGpuEachRank)
+{
+    for (const std::string backend : {"packet", "flow"})
+    {
+        // Two jobs of two ranks on host 0 (4 GPUs): four GPUs, four pairs of
+        // ports, so neither slows the other.
+        ScenarioSpec spec = TwoLeaves(4);
+        spec.backend = backend;
+        spec.output.db = (m_dir / (backend + "-one-host.db")).string();
+        spec.jobs = {Job(0, {0, 0}, 8000000, MicroSeconds(50), 2),
+                     Job(1, {0, 0}, 8000000, MicroSeconds(50), 2)};
+        const RunOutcome run = ScenarioRunner(spec, "test").Run("fair");
+        ASSERT_EQ(run.jobs.size(), 2u);
+        const double expected = Ring(spec.jobs[0], kRate, 1);
+        for (const JobOutcome& j : run.jobs)
+        {
+            ASSERT_TRUE(j.done);
+            EXPECT_NEAR(j.meanCommunication.GetSeconds(), expected, expected * 0.002) << backend;
         }
     }
 }

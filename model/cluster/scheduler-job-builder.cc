@@ -67,8 +67,9 @@ class TrafficEstimate
      * planned op's messages are added to the job's connections and its
      * NVLink messages beside fabric ones taken as free (its time is the
      * fabric's), while its steps of NVLink alone (a hierarchical
-     * collective's server rings) take their slowest NVLink message; another
-     * op's step takes at least its slowest NVLink message.
+     * collective's server rings) take their NVLink time; another
+     * op's step takes at least its NVLink time (latency plus its busiest
+     * NVSwitch port's bytes).
      */
     double Estimate(const GraphOp& op)
     {
@@ -131,7 +132,7 @@ class TrafficEstimate
     {
         std::map<uint32_t, uint64_t> linkBytes; ///< directed link -> wire bytes
         double latency{0};                      ///< its slowest path's, s
-        double nvlink{0};                       ///< its slowest NVLink message's, s
+        double nvlink{0};                       ///< its NVLink time, s
         std::map<uint32_t, double> nvlinkOut;   ///< rank -> bits into the NVSwitch
         std::map<uint32_t, double> nvlinkIn;    ///< rank -> bits out of the NVSwitch
     };

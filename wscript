@@ -107,7 +107,8 @@ def build(bld):
         'model/workload/transformer-catalog.cc',
         'model/workload/gpu-catalog.cc',
         'model/workload/training-job.cc',
-        'model/network/network-collective-transport.cc'
+        'model/network/network-collective-transport.cc',
+        'model/network/nvswitch.cc',
         'model/flow/max-min-allocator.cc',
         'model/flow/flow-network.cc',
         'model/cluster/training-cluster.cc',
@@ -250,7 +251,8 @@ def build(bld):
         'model/workload/transformer-catalog.h',
         'model/workload/gpu-catalog.h',
         'model/workload/training-job.h',
-        'model/network/network-collective-transport.h'
+        'model/network/network-collective-transport.h',
+        'model/network/nvswitch.h',
         'model/flow/max-min-allocator.h',
         'model/flow/flow-network.h',
         'model/cluster/training-cluster.h',

@@ -23,6 +23,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 namespace ns3
@@ -313,6 +314,11 @@ RunCluster(const RunSetting& setting,
     Ptr<TrainingCluster> cluster = CreateObject<TrainingCluster>();
     cluster->SetAttribute("PlacementSeed", UintegerValue(spec.seed));
     cluster->Setup(network.GetNetwork(), spec.topology.gpusPerHost);
+    // A topology file's NVLink latency (SimAI's NVSwitch links) where it gives one.
+    if (const std::optional<Time> nvlink = spec.topology.MakeBuilder()->GetNvlinkLatency())
+    {
+        cluster->SetTopologyNvlinkLatency(*nvlink);
+    }
     setting.scenario.AddJobs(*cluster, jobs);
     cluster->TraceConnectWithoutContext("JobFailed", MakeCallback(&StopAtJobFailure));
     schedulerHelper.Install(policy, cluster);

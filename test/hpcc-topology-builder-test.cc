@@ -74,6 +74,45 @@ TEST_F(HpccTopologyBuilderTest, AJobOnOneServerStaysOnNvlinkAtBothLevels)
     }
 }
 
+TEST_F(HpccTopologyBuilderTest, TheFilesNvlinkLatencyIsTheClustersUnlessSet)
+{
+    const std::string path = Write("topology.txt", kSimaiTopology);
+    const std::optional<Time> fromFile = HpccNvlinkLatency(ReadHpccTopology(path));
+    ASSERT_TRUE(fromFile.has_value());
+    EXPECT_EQ(*fromFile, NanoSeconds(50)) << "two NVSwitch links of 25 ns";
+    for (const std::string backend : {"packet", "flow"})
+    {
+        for (const Time set : {Time(0), MicroSeconds(3)})
+        {
+            ScenarioSpec spec;
+            spec.source = "test";
+            spec.name = "hpcc-topology-builder-test";
+            spec.backend = backend;
+            spec.topology.kind = "hpcc";
+            spec.topology.path = path;
+            spec.topology.gpusPerHost = 1;
+            spec.output.db = (m_dir / (backend + ".db")).string();
+            std::filesystem::remove(spec.output.db);
+            if (set.IsStrictlyPositive())
+            {
+                spec.attributes = {{"ns3::TrainingCluster::NvlinkLatency", "3us"}};
+            }
+            JobSpec job = Job(0, {0, 1}, 4000000, MicroSeconds(50), 2);
+            job.gpusPerHost = 1;
+            spec.jobs = {job};
+            const RunOutcome run = ScenarioRunner(spec, "test").Run("fair");
+            ASSERT_TRUE(run.jobs.at(0).done) << backend;
+            // Two ranks: two steps of half the gradient at the file's 2400 Gb/s
+            // (a100's rate), each after the message latency.
+            const double latency = (set.IsStrictlyPositive() ? set : *fromFile).GetSeconds();
+            const double half = static_cast<double>(ModelCatalog::GradientBytes(job)) / 2;
+            const double expected = 2 * (latency + half * 8 / 2400e9);
+            EXPECT_NEAR(run.jobs[0].meanCommunication.GetSeconds(), expected, expected * 1e-4)
+                << backend << " NvlinkLatency " << set;
+        }
+    }
+}
+
 TEST_F(HpccTopologyBuilderTest, AGpuKeepsExactlyOneNicLink)
 {
     // GPU 3 with a second NIC link; GPU 3 with its NVSwitch link only.

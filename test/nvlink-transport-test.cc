@@ -64,14 +64,11 @@ TEST_F(NvlinkTransportTest, RanksOnOneServerUseNvlinkOnly)
 
         // Ring all-reduce of G bytes over N ranks: 2(N-1) steps of G/N bytes,
         // one after the other, each NVLink's latency plus its transfer time.
-        TimeValue latency;
-        DataRateValue rate;
-        CreateObject<TrainingCluster>()->GetAttribute("NvlinkLatency", latency);
-        CreateObject<TrainingCluster>()->GetAttribute("NvlinkRate", rate);
+        const NvlinkSpeed nvlink = CreateObject<TrainingCluster>()->GetNvlink();
         const double n = server0.size();
         const double chunk = static_cast<double>(ModelCatalog::GradientBytes(job)) / n;
         const double expected =
-            2 * (n - 1) * (latency.Get().GetSeconds() + chunk * 8 / rate.Get().GetBitRate());
+            2 * (n - 1) * (nvlink.latency.GetSeconds() + chunk * 8 / nvlink.rate.GetBitRate());
         EXPECT_NEAR(run.jobs[0].meanCommunication.GetSeconds(), expected, expected * 0.005)
             << backend;
     }

@@ -67,8 +67,9 @@ class TrafficEstimate
      * planned op's messages are added to the job's connections and its
      * NVLink messages beside fabric ones taken as free (its time is the
      * fabric's), while its steps of NVLink alone (a hierarchical
-     * collective's server rings) take their slowest NVLink message; another
-     * op's step takes at least its slowest NVLink message.
+     * collective's server rings) take their NVLink time; another
+     * op's step takes at least its NVLink time (latency plus its busiest
+     * NVSwitch port's bytes).
      */
     double Estimate(const GraphOp& op)
     {
@@ -131,7 +132,9 @@ class TrafficEstimate
     {
         std::map<uint32_t, uint64_t> linkBytes; ///< directed link -> wire bytes
         double latency{0};                      ///< its slowest path's, s
-        double nvlink{0};                       ///< its slowest NVLink message's, s
+        double nvlink{0};                       ///< its NVLink time, s
+        std::map<uint32_t, double> nvlinkOut;   ///< rank -> bits into the NVSwitch
+        std::map<uint32_t, double> nvlinkIn;    ///< rank -> bits out of the NVSwitch
     };
 
     /// The index in job.flows of the job's connection from host \p src to host
@@ -161,9 +164,18 @@ class TrafficEstimate
         Step& step = m_steps[m.step];
         if (m_topo.SameServer(src, dst))
         {
+            // Each rank is a GPU with one NVSwitch port each way: a step's
+            // messages that share a port share its rate (NvSwitch).
+            const double bits = 8.0 * static_cast<double>(m.bytes);
+            double busiest = bits;
+            if (m_nvlink.contention)
+            {
+                busiest =
+                    std::max(step.nvlinkOut[m.srcRank] += bits, step.nvlinkIn[m.dstRank] += bits);
+            }
             step.nvlink = std::max(step.nvlink,
                                    m_nvlink.latency.GetSeconds() +
-                                       8.0 * m.bytes / m_nvlink.rate.GetBitRate());
+                                       busiest / static_cast<double>(m_nvlink.rate.GetBitRate()));
             return;
         }
         const uint16_t port = NetworkCollectiveTransport::ConnectionPort(m_job.id,

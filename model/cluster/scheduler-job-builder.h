@@ -34,7 +34,9 @@ namespace ns3
  *   propagation and one packet's store-and-forward at each switch (each hop
  *   after the first, whose serialization the wire time holds); a planned
  *   op's NVLink messages are taken as free, another op's step takes at
- *   least its slowest NVLink message (\p nvlink). An all-to-all is one
+ *   least its NVLink time (\p nvlink: the latency plus the bytes of its
+ *   busiest GPU port into or out of the NVSwitch at the rate, as NvSwitch
+ *   shares them; its largest message's without contention). An all-to-all is one
  *   step. computeTime is then the time to the first planned op's start,
  *   commTime the rest of the iteration (for a data-parallel job of one
  *   bucket, its compute and its collective; with buckets, commTime runs

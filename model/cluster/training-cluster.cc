@@ -3,6 +3,8 @@
  */
 #include "training-cluster.h"
 
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/model-catalog.h"
 #include "ns3/network-collective-transport.h"
@@ -27,14 +29,31 @@ TrainingCluster::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<TrainingCluster>()
+            .AddAttribute("NvlinkGeneration",
+                          "The GPUs' NVLink, which gives each GPU's NVSwitch ports their rate "
+                          "(one direction): a100 (NVLink3, 300 GB/s), h100 and h200 (NVLink4, "
+                          "450 GB/s), b200 (NVLink5, 900 GB/s). NvlinkRate overrides it.",
+                          EnumValue(static_cast<int>(NvlinkGeneration::A100)),
+                          MakeEnumAccessor(&TrainingCluster::m_nvlinkGeneration),
+                          MakeEnumChecker(static_cast<int>(NvlinkGeneration::A100),
+                                          "a100",
+                                          static_cast<int>(NvlinkGeneration::H100),
+                                          "h100",
+                                          static_cast<int>(NvlinkGeneration::H200),
+                                          "h200",
+                                          static_cast<int>(NvlinkGeneration::B200),
+                                          "b200"))
             .AddAttribute("NvlinkRate",
-                          "Rate of a transfer between two GPUs of one host (NVLink, one "
-                          "direction; A100 NVLink3: 300 GB/s).",
-                          DataRateValue(NvlinkSpeed().rate),
+                          "Rate of each GPU's NVSwitch port, one direction, in place of "
+                          "NvlinkGeneration's; 0: NvlinkGeneration's.",
+                          DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&TrainingCluster::m_nvlinkRate),
                           MakeDataRateChecker())
             .AddAttribute("NvlinkLatency",
-                          "Fixed latency of a transfer between two GPUs of one host.",
+                          "Latency of a message between two GPUs of one server: two hops, GPU "
+                          "-> NVSwitch -> GPU, 500 ns each by default. Where the topology "
+                          "gives its NVLink's latency (a SimAI topology file), that is used "
+                          "unless this is set to other than its default.",
                           TimeValue(NvlinkSpeed().latency),
                           MakeTimeAccessor(&TrainingCluster::m_nvlinkLatency),
                           MakeTimeChecker(Time(0)))
@@ -79,6 +98,11 @@ TrainingCluster::DoDispose()
     }
     m_jobs.clear();
     m_network = nullptr;
+    if (m_nvswitch)
+    {
+        m_nvswitch->Dispose();
+        m_nvswitch = nullptr;
+    }
     Object::DoDispose();
 }
 
@@ -97,6 +121,67 @@ TrainingCluster::Setup(Ptr<ClusterNetwork> network, uint32_t gpusPerHost)
     {
         m_gpusPerServer = std::max(m_gpusPerServer, ++hostsOf[topo.GetServerKey(h)] * gpusPerHost);
     }
+    m_nvswitch = CreateObject<NvSwitch>();
+    m_nvswitch->Setup(topo, gpusPerHost);
+    m_gpuUsed.assign(static_cast<std::size_t>(topo.GetNHosts()) * gpusPerHost, 0);
+}
+
+NvlinkSpeed
+TrainingCluster::GetNvlink() const
+{
+    NvlinkSpeed s;
+    s.rate = m_nvlinkRate.GetBitRate() > 0
+                 ? m_nvlinkRate
+                 : NvlinkGenerationRate(static_cast<NvlinkGeneration>(m_nvlinkGeneration));
+    s.latency = m_nvlinkLatency;
+    if (m_nvlinkLatency == NvlinkSpeed().latency && !m_topologyNvlinkLatency.IsNegative())
+    {
+        s.latency = m_topologyNvlinkLatency;
+    }
+    if (m_nvswitch)
+    {
+        BooleanValue contention;
+        m_nvswitch->GetAttribute("Contention", contention);
+        s.contention = contention.Get();
+    }
+    return s;
+}
+
+void
+TrainingCluster::SetTopologyNvlinkLatency(Time latency)
+{
+    NS_ABORT_MSG_IF(latency.IsNegative(), "a negative NVLink latency");
+    m_topologyNvlinkLatency = latency;
+}
+
+std::vector<uint32_t>
+TrainingCluster::TakeGpus(const JobEntry& e)
+{
+    std::vector<uint32_t> gpus;
+    gpus.reserve(e.placement.workerHost.size());
+    for (uint32_t h : e.placement.workerHost)
+    {
+        uint32_t g = h * m_gpusPerHost;
+        const uint32_t end = g + m_gpusPerHost;
+        while (g < end && m_gpuUsed.at(g))
+        {
+            ++g;
+        }
+        NS_ABORT_MSG_IF(g == end, "job " << e.spec.id << ": host " << h << " has no free GPU left");
+        m_gpuUsed[g] = 1;
+        gpus.push_back(g);
+    }
+    return gpus;
+}
+
+void
+TrainingCluster::GiveGpus(JobEntry& e)
+{
+    for (uint32_t g : e.rankGpus)
+    {
+        m_gpuUsed.at(g) = 0;
+    }
+    e.rankGpus.clear();
 }
 
 void
@@ -273,12 +358,17 @@ TrainingCluster::StartJob(std::size_t index)
     JobEntry& e = *m_jobs[index];
     MarkPlanned(e);
     m_network->AddJob(e.spec.id, e.placement.workerHost);
+    e.rankGpus = TakeGpus(e);
+    // Attributes are final once a job runs; every job sees the same switch.
+    const NvlinkSpeed nvlink = GetNvlink();
+    m_nvswitch->SetPortRate(nvlink.rate);
+    m_nvswitch->SetLatency(nvlink.latency);
     e.transport = std::make_unique<NetworkCollectiveTransport>(m_network,
                                                                e.placement.workerHost,
                                                                e.spec.id,
                                                                3,
-                                                               m_nvlinkRate,
-                                                               m_nvlinkLatency);
+                                                               m_nvswitch,
+                                                               e.rankGpus);
     e.job = CreateObject<TrainingJob>();
     e.job->Setup(e.spec, e.graph, e.transport.get());
     e.job->TraceConnectWithoutContext(
@@ -318,6 +408,7 @@ TrainingCluster::JobFailed(std::size_t index)
         return; // it failed after its last iteration: its GPUs are already free
     }
     Release(e.placement, *m_slots);
+    GiveGpus(e);
     TryStartWaiting();
 }
 
@@ -325,6 +416,7 @@ void
 TrainingCluster::JobFinished(std::size_t index)
 {
     Release(m_jobs[index]->placement, *m_slots);
+    GiveGpus(*m_jobs[index]);
     ++m_finished;
     m_doneTrace(m_jobs[index]->spec.id);
     TryStartWaiting();

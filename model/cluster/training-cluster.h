@@ -8,6 +8,7 @@
 #include "ns3/collective-transport.h"
 #include "ns3/data-rate.h"
 #include "ns3/job-placement.h"
+#include "ns3/nvswitch.h"
 #include "ns3/training-job.h"
 
 #include <deque>
@@ -20,14 +21,27 @@ namespace ns3
 
 /**
  * \ingroup collective-scheduling
- * NVLink between two GPUs of one server: each message takes the latency plus
- * its bytes at the rate, without contention (TrainingCluster's NvlinkRate
- * and NvlinkLatency, whose defaults these are).
+ * NVLink between two GPUs of one server, through its NVSwitch (NvSwitch): a
+ * message alone takes the latency plus its bytes at the rate; messages that
+ * share a GPU's port share its rate. TrainingCluster's NvlinkGeneration,
+ * NvlinkRate and NvlinkLatency give it; the defaults here are theirs.
  */
 struct NvlinkSpeed
 {
-    DataRate rate{DataRate("2400Gbps")}; ///< one direction; A100 NVLink3: 300 GB/s
-    Time latency{MicroSeconds(1)};
+    /**
+     * One hop's latency, GPU -> NVSwitch or NVSwitch -> GPU, by default: a
+     * message crosses two. 500 ns a hop keeps the 1 us a message this
+     * module has always used (NCCL's intra-node step is microseconds; the
+     * wire alone is tens of nanoseconds, as SimAI's topology files give).
+     */
+    static constexpr int64_t kHopLatencyNs = 500;
+    /// Hops of an NVLink message: GPU -> NVSwitch -> GPU.
+    static constexpr int64_t kHops = 2;
+
+    DataRate rate{DataRate("2400Gbps")};              ///< one direction; A100 NVLink3: 300 GB/s
+    Time latency{NanoSeconds(kHops * kHopLatencyNs)}; ///< of a message, both hops
+    /// Messages share the GPUs' ports (NvSwitch's Contention).
+    bool contention{true};
 };
 
 /**
@@ -55,6 +69,8 @@ class TrainingCluster : public Object
         uint64_t gradientBytes{0}; ///< per rank, reduced among data-parallel replicas
         /// a NetworkCollectiveTransport over the cluster's network
         std::unique_ptr<CollectiveTransport> transport;
+        /// per rank, its GPU in the cluster's NvSwitch numbering (empty until it starts)
+        std::vector<uint32_t> rankGpus;
     };
 
     static TypeId GetTypeId();
@@ -100,10 +116,26 @@ class TrainingCluster : public Object
         return m_gpusPerHost;
     }
 
-    /// The NVLink model its jobs' messages inside a server use.
-    NvlinkSpeed GetNvlink() const
+    /**
+     * The NVLink its jobs' messages inside a server use: NvlinkRate if set,
+     * else NvlinkGeneration's rate; NvlinkLatency if set to other than its
+     * default, else the topology's (SetTopologyNvlinkLatency) if given, else
+     * the default.
+     */
+    NvlinkSpeed GetNvlink() const;
+
+    /**
+     * The latency of an NVLink message that the cluster's topology gives
+     * (e.g. a SimAI file's GPU -> NVSwitch and NVSwitch -> GPU links): used
+     * unless NvlinkLatency is set to other than its default. Before the
+     * first job starts.
+     */
+    void SetTopologyNvlinkLatency(Time latency);
+
+    /// The servers' NVSwitches, which carry every job's messages inside a server.
+    Ptr<NvSwitch> GetNvSwitch() const
     {
-        return NvlinkSpeed{m_nvlinkRate, m_nvlinkLatency};
+        return m_nvswitch;
     }
 
     /**
@@ -156,8 +188,17 @@ class TrainingCluster : public Object
     std::deque<std::size_t> m_waiting;
     std::size_t m_finished{0};
     std::size_t m_failed{0};
-    DataRate m_nvlinkRate;
-    Time m_nvlinkLatency;
+    /// GPUs of job \p e's ranks, each a free one of its host; marked used.
+    std::vector<uint32_t> TakeGpus(const JobEntry& e);
+    /// Mark job \p e's GPUs free again.
+    void GiveGpus(JobEntry& e);
+
+    int m_nvlinkGeneration{0};        ///< a NvlinkGeneration (an int for EnumValue)
+    DataRate m_nvlinkRate;            ///< 0: the generation's
+    Time m_nvlinkLatency;             ///< of a message
+    Time m_topologyNvlinkLatency{-1}; ///< negative: none given
+    Ptr<NvSwitch> m_nvswitch;
+    std::vector<uint8_t> m_gpuUsed; ///< per GPU (host x gpusPerHost + GPU of the host)
     uint64_t m_placementSeed{1};
     PlacementChooser m_chooser;
 

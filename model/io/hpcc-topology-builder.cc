@@ -5,6 +5,7 @@
 
 #include "ns3/short-name-registry.h"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -94,6 +95,25 @@ std::vector<int32_t>
 HpccNvlinkServers(const HpccTopology& file, const std::string& path)
 {
     return LinkGpus(file, path).server;
+}
+
+std::optional<Time>
+HpccNvlinkLatency(const HpccTopology& file)
+{
+    const FabricTopology& in = file.topology;
+    std::optional<Time> latency;
+    for (uint32_t l = 0; l < in.GetNLinks(); ++l)
+    {
+        const FabricLink& link = in.GetLink(l);
+        const bool a = file.nodeType[link.a] == HpccNodeType::NvSwitch;
+        const bool b = file.nodeType[link.b] == HpccNodeType::NvSwitch;
+        if (a != b)
+        {
+            const Time twoHops = NanoSeconds(2 * static_cast<int64_t>(link.delayNs));
+            latency = latency ? std::max(*latency, twoHops) : twoHops;
+        }
+    }
+    return latency;
 }
 
 FabricTopology
@@ -200,6 +220,12 @@ bool
 HpccTopologyBuilder::ReadsFile() const
 {
     return true;
+}
+
+std::optional<Time>
+HpccTopologyBuilder::GetNvlinkLatency() const
+{
+    return HpccNvlinkLatency(ReadHpccTopology(GetPath()));
 }
 
 uint32_t

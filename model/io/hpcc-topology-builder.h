@@ -37,6 +37,14 @@ std::vector<int32_t> HpccNvlinkServers(const HpccTopology& file, const std::stri
 
 /**
  * \ingroup collective-scheduling
+ * The latency of an NVLink message in \p file: twice its slowest GPU ->
+ * NVSwitch link's delay (a message crosses the sender's link into the
+ * NVSwitch and the receiver's out of it); none if it has no NVSwitch link.
+ */
+std::optional<Time> HpccNvlinkLatency(const HpccTopology& file);
+
+/**
+ * \ingroup collective-scheduling
  * Topology kind "hpcc": an HPCC or SimAI topology file (BuildHpccFabric),
  * read from the path a scenario's topology.path gives.
  */
@@ -49,6 +57,8 @@ class HpccTopologyBuilder : public TopologyBuilder
     std::optional<TopologySize> Estimate() const override;
     std::string GetDescription() const override;
     bool ReadsFile() const override;
+    /// The file's HpccNvlinkLatency.
+    std::optional<Time> GetNvlinkLatency() const override;
     uint32_t GetGpusPerHost() const override;
     std::string WhyGpusPerHost() const override;
 };

@@ -3,7 +3,7 @@
  */
 #include "network-collective-transport.h"
 
-#include "ns3/simulator.h"
+#include "ns3/abort.h"
 
 namespace ns3
 {
@@ -12,15 +12,19 @@ NetworkCollectiveTransport::NetworkCollectiveTransport(Ptr<ClusterNetwork> netwo
                                                        std::vector<uint32_t> rankHosts,
                                                        uint32_t jobId,
                                                        uint8_t priority,
-                                                       DataRate nvlinkRate,
-                                                       Time nvlinkLatency)
+                                                       Ptr<NvSwitch> nvswitch,
+                                                       std::vector<uint32_t> rankGpus)
     : m_network(network),
       m_rankHosts(std::move(rankHosts)),
       m_jobId(jobId),
       m_priority(priority),
-      m_nvlinkRate(nvlinkRate),
-      m_nvlinkLatency(nvlinkLatency)
+      m_nvswitch(std::move(nvswitch)),
+      m_rankGpus(std::move(rankGpus))
 {
+    NS_ABORT_MSG_IF(!m_nvswitch, "NetworkCollectiveTransport: no NvSwitch");
+    NS_ABORT_MSG_IF(m_rankGpus.size() != m_rankHosts.size(),
+                    "NetworkCollectiveTransport: " << m_rankGpus.size() << " GPUs for "
+                                                   << m_rankHosts.size() << " ranks");
 }
 
 void
@@ -86,8 +90,11 @@ NetworkCollectiveTransport::Post(const CollectiveMessage& m,
     if (m_network->GetTopology().SameServer(src, dst))
     {
         ++m_nvlinkMessages;
-        Simulator::Schedule(m_nvlinkLatency + m_nvlinkRate.CalculateBytesTxTime(m.bytes),
-                            std::move(onDelivered));
+        m_nvswitch->Send(m_rankGpus[m.srcRank],
+                         m_rankGpus[m.dstRank],
+                         m.bytes,
+                         m_jobId,
+                         std::move(onDelivered));
         return;
     }
     ++m_networkMessages;

@@ -5,10 +5,9 @@
 #define NETWORK_COLLECTIVE_TRANSPORT_H
 
 #include "cluster-network.h"
+#include "nvswitch.h"
 
 #include "ns3/collective-transport.h"
-#include "ns3/data-rate.h"
-#include "ns3/nstime.h"
 
 #include <vector>
 
@@ -34,13 +33,15 @@ class NetworkCollectiveTransport : public CollectiveTransport
     /**
      * \param rankHosts host index of every rank
      * \param jobId tag of the job's messages (gates, priorities, accounting)
+     * \param nvswitch the cluster's NVSwitches (NvSwitch)
+     * \param rankGpus GPU of every rank in \p nvswitch's numbering, on its rank's host
      */
     NetworkCollectiveTransport(Ptr<ClusterNetwork> network,
                                std::vector<uint32_t> rankHosts,
                                uint32_t jobId,
                                uint8_t priority,
-                               DataRate nvlinkRate,
-                               Time nvlinkLatency);
+                               Ptr<NvSwitch> nvswitch,
+                               std::vector<uint32_t> rankGpus);
 
     /**
      * The UDP source port of a job's connection from rank \p srcRank to rank
@@ -91,8 +92,8 @@ class NetworkCollectiveTransport : public CollectiveTransport
     std::vector<uint32_t> m_rankHosts;
     uint32_t m_jobId;
     uint8_t m_priority;
-    DataRate m_nvlinkRate;
-    Time m_nvlinkLatency;
+    Ptr<NvSwitch> m_nvswitch;
+    std::vector<uint32_t> m_rankGpus;
     CollectiveTag m_tag;
     uint64_t m_networkMessages{0};
     uint64_t m_nvlinkMessages{0};

@@ -155,6 +155,12 @@ TopologyBuilder::ReadsFile() const
     return false;
 }
 
+std::optional<Time>
+TopologyBuilder::GetNvlinkLatency() const
+{
+    return std::nullopt;
+}
+
 std::string
 TopologyBuilder::WhyRequired(const std::string& /* key */) const
 {

@@ -7,6 +7,7 @@
 #include "fabric-topology.h"
 
 #include "ns3/attribute.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -94,6 +95,14 @@ class TopologyBuilder : public Object
 
     /// Whether the fabric is read from a file: topology.path, given by SetPath.
     virtual bool ReadsFile() const;
+
+    /**
+     * The latency of an NVLink message between two GPUs of one server that
+     * the topology gives (both hops, GPU -> NVSwitch -> GPU: a SimAI file's
+     * NVSwitch links), if it gives one; none by default, the cluster's own
+     * (TrainingCluster's NvlinkLatency). Reads the file of a kind that reads one.
+     */
+    virtual std::optional<Time> GetNvlinkLatency() const;
 
     /// Why scenario key \p key must be given when this kind is used; "" if it need not be.
     virtual std::string WhyRequired(const std::string& key) const;

@@ -511,6 +511,8 @@ Figure6(const FigureFlags& f)
                        "groups";
     const RailOptimizedParams rails = Figure6Rails();
     SetRails(spec, rails);
+    // H100 servers: NVLink 4 between the GPUs the jobs run on.
+    spec.attributes.emplace_back("ns3::TrainingCluster::NvlinkGeneration", "h100");
     spec.jobs = Figure6Jobs(rails, f.iterations > 0 ? f.iterations : 5, f.scale);
     for (JobSpec& j : spec.jobs)
     {

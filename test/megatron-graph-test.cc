@@ -373,6 +373,24 @@ TEST(MegatronGraphTest, EachKernelTakesItsRateOnTheGpu)
         EXPECT_NEAR(seconds("mlp forward mb 0") / mlp, 1, 1e-6) << name;
         EXPECT_NEAR(seconds("attention backward mb 0") / (2 * attention), 1, 1e-6) << name;
     }
+    // Without FlashAttention the core runs as GEMMs, and a softmax and a
+    // dropout read and write each of the tp-rank's heads' s x s scores:
+    // (4 x 2 + 1) bytes a score, b x heads / tp x s^2 scores.
+    {
+        MegatronGraph::Settings s = Settings(m, l);
+        s.gpu = GpuCatalog::Get("a100");
+        s.scale = 1e6;
+        const GpuSpec& g = s.gpu;
+        const double core = 4.0 * 32 * 64 * 2 * 32 / 2;
+        const double flash = core / (g.peak16 * g.attentionEfficiency);
+        const double unfused =
+            core / (g.peak16 * g.gemmEfficiency) +
+            9.0 * 2 * 8 / 2 * 32 * 32 / (g.memoryBandwidth * g.elementwiseEfficiency);
+        const Time withFlash = ComputeOp(MegatronGraph::Build(s), "attention forward mb 0");
+        s.flashAttention = false;
+        const Time without = ComputeOp(MegatronGraph::Build(s), "attention forward mb 0");
+        EXPECT_NEAR((without - withFlash).GetSeconds() / s.scale / (unfused - flash), 1, 1e-6);
+    }
     // The catalog's peaks are the datasheets' dense bf16 figures.
     EXPECT_EQ(GpuCatalog::Get("a100-40gb").peak16, 312e12);
     EXPECT_EQ(GpuCatalog::Get("h100").peak16, 989e12);

@@ -70,6 +70,7 @@ struct JobSpec
     /// LLM job's compute is timed kernel by kernel (GpuSpec).
     double computeEfficiency{0};
     std::string recompute{"none"}; ///< LLM jobs: activation recomputation, none | selective | full
+    bool flashAttention{true};     ///< LLM jobs: false materializes the attention scores
     uint32_t batchPerGpu{8};       ///< sequences per GPU per iteration
     uint32_t sequenceLength{1024}; ///< tokens per sequence
     int64_t computeTimeNs{0};      ///< > 0: given directly

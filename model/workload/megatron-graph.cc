@@ -160,7 +160,15 @@ Builder::Builder(const MegatronGraph::Settings& s)
     const double perBlock = (2.0 * h + 3.0 * h) / (m_l.sequenceParallel ? tp : 1.0);
     const double ffn = m_m.ffn;
     const double activation = (m_m.gatedMlp ? 3.0 : 2.0) * ffn / tp * (m_m.IsMoe() ? m_m.topK : 1);
-    m_attentionCore = gpu.AttentionSeconds(4.0 * seq * h * m_tokens / tp, e);
+    // The attention core: FlashAttention's one kernel, or without it
+    // (Megatron-LM before 2022) batched GEMMs around a fused
+    // scale-mask-softmax and a dropout that read and write the s x s scores
+    // of each head and store the dropout's one-byte mask.
+    const double coreFlops = 4.0 * seq * h * m_tokens / tp;
+    const double scores = static_cast<double>(m_l.microBatchSize) * m_m.heads / tp * seq * seq;
+    m_attentionCore = m_s.flashAttention ? gpu.AttentionSeconds(coreFlops, e)
+                                         : gpu.GemmSeconds(coreFlops, e) +
+                                               gpu.ElementwiseSeconds((4.0 * e + 1.0) * scores);
     m_attention =
         gpu.GemmSeconds(2.0 * static_cast<double>(m_m.AttentionParameters()) * m_tokens / tp, e) +
         m_attentionCore + gpu.ElementwiseSeconds(perBlock * m_tokens * e);

@@ -34,7 +34,9 @@ namespace ns3
  * Compute is timed kernel by kernel on the job's GPU (GpuSpec): per token,
  * the matrix multiplications (2 x the parameters a token uses) at the GEMM
  * rate, the attention core (4 x s x h, FlashAttention) at the attention
- * rate, and the element-wise work at the memory rate: two layer norms
+ * rate (without FlashAttention: at the GEMM rate, plus a softmax and a
+ * dropout reading and writing each head's s x s scores, (4 x element + 1)
+ * bytes a score, at the memory rate), and the element-wise work at the memory rate: two layer norms
  * (read and write h each), two bias-dropout-adds (read 2h, write h) and the
  * activation (read and write ffn, SwiGLU reading 2 ffn), in the activation
  * type, the norms and adds on every tensor rank unless sequence parallelism
@@ -90,12 +92,13 @@ class MegatronGraph
         TransformerConfig model;
         ParallelLayout layout;
         uint32_t sequenceLength{2048};
-        GpuSpec gpu;                                   ///< what compute runs on
-        Recompute recompute{Recompute::None};          ///< activation recomputation
-        uint32_t elementBytes{2};                      ///< activations and parameters (bf16)
-        uint32_t gradientBytes{4};                     ///< gradients as reduced (fp32)
-        double scale{1.0};                             ///< multiplies bytes and compute times
-        uint32_t channels{1};                          ///< of every collective
+        GpuSpec gpu;                          ///< what compute runs on
+        Recompute recompute{Recompute::None}; ///< activation recomputation
+        bool flashAttention{true}; ///< false: scores materialized (Megatron-LM before 2022)
+        uint32_t elementBytes{2};  ///< activations and parameters (bf16)
+        uint32_t gradientBytes{4}; ///< gradients as reduced (fp32)
+        double scale{1.0};         ///< multiplies bytes and compute times
+        uint32_t channels{1};      ///< of every collective
         std::string dataCollective{"ring-all-reduce"}; ///< the ZeRO-0 gradient reduction
     };
 

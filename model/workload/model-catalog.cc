@@ -220,6 +220,7 @@ BuildGraph(const JobSpec& spec)
     CheckName(spec, "recompute", [&] {
         s.recompute = MegatronGraph::ParseRecompute(spec.recompute);
     });
+    s.flashAttention = spec.flashAttention;
     CheckName(spec, "dtype", [&] { s.elementBytes = ModelCatalog::BytesPerElement(spec.dtype); });
     CheckName(spec, "gradientDtype", [&] {
         s.gradientBytes = ModelCatalog::BytesPerElement(ModelCatalog::GradientDtype(spec));
@@ -426,6 +427,10 @@ ModelCatalog::Validate(const JobSpec& spec)
     if (!llm && spec.recompute != "none")
     {
         Fail(spec, "recompute", "only an LLM job (a transformer with a layout) recomputes");
+    }
+    if (!llm && !spec.flashAttention)
+    {
+        Fail(spec, "flashAttention", "only an LLM job (a transformer with a layout) has attention");
     }
     if ((llm || spec.workload.IsSet()) && spec.computeEfficiency > 0)
     {

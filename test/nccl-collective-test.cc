@@ -29,7 +29,7 @@ namespace test
 namespace
 {
 
-/// Delivers at once; rank r runs on server servers[r].
+/// Delivers at once, after the message's delay; rank r runs on server servers[r].
 class ServersTransport : public CollectiveTransport
 {
   public:
@@ -41,6 +41,11 @@ class ServersTransport : public CollectiveTransport
     void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override
     {
         sends.push_back(m);
+        if (m.delay.IsStrictlyPositive())
+        {
+            Simulator::Schedule(m.delay, std::move(onDelivered));
+            return;
+        }
         onDelivered();
     }
 
@@ -67,7 +72,7 @@ Blocks(uint32_t n, uint32_t k)
     return s;
 }
 
-/// Runs \p c to its end (through the simulator: a protocol delays its steps).
+/// Runs \p c to its end (through the simulator: a protocol delays its messages).
 std::vector<CollectiveMessage>
 RunToEnd(Ptr<Collective> c,
          uint64_t bytes,

@@ -162,7 +162,7 @@ class TrafficEstimate
         if (m_topo.SameServer(src, dst))
         {
             step.nvlink = std::max(step.nvlink,
-                                   m_nvlink.latency.GetSeconds() +
+                                   m.delay.GetSeconds() + m_nvlink.latency.GetSeconds() +
                                        8.0 * m.bytes / m_nvlink.rate.GetBitRate());
             return;
         }
@@ -192,7 +192,7 @@ class TrafficEstimate
         const uint64_t wire = RoceWire::MessageWireBytes(m.bytes, m_payload);
         // Propagation on every link, and one frame stored and forwarded at
         // every switch: the first link's serialization is in the wire time.
-        double latency = 0;
+        double latency = m.delay.GetSeconds(); // a protocol's, before the first byte leaves
         bool first = true;
         for (uint32_t link : *path)
         {

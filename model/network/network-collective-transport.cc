@@ -86,11 +86,27 @@ NetworkCollectiveTransport::Post(const CollectiveMessage& m,
     if (m_network->GetTopology().SameServer(src, dst))
     {
         ++m_nvlinkMessages;
-        Simulator::Schedule(m_nvlinkLatency + m_nvlinkRate.CalculateBytesTxTime(m.bytes),
+        Simulator::Schedule(m.delay + m_nvlinkLatency + m_nvlinkRate.CalculateBytesTxTime(m.bytes),
                             std::move(onDelivered));
         return;
     }
     ++m_networkMessages;
+    if (m.delay.IsStrictlyPositive())
+    {
+        // A protocol's per-step latency: the bytes leave later, tagged as now.
+        Ptr<ClusterNetwork> network = m_network;
+        Simulator::Schedule(
+            m.delay,
+            [network,
+             src,
+             dst,
+             info = MessageInfo(m, m_jobId, m_priority, m_tag),
+             onDelivered = std::move(onDelivered),
+             onFailed = std::move(onFailed)]() mutable {
+                network->Post(src, dst, info, std::move(onDelivered), std::move(onFailed));
+            });
+        return;
+    }
     m_network->Post(src,
                     dst,
                     MessageInfo(m, m_jobId, m_priority, m_tag),

@@ -6,7 +6,6 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/short-name-registry.h"
-#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -422,19 +421,6 @@ SteppedCollective::Advance(uint32_t rank, uint32_t channel)
            (m_posted[slot] == 0 || m_received[slot * m_steps + m_posted[slot] - 1]))
     {
         uint32_t step = m_posted[slot]++;
-        const Time delay = GetStepDelay();
-        if (delay.IsStrictlyPositive())
-        {
-            // The step counts as posted now; its bytes leave after the delay.
-            Ptr<SteppedCollective> self(this);
-            Simulator::Schedule(delay, [self, run, rank, channel, step]() {
-                if (self->IsRunning() && run == self->m_run)
-                {
-                    self->PostStep(rank, channel, step);
-                }
-            });
-            continue;
-        }
         PostStep(rank, channel, step);
         if (!IsRunning() || run != m_run)
         {
@@ -458,6 +444,7 @@ SteppedCollective::PostStep(uint32_t rank, uint32_t channel, uint32_t step)
     m.bytes = GetStepBytes(rank, channel, step);
     m.channel = channel;
     m.step = step;
+    m.delay = GetStepDelay();
     SendMessage(m);
 }
 

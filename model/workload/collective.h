@@ -6,7 +6,6 @@
 
 #include "collective-transport.h"
 
-#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
@@ -221,10 +220,13 @@ class SteppedCollective : public Collective
     void HandleDelivery(const CollectiveMessage& m) override;
 
     /**
-     * The time a rank waits, once a step may be posted, before handing its
-     * message to the transport: a protocol's fixed per-step cost (NCCL's
-     * per-hop latency of LL, LL128 or Simple). Zero (the default) sends at
-     * once, in the same event, as every existing algorithm does.
+     * The delay of every step's message (CollectiveMessage::delay: the
+     * transport sends its bytes that long after the post): a protocol's
+     * fixed per-step cost (NCCL's latency of LL, LL128 or Simple). Zero, the
+     * default, for every algorithm without a protocol. A field of the
+     * message rather than an event of the collective, so that a recording
+     * transport (the schedulers' estimate) still sees every message of a run
+     * from inside Start.
      */
     virtual Time GetStepDelay() const;
 

@@ -131,10 +131,11 @@ class NcclRingAllGather : public NcclRingCollective
  *
  * The protocol's cost on the wire: every message carries its data bytes
  * scaled by the protocol (NcclWireBytes: LL 2x, LL128 128/120, Simple 1x),
- * and each step's send waits the model's latency spread evenly over the
- * steps (latency / steps, GetStepDelay), so an unloaded, infinitely fast
- * network finishes the run in the model's latency term. The Protocol
- * attribute forces a protocol instead of the model's choice.
+ * and carries as its delay (CollectiveMessage::delay: the transport sends
+ * it that much later) the model's latency spread evenly over the steps
+ * (latency / steps, GetStepDelay), so an unloaded, infinitely fast network
+ * finishes the run in the model's latency term. The Protocol attribute
+ * forces a protocol instead of the model's choice.
  */
 class NcclCollective : public NcclRingCollective
 {

@@ -10,6 +10,8 @@
  * fastest, recomputed here by hand from its constants, and it costs its
  * wire bytes (LL doubles them) and its latency.
  */
+#include "scenario-run-test.h"
+
 #include "ns3/collective-factory.h"
 #include "ns3/enum.h"
 #include "ns3/nccl-collective.h"
@@ -416,6 +418,36 @@ TEST(NcclTuningTest, LlDoublesTheWireBytesAndEachStepWaitsItsLatency)
         sent += m.bytes;
     }
     EXPECT_EQ(sent, expected);
+}
+
+class NcclProtocolRunTest : public ScenarioRunTest
+{
+};
+
+TEST_F(NcclProtocolRunTest, TheNetworkSendsEachStepItsLatencyLater)
+{
+    // Two hosts (a GPU each) on two leaves: a ring of 2 ranks over 2 servers.
+    // At 8 MB NCCL's model picks Simple (as the ring without tuning sends:
+    // the same bytes), whose latency is 8.4 + (2 - 4) x max(3.4, 3) + 4 x 14
+    // = 57.6 us, x 1.4 (plateau) = 80.64 us, spread over the 2 steps: the
+    // tuned all-reduce takes that much longer, at either level.
+    const double latencyUs = (8.4 + (2.0 - 4.0) * 3.4 + 4 * 14.0) * 1.4;
+    for (const std::string backend : {"packet", "flow"})
+    {
+        ScenarioSpec spec = TwoLeaves(1);
+        spec.backend = backend;
+        JobSpec job = Job(0, {0, 2}, 8'000'000, MicroSeconds(50), 2);
+        job.gpusPerHost = 1;
+        job.collective = "nccl-ring-all-reduce";
+        const JobOutcome plain = RunAlone(spec, job);
+        job.collective = "nccl-all-reduce";
+        const JobOutcome tuned = RunAlone(spec, job);
+        EXPECT_NEAR((tuned.meanCommunication - plain.meanCommunication).GetSeconds() * 1e6,
+                    latencyUs,
+                    1.0)
+            << backend << ": " << plain.meanCommunication.As(Time::US) << " -> "
+            << tuned.meanCommunication.As(Time::US);
+    }
 }
 
 } // namespace

@@ -259,7 +259,8 @@ TEST(MegatronGraphTest, ZeroCollectivesFollowTheDataAllReducesFamily)
         MegatronGraph::Settings s = Settings(SmallModel(), l);
         s.dataCollective = allReduce;
         std::set<std::string> seen;
-        for (const GraphOp& op : MegatronGraph::Build(s).GetOps())
+        const JobGraph graph = MegatronGraph::Build(s);
+        for (const GraphOp& op : graph.GetOps())
         {
             if (op.group == CommGroup::Data)
             {

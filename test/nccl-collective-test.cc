@@ -31,6 +31,11 @@ namespace test
 namespace
 {
 
+/// Every test of this file at the fabric's resolution: the run on the fabric
+/// below needs picoseconds, and a resolution changed after the simulator ran
+/// at another one does not hold in one process.
+const bool kPicoseconds = (RoceUsePicoseconds(), true);
+
 /// Delivers at once, after the message's delay; rank r runs on server servers[r].
 class ServersTransport : public CollectiveTransport
 {

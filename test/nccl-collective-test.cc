@@ -163,8 +163,15 @@ TEST(NcclRingTest, DataParallelRingBytesOverAllOfAServersNics)
         {
             // Each NIC: passes x (N-1)/N x S/k.
             const double share = c.passes * (n - 1.0) / n * bytes / k;
-            const std::vector<uint64_t> nic =
-                NicBytes(Messages(c.nccl, channels, bytes, servers), servers);
+            const auto sends = Messages(c.nccl, channels, bytes, servers);
+            const std::vector<uint64_t> nic = NicBytes(sends, servers);
+            for (const CollectiveMessage& m : sends)
+            {
+                if (servers[m.srcRank] != servers[m.dstRank])
+                {
+                    EXPECT_EQ(m.srcRank % k, m.dstRank % k) << c.nccl << ": off its rail";
+                }
+            }
             for (uint32_t r = 0; r < n; ++r)
             {
                 EXPECT_NEAR(static_cast<double>(nic[r]), share, 1.0)
@@ -183,33 +190,38 @@ TEST(NcclRingTest, DataParallelRingBytesOverAllOfAServersNics)
     }
 }
 
-TEST(NcclRingTest, ChannelCLeavesEachServerThroughLocalRankCPlusKMinusOne)
+TEST(NcclRingTest, ChannelsLeaveEachServerThroughEveryRankAndCrossOnRails)
 {
     const uint32_t k = 4;
-    // Servers interleaved: rank r on server r mod 3 (local rank r / 3).
-    std::vector<int64_t> servers(3 * k);
-    for (uint32_t r = 0; r < servers.size(); ++r)
+    const uint32_t servers = 4;
+    // Servers interleaved: rank r on server r mod 4 (its local rank r / 4).
+    std::vector<int64_t> serverOf(servers * k);
+    for (uint32_t r = 0; r < serverOf.size(); ++r)
     {
-        servers[r] = 10 + r % 3;
+        serverOf[r] = 10 + r % servers;
     }
     Ptr<Collective> c = CreateCollective("nccl-ring-all-reduce", 1);
-    const auto sends = RunToEnd(c, 1'200'000, servers);
+    const auto sends = RunToEnd(c, 1'600'000, serverOf);
     EXPECT_EQ(c->GetChannels(), k);                 // at least one channel per NIC
     std::set<std::tuple<uint32_t, uint32_t>> exits; // (channel, rank)
     for (const CollectiveMessage& m : sends)
     {
-        if (servers[m.srcRank] != servers[m.dstRank])
+        if (serverOf[m.srcRank] != serverOf[m.dstRank])
         {
             exits.insert({m.channel, m.srcRank});
+            // Entered through the local rank it left by: on one rail.
+            EXPECT_EQ(m.srcRank / servers, m.dstRank / servers) << m.srcRank << "->" << m.dstRank;
         }
     }
+    // Channel c leaves even servers through local rank (c + k - 1) mod k,
+    // odd ones through local rank c.
     std::set<std::tuple<uint32_t, uint32_t>> expected;
     for (uint32_t channel = 0; channel < k; ++channel)
     {
-        for (uint32_t server = 0; server < 3; ++server)
+        for (uint32_t server = 0; server < servers; ++server)
         {
-            const uint32_t local = (channel + k - 1) % k;
-            expected.insert({channel, local * 3 + server});
+            const uint32_t local = server % 2 == 0 ? (channel + k - 1) % k : channel;
+            expected.insert({channel, local * servers + server});
         }
     }
     EXPECT_EQ(exits, expected);

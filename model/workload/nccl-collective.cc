@@ -112,8 +112,10 @@ NcclRingCollective::GetPosition(uint32_t rank, uint32_t channel) const
     const uint32_t k = m_local;
     const uint32_t server = base / k;
     const uint32_t local = base % k;
-    // Channel c visits local ranks c, c+1, ... : local rank l is (l - c) mod k-th.
-    return server * k + (local + k - channel % k) % k;
+    const uint32_t c = channel % k;
+    // Even servers: local rank l is the (l - c) mod k-th; odd ones walk back.
+    const uint32_t within = server % 2 == 0 ? (local + k - c) % k : (c + k - 1 - local) % k;
+    return server * k + within;
 }
 
 uint32_t
@@ -125,7 +127,10 @@ NcclRingCollective::GetRankAt(uint32_t position, uint32_t channel) const
     }
     const uint32_t k = m_local;
     const uint32_t server = position / k;
-    const uint32_t local = (position % k + channel) % k;
+    const uint32_t within = position % k;
+    const uint32_t c = channel % k;
+    // Even servers: c, c+1, ..., c+k-1; odd ones: c+k-1, ..., c (mod k).
+    const uint32_t local = server % 2 == 0 ? (c + within) % k : (c + k - 1 - within) % k;
     return m_rankAt[server * k + local];
 }
 

@@ -20,12 +20,17 @@ namespace ns3
  * The ranks' servers come from the transport (CollectiveTransport::GetServer).
  * With n servers of k ranks each (rank (i, l): local rank l, in rank order,
  * of the i-th server in order of first appearance), channel c's ring visits
- * the servers in order and, in server i, the local ranks c, c+1, ...,
- * c+k-1 (mod k): it enters server i through local rank c mod k and leaves
- * it through local rank (c + k - 1) mod k. With C a multiple of k every
- * GPU's NIC is the exit of C/k channels and carries exactly 1/k of the
- * bytes between servers: 2(N-1)/N x S/k of an all-reduce (a rank-order ring
- * puts 2(N-1)/N x S on one NIC a server).
+ * the servers in order and, in an even server (i = 0, 2, ...), the local
+ * ranks c, c+1, ..., c+k-1 (mod k), in an odd one the same ranks backwards,
+ * c+k-1, ..., c. So channel c leaves even servers through local rank
+ * (c + k - 1) mod k and odd ones through local rank c mod k, and enters the
+ * next server through the same local rank it left by: the hop between
+ * servers stays on one rail, as NCCL's rings keep one NIC index across
+ * nodes (only the hop from the last server back to the first changes rails,
+ * when n is odd). With C a multiple of k every GPU's NIC is the exit of C/k
+ * channels and carries exactly 1/k of the bytes between servers:
+ * 2(N-1)/N x S/k of an all-reduce (a rank-order ring puts 2(N-1)/N x S on
+ * one NIC a server).
  *
  * Channels: NCCL runs at least one channel per NIC, so when the ranks span
  * more than one server of k > 1 ranks, the runs use max(Channels, k)

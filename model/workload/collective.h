@@ -188,9 +188,10 @@ class Collective : public Object
  * \ingroup collective-scheduling
  * \brief A collective in which every rank runs the same sequence of steps:
  * in step t, on each channel c, rank r sends one message to
- * GetSendPeer(r, c, t) and receives exactly one message of step t on c. Rank r posts step t+1 on a
- * channel only after it has received its step-t message on that channel
- * (its own step-t send is posted by then). Channels progress independently.
+ * GetSendPeer(r, c, t) and receives exactly one message of step t on c.
+ * Rank r posts step t+1 on a channel only after it has received its step-t
+ * message on that channel (its own step-t send is posted by then).
+ * Channels progress independently.
  *
  * Messages of different steps may arrive out of order; an early one is
  * remembered until the rank reaches that step. The run finishes when every

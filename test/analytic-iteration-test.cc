@@ -302,6 +302,57 @@ TEST_F(AnalyticIterationTest, AHierarchicalAllReduceGoesThroughNvlinkThenEveryRa
     }
 }
 
+TEST_F(AnalyticIterationTest, NcclRingsLeaveEachServerThroughEveryNic)
+{
+    // 16 GPUs on 2 servers, all-reducing G: NCCL's rings, one a channel and
+    // 8 channels (one a NIC), each leaving a server through another GPU and
+    // entering the other server on the same rail. In each of the 30 steps
+    // every NIC sends one message of G/8/16 to its rail peer, where the flat
+    // ring sends G/16 through the one NIC each server's ring leaves by.
+    ScenarioSpec spec = Rails(2);
+    const RailOptimizedParams rails =
+        DynamicCast<RailOptimizedBuilder>(spec.topology.MakeBuilder())->GetParams();
+    std::vector<uint32_t> hosts;
+    for (uint32_t server = 0; server < 2; ++server)
+    {
+        for (uint32_t gpu = 0; gpu < 8; ++gpu)
+        {
+            hosts.push_back(RailOptimizedHost(rails, server, gpu));
+        }
+    }
+    const double bytes = 256e6;
+    const double expected = NetRing(bytes / 8, 16, 2);
+    for (const std::string backend : {"packet", "flow"})
+    {
+        spec.backend = backend;
+        JobSpec job = Job(0, hosts, static_cast<uint64_t>(bytes), MicroSeconds(100), 2);
+        job.gpusPerHost = 1;
+        job.collective = "nccl-ring-all-reduce";
+        const JobOutcome nccl = RunAlone(spec, job);
+        EXPECT_NEAR(nccl.meanCommunication.GetSeconds() / expected, 1.0, 0.05)
+            << backend << ": expected " << expected * 1e3 << " ms, measured "
+            << nccl.meanCommunication.GetSeconds() * 1e3 << " ms";
+        if (backend == "packet")
+        {
+            // The schedulers' estimate sees the same rings.
+            const ScenarioHelper scenario(spec);
+            Ptr<RoceFabric> fabric = scenario.MakeFabricHelper().Install(scenario.BuildTopology());
+            TrainingCluster::JobEntry entry;
+            entry.spec = job;
+            entry.placement.workerHost = job.hosts;
+            entry.graph = ModelCatalog::Graph(job);
+            const SchedulerJob seen = MakeSchedulerJob(entry, *fabric);
+            EXPECT_NEAR(Ratio(seen.commTime, nccl.meanCommunication), 1.0, 0.05)
+                << "estimated " << seen.commTime.GetMicroSeconds() << " us";
+            Simulator::Destroy();
+        }
+        job.collective = "ring-all-reduce";
+        const JobOutcome flat = RunAlone(spec, job);
+        EXPECT_LT(nccl.meanCommunication.GetSeconds() * 6, flat.meanCommunication.GetSeconds())
+            << backend;
+    }
+}
+
 } // namespace
 } // namespace test
 } // namespace ns3

@@ -385,7 +385,7 @@ TEST(RingAllReduce, ChunkScheduleEndsWithEveryChunkEverywhere)
             for (uint32_t r = 0; r < n; ++r)
             {
                 uint32_t k = ring->GetStepChunk(r, step);
-                uint32_t dst = ring->GetSendPeer(r, step);
+                uint32_t dst = ring->GetSendPeer(r, 0, step);
                 if (step < n - 1)
                 {
                     next[dst][k].insert(has[r][k].begin(), has[r][k].end()); // reduce
@@ -865,51 +865,6 @@ TEST(Collectives, TraceSourcesSeeEveryMessage)
     EXPECT_EQ(sent, 2u * 3 * 4 * 2);
     EXPECT_EQ(delivered, sent);
     EXPECT_EQ(finished, 1u);
-}
-
-// ------------------------------------------------------------------- factory
-
-TEST(CollectiveFactory, KnownNamesMakeTheRightTypes)
-{
-    const std::map<std::string, std::string> types{
-        {"ring-all-reduce", "ns3::RingAllReduce"},
-        {"halving-doubling-all-reduce", "ns3::HalvingDoublingAllReduce"},
-        {"reduce-scatter", "ns3::RingReduceScatter"},
-        {"all-gather", "ns3::RingAllGather"},
-        {"all-to-all", "ns3::AllToAll"},
-        {"hierarchical-all-reduce", "ns3::HierarchicalAllReduce"},
-        {"hierarchical-reduce-scatter", "ns3::HierarchicalReduceScatter"},
-        {"hierarchical-all-gather", "ns3::HierarchicalAllGather"}};
-    EXPECT_EQ(GetCollectiveNames().size(), types.size());
-    for (const auto& name : GetCollectiveNames())
-    {
-        Ptr<Collective> coll = CreateCollective(name, 3);
-        EXPECT_EQ(coll->GetName(), name);
-        EXPECT_EQ(coll->GetInstanceTypeId().GetName(), types.at(name));
-        EXPECT_EQ(coll->GetChannels(), 3u);
-        UintegerValue channels;
-        coll->GetAttribute("Channels", channels);
-        EXPECT_EQ(channels.Get(), 3u);
-    }
-}
-
-TEST(CollectiveFactory, UnknownNameListsKnownOnes)
-{
-    try
-    {
-        CreateCollective("tree-all-reduce", 1);
-        ADD_FAILURE() << "unknown name accepted";
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::string what = e.what();
-        EXPECT_NE(what.find("tree-all-reduce"), std::string::npos) << what;
-        for (const auto& name : kNames)
-        {
-            EXPECT_NE(what.find(name), std::string::npos) << what;
-        }
-    }
-    EXPECT_THROW(CreateCollective("ring-all-reduce", 0), std::invalid_argument);
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 #include <map>
+#include <set>
 
 namespace ns3
 {
@@ -260,6 +261,35 @@ TEST_F(MegatronGraphRunTest, ShardedDataParallelismMovesWhatZeroSays)
     EXPECT_EQ(Run(MegatronGraph::Build(Settings(m, l))).at(CommGroup::Data),
               3ULL * (l.dp - 1) * m.LayerParameters() * 2 * m.layers * l.microBatches +
                   2ULL * (l.dp - 1) * m.EmbeddingParameters() * 2);
+}
+
+TEST(MegatronGraphTest, ZeroCollectivesFollowTheDataAllReducesFamily)
+{
+    // The sharded collectives of a data-parallel group are of the family of
+    // its all-reduce: two-level, NCCL's rings (plain or tuned), else flat.
+    const std::map<std::string, std::string> family = {{"ring-all-reduce", ""},
+                                                       {"hierarchical-all-reduce", "hierarchical-"},
+                                                       {"nccl-ring-all-reduce", "nccl-ring-"},
+                                                       {"nccl-all-reduce", "nccl-"}};
+    ParallelLayout l;
+    l.dp = 4;
+    l.zero = 1;
+    for (const auto& [allReduce, prefix] : family)
+    {
+        MegatronGraph::Settings s = Settings(SmallModel(), l);
+        s.dataCollective = allReduce;
+        std::set<std::string> seen;
+        const JobGraph graph = MegatronGraph::Build(s);
+        for (const GraphOp& op : graph.GetOps())
+        {
+            if (op.group == CommGroup::Data)
+            {
+                seen.insert(op.algorithm);
+            }
+        }
+        EXPECT_EQ(seen, (std::set<std::string>{prefix + "reduce-scatter", prefix + "all-gather"}))
+            << allReduce;
+    }
 }
 
 TEST_F(MegatronGraphRunTest, ExpertAllToAllsAndSequenceParallelism)

@@ -18,10 +18,12 @@
 #include "ns3/ring-all-reduce.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/short-name-registry.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <functional>
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -169,7 +171,13 @@ Families()
           "hierarchical-all-gather",
           "reduce-scatter",
           "all-gather",
-          "all-to-all"}},
+          "all-to-all",
+          "nccl-ring-all-reduce",
+          "nccl-ring-reduce-scatter",
+          "nccl-ring-all-gather",
+          "nccl-all-reduce",
+          "nccl-reduce-scatter",
+          "nccl-all-gather"}},
         {RdmaCongestionOps::GetTypeId(), "congestion control", {"none", "dcqcn", "mltcp-dcqcn"}},
         {CollectiveScheduler::GetTypeId(),
          "scheduler",
@@ -309,6 +317,56 @@ TEST(ShortNameRegistryTest, TestOnlyClassesAreFoundWithoutAnyList)
     Ptr<CollectiveScheduler> s = helper.Create();
     EXPECT_EQ(s->GetInstanceTypeId(), TestOnlyScheduler::GetTypeId());
     EXPECT_EQ(s->GetName(), "test-only-scheduler");
+}
+
+TEST(CollectiveFactory, KnownNamesMakeTheRightTypes)
+{
+    const std::map<std::string, std::string> types{
+        {"ring-all-reduce", "ns3::RingAllReduce"},
+        {"halving-doubling-all-reduce", "ns3::HalvingDoublingAllReduce"},
+        {"reduce-scatter", "ns3::RingReduceScatter"},
+        {"all-gather", "ns3::RingAllGather"},
+        {"all-to-all", "ns3::AllToAll"},
+        {"hierarchical-all-reduce", "ns3::HierarchicalAllReduce"},
+        {"hierarchical-reduce-scatter", "ns3::HierarchicalReduceScatter"},
+        {"hierarchical-all-gather", "ns3::HierarchicalAllGather"},
+        {"nccl-ring-all-reduce", "ns3::NcclRingAllReduce"},
+        {"nccl-ring-reduce-scatter", "ns3::NcclRingReduceScatter"},
+        {"nccl-ring-all-gather", "ns3::NcclRingAllGather"},
+        {"nccl-all-reduce", "ns3::NcclAllReduce"},
+        {"nccl-reduce-scatter", "ns3::NcclReduceScatter"},
+        {"nccl-all-gather", "ns3::NcclAllGather"}};
+    // The module's collectives, and this test's own.
+    EXPECT_EQ(GetCollectiveNames().size(), types.size() + 1);
+    for (const auto& [name, type] : types)
+    {
+        Ptr<Collective> coll = CreateCollective(name, 3);
+        EXPECT_EQ(coll->GetName(), name);
+        EXPECT_EQ(coll->GetInstanceTypeId().GetName(), type);
+        EXPECT_EQ(coll->GetChannels(), 3u);
+        UintegerValue channels;
+        coll->GetAttribute("Channels", channels);
+        EXPECT_EQ(channels.Get(), 3u);
+    }
+}
+
+TEST(CollectiveFactory, UnknownNameListsKnownOnes)
+{
+    try
+    {
+        CreateCollective("tree-all-reduce", 1);
+        ADD_FAILURE() << "unknown name accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::string what = e.what();
+        EXPECT_NE(what.find("tree-all-reduce"), std::string::npos) << what;
+        for (const auto& name : GetCollectiveNames())
+        {
+            EXPECT_NE(what.find(name), std::string::npos) << what;
+        }
+    }
+    EXPECT_THROW(CreateCollective("ring-all-reduce", 0), std::invalid_argument);
 }
 
 TEST(ShortNameRegistryTest, ClashesAreReportedNamingTheClasses)

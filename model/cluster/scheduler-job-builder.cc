@@ -174,7 +174,7 @@ class TrafficEstimate
                     std::max(step.nvlinkOut[m.srcRank] += bits, step.nvlinkIn[m.dstRank] += bits);
             }
             step.nvlink = std::max(step.nvlink,
-                                   m_nvlink.latency.GetSeconds() +
+                                   m.delay.GetSeconds() + m_nvlink.latency.GetSeconds() +
                                        busiest / static_cast<double>(m_nvlink.rate.GetBitRate()));
             return;
         }
@@ -204,7 +204,7 @@ class TrafficEstimate
         const uint64_t wire = RoceWire::MessageWireBytes(m.bytes, m_payload);
         // Propagation on every link, and one frame stored and forwarded at
         // every switch: the first link's serialization is in the wire time.
-        double latency = 0;
+        double latency = m.delay.GetSeconds(); // a protocol's, before the first byte leaves
         bool first = true;
         for (uint32_t link : *path)
         {

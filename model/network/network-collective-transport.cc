@@ -90,14 +90,42 @@ NetworkCollectiveTransport::Post(const CollectiveMessage& m,
     if (m_network->GetTopology().SameServer(src, dst))
     {
         ++m_nvlinkMessages;
-        m_nvswitch->Send(m_rankGpus[m.srcRank],
-                         m_rankGpus[m.dstRank],
-                         m.bytes,
-                         m_jobId,
-                         std::move(onDelivered));
+        const uint32_t from = m_rankGpus[m.srcRank];
+        const uint32_t to = m_rankGpus[m.dstRank];
+        if (m.delay.IsStrictlyPositive())
+        {
+            // A protocol's per-step latency: the bytes enter the switch later.
+            Simulator::Schedule(m.delay,
+                                [nvswitch = m_nvswitch,
+                                 from,
+                                 to,
+                                 bytes = m.bytes,
+                                 job = m_jobId,
+                                 onDelivered = std::move(onDelivered)]() mutable {
+                                    nvswitch->Send(from, to, bytes, job, std::move(onDelivered));
+                                });
+            return;
+        }
+        m_nvswitch->Send(from, to, m.bytes, m_jobId, std::move(onDelivered));
         return;
     }
     ++m_networkMessages;
+    if (m.delay.IsStrictlyPositive())
+    {
+        // A protocol's per-step latency: the bytes leave later, tagged as now.
+        Ptr<ClusterNetwork> network = m_network;
+        Simulator::Schedule(
+            m.delay,
+            [network,
+             src,
+             dst,
+             info = MessageInfo(m, m_jobId, m_priority, m_tag),
+             onDelivered = std::move(onDelivered),
+             onFailed = std::move(onFailed)]() mutable {
+                network->Post(src, dst, info, std::move(onDelivered), std::move(onFailed));
+            });
+        return;
+    }
     m_network->Post(src,
                     dst,
                     MessageInfo(m, m_jobId, m_priority, m_tag),

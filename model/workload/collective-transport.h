@@ -4,6 +4,8 @@
 #ifndef COLLECTIVE_TRANSPORT_H
 #define COLLECTIVE_TRANSPORT_H
 
+#include "ns3/nstime.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,6 +24,10 @@ struct CollectiveMessage
     uint64_t bytes{0};   ///< payload; can be 0 when the buffer is smaller than N x channels
     uint32_t channel{0}; ///< parallel ring / queue pair index, 0..channels-1
     uint32_t step{0};    ///< algorithm step, 0-based (0 for every all-to-all message)
+    /// How long the sender waits, once the message is posted, before its
+    /// first byte leaves: a protocol's fixed per-step cost (NCCL's LL, LL128
+    /// or Simple latency, see NcclCollective). Zero for most collectives.
+    Time delay;
 };
 
 /**
@@ -58,8 +64,9 @@ class CollectiveTransport
 
     /**
      * Move \p m.bytes from rank \p m.srcRank to rank \p m.dstRank and call
-     * \p onDelivered once, when the last byte arrived. Calling it from inside
-     * Send() (a zero-delay transport) is allowed.
+     * \p onDelivered once, when the last byte arrived. The bytes leave
+     * \p m.delay after the call. Calling it from inside Send() (a zero-delay
+     * transport) is allowed.
      */
     virtual void Send(const CollectiveMessage& m, std::function<void()> onDelivered) = 0;
 

@@ -334,7 +334,7 @@ Collective::SplitEvenly(uint64_t total, uint64_t parts, uint64_t index)
 uint64_t
 Collective::ChannelBytes(uint32_t channel) const
 {
-    return SplitEvenly(m_bytes, m_channels, channel);
+    return SplitEvenly(m_bytes, GetChannels(), channel);
 }
 
 uint64_t
@@ -421,18 +421,31 @@ SteppedCollective::Advance(uint32_t rank, uint32_t channel)
            (m_posted[slot] == 0 || m_received[slot * m_steps + m_posted[slot] - 1]))
     {
         uint32_t step = m_posted[slot]++;
-        CollectiveMessage m;
-        m.srcRank = rank;
-        m.dstRank = GetSendPeer(rank, step);
-        m.bytes = GetStepBytes(rank, channel, step);
-        m.channel = channel;
-        m.step = step;
-        SendMessage(m);
+        PostStep(rank, channel, step);
         if (!IsRunning() || run != m_run)
         {
             return; // a delivery from inside Send() finished (or restarted) the run
         }
     }
+}
+
+Time
+SteppedCollective::GetStepDelay() const
+{
+    return Time(0);
+}
+
+void
+SteppedCollective::PostStep(uint32_t rank, uint32_t channel, uint32_t step)
+{
+    CollectiveMessage m;
+    m.srcRank = rank;
+    m.dstRank = GetSendPeer(rank, channel, step);
+    m.bytes = GetStepBytes(rank, channel, step);
+    m.channel = channel;
+    m.step = step;
+    m.delay = GetStepDelay();
+    SendMessage(m);
 }
 
 void

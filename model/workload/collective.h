@@ -106,7 +106,12 @@ class Collective : public Object
 
     uint32_t GetRankCount() const;
     uint64_t GetBytes() const;
-    uint32_t GetChannels() const;
+    /**
+     * \return the channels the runs use: the Channels attribute, unless the
+     * algorithm needs more (NCCL's rings use at least one channel per NIC
+     * of a server, see NcclRingCollective)
+     */
+    virtual uint32_t GetChannels() const;
     bool IsConfigured() const;
     bool IsRunning() const;
 
@@ -182,10 +187,11 @@ class Collective : public Object
 /**
  * \ingroup collective-scheduling
  * \brief A collective in which every rank runs the same sequence of steps:
- * in step t, on each channel, rank r sends one message to GetSendPeer(r, t)
- * and receives exactly one message of step t. Rank r posts step t+1 on a
- * channel only after it has received its step-t message on that channel
- * (its own step-t send is posted by then). Channels progress independently.
+ * in step t, on each channel c, rank r sends one message to
+ * GetSendPeer(r, c, t) and receives exactly one message of step t on c.
+ * Rank r posts step t+1 on a channel only after it has received its step-t
+ * message on that channel (its own step-t send is posted by then).
+ * Channels progress independently.
  *
  * Messages of different steps may arrive out of order; an early one is
  * remembered until the rank reaches that step. The run finishes when every
@@ -199,8 +205,12 @@ class SteppedCollective : public Collective
 
     /// \return the number of steps of one run
     virtual uint32_t GetStepCount() const = 0;
-    /// \return the rank \p rank sends to in step \p step; a permutation of ranks per step
-    virtual uint32_t GetSendPeer(uint32_t rank, uint32_t step) const = 0;
+    /**
+     * \return the rank \p rank sends to in step \p step on channel \p channel;
+     * a permutation of ranks per (channel, step). Channels may follow
+     * different rings (NCCL builds one ring per channel).
+     */
+    virtual uint32_t GetSendPeer(uint32_t rank, uint32_t channel, uint32_t step) const = 0;
     /// \return the bytes \p rank sends in step \p step on channel \p channel
     virtual uint64_t GetStepBytes(uint32_t rank, uint32_t channel, uint32_t step) const = 0;
     /// \return the busiest rank's GetStepBytes summed over every step and channel
@@ -210,9 +220,22 @@ class SteppedCollective : public Collective
     void DoStart() override;
     void HandleDelivery(const CollectiveMessage& m) override;
 
+    /**
+     * The delay of every step's message (CollectiveMessage::delay: the
+     * transport sends its bytes that long after the post): a protocol's
+     * fixed per-step cost (NCCL's latency of LL, LL128 or Simple). Zero, the
+     * default, for every algorithm without a protocol. A field of the
+     * message rather than an event of the collective, so that a recording
+     * transport (the schedulers' estimate) still sees every message of a run
+     * from inside Start.
+     */
+    virtual Time GetStepDelay() const;
+
   private:
     /// Posts every step rank \p rank may post on \p channel now.
     void Advance(uint32_t rank, uint32_t channel);
+    /// Hands the message of step \p step of (\p rank, \p channel) to the transport.
+    void PostStep(uint32_t rank, uint32_t channel, uint32_t step);
     std::size_t Slot(uint32_t rank, uint32_t channel) const;
 
     uint64_t m_run{0}; //!< counts runs, so a nested restart stops an outer loop

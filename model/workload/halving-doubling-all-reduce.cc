@@ -61,7 +61,7 @@ HalvingDoublingAllReduce::LevelOf(uint32_t step) const
 }
 
 uint32_t
-HalvingDoublingAllReduce::GetSendPeer(uint32_t rank, uint32_t step) const
+HalvingDoublingAllReduce::GetSendPeer(uint32_t rank, uint32_t /* channel */, uint32_t step) const
 {
     return rank ^ (1U << LevelOf(step));
 }

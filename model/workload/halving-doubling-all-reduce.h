@@ -29,7 +29,7 @@ class HalvingDoublingAllReduce : public SteppedCollective
     static TypeId GetTypeId();
 
     uint32_t GetStepCount() const override;
-    uint32_t GetSendPeer(uint32_t rank, uint32_t step) const override;
+    uint32_t GetSendPeer(uint32_t rank, uint32_t channel, uint32_t step) const override;
     uint64_t GetStepBytes(uint32_t rank, uint32_t channel, uint32_t step) const override;
 
   protected:

@@ -106,7 +106,7 @@ HierarchicalCollective::PhaseOf(uint32_t step, uint32_t* within) const
 }
 
 uint32_t
-HierarchicalCollective::GetSendPeer(uint32_t rank, uint32_t step) const
+HierarchicalCollective::GetSendPeer(uint32_t rank, uint32_t /* channel */, uint32_t step) const
 {
     uint32_t within = 0;
     const uint32_t i = m_serverOf[rank];

@@ -91,11 +91,19 @@ class Builder
     uint32_t Stream(const std::string& key);
 
     /// The data-parallel group's \p shard collective ("reduce-scatter" or
-    /// "all-gather"): two-level, as the all-reduce, when that is hierarchical.
+    /// "all-gather"): of the all-reduce's family (two-level when that is
+    /// hierarchical, NCCL's rings over every NIC when it is nccl-ring- or
+    /// nccl-), else the flat ring.
     std::string DataAlgorithm(const std::string& shard) const
     {
-        const std::string prefix = "hierarchical-";
-        return m_s.dataCollective.rfind(prefix, 0) == 0 ? prefix + shard : shard;
+        for (const char* prefix : {"hierarchical-", "nccl-ring-", "nccl-"})
+        {
+            if (m_s.dataCollective.rfind(prefix, 0) == 0)
+            {
+                return prefix + shard;
+            }
+        }
+        return shard;
     }
 
     uint32_t ComputeStream(uint32_t d, uint32_t p)

@@ -30,7 +30,7 @@ RingCollective::GetStepCount() const
 }
 
 uint32_t
-RingCollective::GetSendPeer(uint32_t rank, uint32_t /* step */) const
+RingCollective::GetSendPeer(uint32_t rank, uint32_t /* channel */, uint32_t /* step */) const
 {
     return (rank + 1) % GetRankCount();
 }

@@ -27,7 +27,7 @@ class RingCollective : public SteppedCollective
     static TypeId GetTypeId();
 
     uint32_t GetStepCount() const override;
-    uint32_t GetSendPeer(uint32_t rank, uint32_t step) const override;
+    uint32_t GetSendPeer(uint32_t rank, uint32_t channel, uint32_t step) const override;
     uint64_t GetStepBytes(uint32_t rank, uint32_t channel, uint32_t step) const override;
     /// \return the chunk (0..N-1) \p rank sends in step \p step
     uint32_t GetStepChunk(uint32_t rank, uint32_t step) const;

@@ -626,7 +626,7 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
     for (const JobSpec& j : jobs)
     {
         jobParams.push_back({{"id", j.id},
-                             {"collective", j.collective},
+                             {"collective", ModelCatalog::DataCollective(j)},
                              {"channels", j.channels},
                              {"buckets", j.buckets},
                              {"dtype", j.dtype},

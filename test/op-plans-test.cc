@@ -82,6 +82,7 @@ TEST_F(OpPlansTest, AllReduceFitsInAGapWhereOnePhaseSerialises)
     gapped.scale = 1.0;
     gapped.computeTimeNs = 0; // the file's
     gapped.model.clear();
+    gapped.collective = "ring-all-reduce"; // as job 1's
     spec.jobs = {gapped, Job(1, {1, 3}, 1875000, MicroSeconds(450), 8)};
     const RunOutcome isolated = ScenarioRunner(spec, "test").Run("isolated");
     const RunOutcome fair = ScenarioRunner(spec, "test").Run("fair");

@@ -53,6 +53,7 @@ class WorkloadFilesTest : public ScenarioRunTest
         j.iterations = 2;
         j.workload.format = "chakra";
         j.workload.path = kWorkloads + prefix;
+        j.collective = "ring-all-reduce"; // the closed forms' ring, not NCCL's protocols
         return j;
     }
 };

@@ -4,6 +4,7 @@
 #include "network-collective-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/simulator.h"
 
 namespace ns3
 {

@@ -55,11 +55,13 @@ struct JobSpec
     std::vector<uint32_t> hosts;     ///< host indices, for explicit placement
     uint32_t iterations{10};
     int64_t arrivalNs{0};
-    double weight{0};                          ///< 0 means: the number of workers
-    std::string collective{"ring-all-reduce"}; ///< a Collective's short name (GetCollectiveNames)
-    uint32_t channels{1};                      ///< parallel rings / queue pairs per peer
-    uint32_t buckets{1};                       ///< gradient buckets (1 = no overlap)
-    std::string dtype{"bf16"};                 ///< fp16 | bf16 | fp32: activations, parameters
+    double weight{0}; ///< 0 means: the number of workers
+    /// The data-parallel all-reduce: a Collective's short name
+    /// (GetCollectiveNames); "": ModelCatalog::DataCollective's default.
+    std::string collective;
+    uint32_t channels{1};      ///< parallel rings / queue pairs per peer
+    uint32_t buckets{1};       ///< gradient buckets (1 = no overlap)
+    std::string dtype{"bf16"}; ///< fp16 | bf16 | fp32: activations, parameters
     /// The type gradients are reduced in; "": an LLM job's is Megatron's
     /// (fp32 with bf16, else dtype), any other job's dtype (ModelCatalog::GradientDtype).
     std::string gradientDtype;

@@ -90,20 +90,21 @@ class Builder
 
     uint32_t Stream(const std::string& key);
 
-    /// The data-parallel group's \p shard collective ("reduce-scatter" or
-    /// "all-gather"): of the all-reduce's family (two-level when that is
-    /// hierarchical, NCCL's rings over every NIC when it is nccl-ring- or
-    /// nccl-), else the flat ring.
-    std::string DataAlgorithm(const std::string& shard) const
+    /// The collective \p kind ("all-reduce", "reduce-scatter" or
+    /// "all-gather") of the data-parallel all-reduce's family: two-level
+    /// when that is hierarchical, NCCL's rings over every NIC when it is
+    /// nccl-ring- or nccl-, else the flat ring. Tensor-parallel collectives
+    /// are of the same family, as one NCCL serves both.
+    std::string Family(const std::string& kind) const
     {
         for (const char* prefix : {"hierarchical-", "nccl-ring-", "nccl-"})
         {
             if (m_s.dataCollective.rfind(prefix, 0) == 0)
             {
-                return prefix + shard;
+                return prefix + kind;
             }
         }
-        return shard;
+        return kind == "all-reduce" ? "ring-all-reduce" : kind;
     }
 
     uint32_t ComputeStream(uint32_t d, uint32_t p)
@@ -346,7 +347,7 @@ Builder::Prefetch(uint32_t p,
     // where the previous layer started), so that it overlaps the previous layer.
     const Ops deps = Join(previousStart);
     previousStart = cur;
-    const Ops gather = ZeroCollective(DataAlgorithm("all-gather"),
+    const Ops gather = ZeroCollective(Family("all-gather"),
                                       p,
                                       Bytes(m_denseLayerParams * m_s.elementBytes),
                                       deps,
@@ -400,7 +401,7 @@ Builder::Compute(uint32_t p,
 {
     if (gather && m_l.sequenceParallel)
     {
-        cur = TensorComm("all-gather", d, p, cur);
+        cur = TensorComm(Family("all-gather"), d, p, cur);
     }
     cur = {m_g.AddCompute(m_l.TensorGroup(d, p), duration, cur, ComputeStream(d, p), what)};
 }
@@ -408,7 +409,7 @@ Builder::Compute(uint32_t p,
 void
 Builder::Reduce(uint32_t p, uint32_t d, Ops& cur)
 {
-    cur = TensorComm(m_l.sequenceParallel ? "reduce-scatter" : "ring-all-reduce", d, p, cur);
+    cur = TensorComm(Family(m_l.sequenceParallel ? "reduce-scatter" : "all-reduce"), d, p, cur);
 }
 
 void
@@ -460,7 +461,7 @@ Builder::LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>&
     }
     if (m_l.zero == 3)
     {
-        ZeroCollective(DataAlgorithm("reduce-scatter"),
+        ZeroCollective(Family("reduce-scatter"),
                        p,
                        Bytes(m_denseLayerParams * m_s.gradientBytes),
                        Join(ready),
@@ -499,8 +500,7 @@ Builder::EmitBucket(uint32_t p, Bucket& b, bool expert)
     {
         return;
     }
-    const std::string algorithm =
-        m_l.zero == 0 ? m_s.dataCollective : DataAlgorithm("reduce-scatter");
+    const std::string algorithm = m_l.zero == 0 ? m_s.dataCollective : Family("reduce-scatter");
     const uint64_t bytes = Bytes(b.bytes);
     if (!expert)
     {
@@ -557,7 +557,7 @@ Builder::Flush(uint32_t p)
         {
             for (uint32_t t = 0; t < m_l.tp && m_l.dp > 1; ++t)
             {
-                m_g.AddCollective(DataAlgorithm("all-gather"),
+                m_g.AddCollective(Family("all-gather"),
                                   m_l.DataGroup(t, p),
                                   bytes,
                                   m_s.channels,

@@ -99,7 +99,9 @@ class MegatronGraph
         uint32_t gradientBytes{4}; ///< gradients as reduced (fp32)
         double scale{1.0};         ///< multiplies bytes and compute times
         uint32_t channels{1};      ///< of every collective
-        std::string dataCollective{"ring-all-reduce"}; ///< the ZeRO-0 gradient reduction
+        /// The ZeRO-0 gradient reduction; ZeRO's shards and the
+        /// tensor-parallel collectives are of its family (nccl-, hierarchical-).
+        std::string dataCollective{"ring-all-reduce"};
     };
 
     /// \throw std::invalid_argument if the settings do not make a job

@@ -138,6 +138,16 @@ ModelCatalog::Transformer(const JobSpec& spec)
 }
 
 std::string
+ModelCatalog::DataCollective(const JobSpec& spec)
+{
+    if (!spec.collective.empty())
+    {
+        return spec.collective;
+    }
+    return IsLlm(spec) || spec.workload.IsSet() ? "nccl-all-reduce" : "ring-all-reduce";
+}
+
+std::string
 ModelCatalog::GradientDtype(const JobSpec& spec)
 {
     if (!spec.gradientDtype.empty())
@@ -155,7 +165,7 @@ ModelCatalog::WorkloadGraph(const JobSpec& spec)
     if (w.format == "simai")
     {
         SimaiGraphSettings settings;
-        settings.allReduce = spec.collective;
+        settings.allReduce = DataCollective(spec);
         settings.channels = spec.channels;
         SimaiWorkload read = ReadSimaiWorkload(w.path, spec.workers, settings);
         for (const std::string& warning : read.warnings)
@@ -170,7 +180,7 @@ ModelCatalog::WorkloadGraph(const JobSpec& spec)
         options.ranks = spec.workers;
         options.commGroups = w.commGroups;
         options.deps = ParseChakraDeps(w.deps);
-        options.allReduce = spec.collective;
+        options.allReduce = DataCollective(spec);
         options.channels = spec.channels;
         graph = ReadChakraTrace(w.path, options);
     }
@@ -209,7 +219,7 @@ BuildGraph(const JobSpec& spec)
                                       ModelCatalog::ComputeTime(spec),
                                       ModelCatalog::GradientBytes(spec),
                                       spec.buckets,
-                                      spec.collective,
+                                      ModelCatalog::DataCollective(spec),
                                       spec.channels);
     }
     MegatronGraph::Settings s;
@@ -227,7 +237,7 @@ BuildGraph(const JobSpec& spec)
     });
     s.scale = spec.scale;
     s.channels = spec.channels;
-    s.dataCollective = spec.collective;
+    s.dataCollective = ModelCatalog::DataCollective(spec);
     try
     {
         return MegatronGraph::Build(s);
@@ -526,7 +536,9 @@ ModelCatalog::Validate(const JobSpec& spec)
                  " iterations of compute), " + kTimeRangeError);
     }
     TypeId collective;
-    if (!ShortNameRegistry::LookupFailSafe(Collective::GetTypeId(), spec.collective, &collective))
+    if (!ShortNameRegistry::LookupFailSafe(Collective::GetTypeId(),
+                                           DataCollective(spec),
+                                           &collective))
     {
         Fail(spec,
              "collective",

@@ -129,6 +129,15 @@ class ModelCatalog
      */
     static std::string GradientDtype(const JobSpec& spec);
 
+    /**
+     * The collective that all-reduces the job's gradients: JobSpec::collective
+     * when given; else NCCL's rings over every NIC with its protocol choice
+     * ("nccl-all-reduce") for an LLM job or a workload file, as NCCL runs
+     * them on multi-GPU servers, and one flat ring ("ring-all-reduce") for the
+     * papers' data-parallel jobs.
+     */
+    static std::string DataCollective(const JobSpec& spec);
+
     /// The fraction of the peak a job other than an LLM reaches when it gives none.
     static constexpr double kDefaultComputeEfficiency = 0.4;
 

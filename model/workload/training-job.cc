@@ -4,6 +4,7 @@
 #include "training-job.h"
 
 #include "collective-factory.h"
+#include "model-catalog.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -86,7 +87,7 @@ TrainingJob::Setup(const JobSpec& spec,
                                  computeTime,
                                  gradientBytes,
                                  spec.buckets,
-                                 spec.collective,
+                                 ModelCatalog::DataCollective(spec),
                                  spec.channels),
           transport);
 }

@@ -432,6 +432,39 @@ TEST(SimaiWorkloadReaderTest, SettingsChooseAlgorithmAndChannels)
     EXPECT_EQ(collectives, 2u + 2u + 2u);
 }
 
+TEST(SimaiWorkloadReaderTest, ShardsFollowTheAllReducesFamily)
+{
+    // A reduce-scatter and an all-gather run as the all-reduce's family
+    // does: NCCL's, two-level or the flat ring; an all-to-all as itself.
+    const std::string rows =
+        "2\n"
+        "a\t-1\t1\tALLGATHER\t64\t1\tREDUCESCATTER\t64\t1\tALLREDUCE\t64\t100\n"
+        "b\t-1\t1\tALLTOALL\t64\t1\tNONE\t0\t1\tNONE\t0\t100\n";
+    for (const auto& [allReduce, prefix] :
+         {std::pair<std::string, std::string>{"nccl-all-reduce", "nccl-"},
+          {"hierarchical-all-reduce", "hierarchical-"},
+          {"ring-all-reduce", ""}})
+    {
+        SimaiGraphSettings s;
+        s.allReduce = allReduce;
+        const SimaiWorkload w = ReadSimaiWorkloadText(kHeader + rows, "s.txt", 4, s);
+        std::set<std::string> algorithms;
+        for (const GraphOp& op : w.graph.GetOps())
+        {
+            if (op.kind == GraphOp::Kind::Collective)
+            {
+                algorithms.insert(op.algorithm);
+            }
+        }
+        EXPECT_EQ(algorithms,
+                  (std::set<std::string>{allReduce,
+                                         prefix + "all-gather",
+                                         prefix + "reduce-scatter",
+                                         "all-to-all"}))
+            << allReduce;
+    }
+}
+
 TEST(SimaiWorkloadReaderTest, NothingToSendIsNoOp)
 {
     // NONE with a size (AICB writes some), BROADCAST, 0 bytes, and a group

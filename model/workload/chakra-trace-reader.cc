@@ -4,6 +4,7 @@
 #include "chakra-trace-reader.h"
 
 #include "chakra-trace-decode.h"
+#include "collective-factory.h"
 #include "et_def.pb.h"
 
 #include "ns3/csv-fields.h"
@@ -465,7 +466,7 @@ class GraphBuilder
             case ChakraProtoMsg::ALL_GATHER:
                 // ASTRA-sim's comm_size is the share each rank contributes; the
                 // module's all-gather takes the gathered buffer.
-                algorithm = "all-gather";
+                algorithm = CollectiveOfFamily(m_options.allReduce, "all-gather");
                 if (bytes > std::numeric_limits<uint64_t>::max() / members.size())
                 {
                     Fail(m_ranks[ref.first].source,
@@ -477,7 +478,7 @@ class GraphBuilder
                 bytes *= members.size();
                 break;
             case ChakraProtoMsg::REDUCE_SCATTER:
-                algorithm = "reduce-scatter";
+                algorithm = CollectiveOfFamily(m_options.allReduce, "reduce-scatter");
                 break;
             default:
                 algorithm = "all-to-all";

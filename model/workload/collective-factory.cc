@@ -18,6 +18,19 @@ GetCollectiveNames()
     return ShortNameRegistry::GetNames(Collective::GetTypeId());
 }
 
+std::string
+CollectiveOfFamily(const std::string& allReduce, const std::string& kind)
+{
+    for (const char* prefix : {"hierarchical-", "nccl-ring-", "nccl-"})
+    {
+        if (allReduce.rfind(prefix, 0) == 0)
+        {
+            return prefix + kind;
+        }
+    }
+    return kind == "all-reduce" ? "ring-all-reduce" : kind;
+}
+
 Ptr<Collective>
 CreateCollective(const std::string& name, uint32_t channels)
 {

@@ -32,6 +32,17 @@ Ptr<Collective> CreateCollective(const std::string& name, uint32_t channels);
  */
 std::vector<std::string> GetCollectiveNames();
 
+/**
+ * \ingroup collective-scheduling
+ * The collective \p kind ("all-reduce", "reduce-scatter" or "all-gather")
+ * of all-reduce \p allReduce's family: two-level when that is
+ * hierarchical-, NCCL's rings over every NIC when it is nccl-ring- or
+ * nccl-, else the flat ring ("ring-all-reduce", "reduce-scatter",
+ * "all-gather"). Jobs reduce-scatter and gather with the algorithm they
+ * all-reduce with, as one NCCL serves them all.
+ */
+std::string CollectiveOfFamily(const std::string& allReduce, const std::string& kind);
+
 } // namespace ns3
 
 #endif /* COLLECTIVE_FACTORY_H */

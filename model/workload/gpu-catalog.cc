@@ -16,38 +16,40 @@ Table()
 {
     // Peaks: NVIDIA's datasheets, dense (half the sparsity figures), SXM
     // parts. Kernel fractions (doc/design-notes.md, "GPU compute, kernel by
-    // kernel", gives the reasoning for each):
-    // - GEMM: large bf16 GEMMs reach about 80% of the peak on A100 and 70%
-    //   on Hopper and Blackwell, whose peaks the clocks under load do not hold;
-    // - attention: FlashAttention-2 runs forward and backward at 50-73% of
-    //   A100's peak (Dao 2023, section 4.1); FlashAttention-3 and cuDNN's fused
-    //   attention at 55-75% of H100's (Shah et al. 2024, section 4.1);
-    // - element-wise kernels stream at about 80% of the HBM bandwidth.
+    // kernel"):
+    // - A100: GEMM 0.68 and element-wise 0.70 of the HBM bandwidth, the one
+    //   set with which Table 1 of Narayanan et al. (SC'21) is reproduced
+    //   within 3% on its rows of 1.7B to 18.4B parameters
+    //   (benchmarks/megatron-table1.py); attention 0.60, FlashAttention-2's
+    //   forward and backward on A100 (50-73% of the peak, Dao 2023, 4.1);
+    // - Hopper and Blackwell: GEMM 0.70, attention 0.55 (FlashAttention-3 and
+    //   cuDNN's fused attention, Shah et al. 2024), element-wise 0.70; not
+    //   yet checked against a published end-to-end table.
     // name, peak16, peak32, memory, gemm, attention, element-wise, source
     static const std::vector<GpuSpec> table = {
         {"a100",
          312e12,
          19.5e12,
          2.039e12,
-         0.80,
+         0.68,
          0.60,
-         0.80,
+         0.70,
          "A100 80 GB SXM datasheet (2021): 312 TFLOP/s bf16 dense, 2,039 GB/s HBM2e"},
         {"a100-80gb",
          312e12,
          19.5e12,
          2.039e12,
-         0.80,
+         0.68,
          0.60,
-         0.80,
+         0.70,
          "A100 80 GB SXM datasheet (2021): 312 TFLOP/s bf16 dense, 2,039 GB/s HBM2e"},
         {"a100-40gb",
          312e12,
          19.5e12,
          1.555e12,
-         0.80,
+         0.68,
          0.60,
-         0.80,
+         0.70,
          "A100 40 GB SXM datasheet (2021): 312 TFLOP/s bf16 dense, 1,555 GB/s HBM2"},
         {"h100",
          989e12,
@@ -55,7 +57,7 @@ Table()
          3.35e12,
          0.70,
          0.55,
-         0.80,
+         0.70,
          "H100 SXM5 datasheet (2023): 989 TFLOP/s bf16 dense, 3.35 TB/s HBM3"},
         {"h200",
          989e12,
@@ -63,7 +65,7 @@ Table()
          4.8e12,
          0.70,
          0.55,
-         0.80,
+         0.70,
          "H200 SXM datasheet (2024): H100's compute, 4.8 TB/s HBM3e"},
         {"b200",
          2.25e15,
@@ -71,7 +73,7 @@ Table()
          8.0e12,
          0.70,
          0.55,
-         0.80,
+         0.70,
          "HGX B200 datasheet (2024): 2.25 PFLOP/s bf16 dense, 8 TB/s HBM3e"},
     };
     return table;

@@ -3,6 +3,8 @@
  */
 #include "megatron-graph.h"
 
+#include "collective-factory.h"
+
 #include "ns3/unit-strings.h"
 
 #include <algorithm>
@@ -90,21 +92,12 @@ class Builder
 
     uint32_t Stream(const std::string& key);
 
-    /// The collective \p kind ("all-reduce", "reduce-scatter" or
-    /// "all-gather") of the data-parallel all-reduce's family: two-level
-    /// when that is hierarchical, NCCL's rings over every NIC when it is
-    /// nccl-ring- or nccl-, else the flat ring. Tensor-parallel collectives
-    /// are of the same family, as one NCCL serves both.
+    /// The collective \p kind of the data-parallel all-reduce's family
+    /// (CollectiveOfFamily): ZeRO's shards and the tensor-parallel
+    /// collectives, as one NCCL serves them all.
     std::string Family(const std::string& kind) const
     {
-        for (const char* prefix : {"hierarchical-", "nccl-ring-", "nccl-"})
-        {
-            if (m_s.dataCollective.rfind(prefix, 0) == 0)
-            {
-                return prefix + kind;
-            }
-        }
-        return kind == "all-reduce" ? "ring-all-reduce" : kind;
+        return CollectiveOfFamily(m_s.dataCollective, kind);
     }
 
     uint32_t ComputeStream(uint32_t d, uint32_t p)

@@ -3,6 +3,7 @@
  */
 #include "simai-workload-reader.h"
 
+#include "collective-factory.h"
 #include "input-limits.h"
 
 #include "ns3/csv-fields.h"
@@ -524,9 +525,12 @@ class Builder
     std::vector<uint32_t> Members(Group g, uint32_t i) const;
     std::vector<uint32_t> UnitRanks(uint32_t unit) const;
 
-    const std::string& Algorithm(const Comm& comm) const
+    /// The algorithm of \p comm: its kind of the all-reduce's family.
+    std::string Algorithm(const Comm& comm) const
     {
-        return comm.algorithm.empty() ? m_s.allReduce : comm.algorithm;
+        return comm.algorithm.empty()           ? m_s.allReduce
+               : comm.algorithm == "all-to-all" ? comm.algorithm
+                                                : CollectiveOfFamily(m_s.allReduce, comm.algorithm);
     }
 
     uint32_t Stream(int role, Group g, uint32_t instance);

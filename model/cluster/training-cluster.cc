@@ -363,12 +363,15 @@ TrainingCluster::StartJob(std::size_t index)
     const NvlinkSpeed nvlink = GetNvlink();
     m_nvswitch->SetPortRate(nvlink.rate);
     m_nvswitch->SetLatency(nvlink.latency);
-    e.transport = std::make_unique<NetworkCollectiveTransport>(m_network,
-                                                               e.placement.workerHost,
-                                                               e.spec.id,
-                                                               3,
-                                                               m_nvswitch,
-                                                               e.rankGpus);
+    auto transport = std::make_unique<NetworkCollectiveTransport>(m_network,
+                                                                  e.placement.workerHost,
+                                                                  e.spec.id,
+                                                                  3,
+                                                                  m_nvswitch,
+                                                                  e.rankGpus);
+    // A scaled job's own latencies scale with its bytes and compute.
+    transport->SetLatencyScale(e.spec.scale);
+    e.transport = std::move(transport);
     e.job = CreateObject<TrainingJob>();
     e.job->Setup(e.spec, e.graph, e.transport.get());
     e.job->TraceConnectWithoutContext(

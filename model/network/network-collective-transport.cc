@@ -87,36 +87,39 @@ NetworkCollectiveTransport::Post(const CollectiveMessage& m,
 {
     const uint32_t src = m_rankHosts.at(m.srcRank);
     const uint32_t dst = m_rankHosts.at(m.dstRank);
+    const Time delay = m_latencyScale == 1.0 ? m.delay : m.delay * int64x64_t(m_latencyScale);
     // GPUs of one server (one host, or the NICs of one multi-NIC server) share NVLink.
     if (m_network->GetTopology().SameServer(src, dst))
     {
         ++m_nvlinkMessages;
         const uint32_t from = m_rankGpus[m.srcRank];
         const uint32_t to = m_rankGpus[m.dstRank];
-        if (m.delay.IsStrictlyPositive())
+        if (delay.IsStrictlyPositive())
         {
             // A protocol's per-step latency: the bytes enter the switch later.
-            Simulator::Schedule(m.delay,
-                                [nvswitch = m_nvswitch,
-                                 from,
-                                 to,
-                                 bytes = m.bytes,
-                                 job = m_jobId,
-                                 onDelivered = std::move(onDelivered)]() mutable {
-                                    nvswitch->Send(from, to, bytes, job, std::move(onDelivered));
-                                });
+            Simulator::Schedule(
+                delay,
+                [nvswitch = m_nvswitch,
+                 from,
+                 to,
+                 bytes = m.bytes,
+                 job = m_jobId,
+                 scale = m_latencyScale,
+                 onDelivered = std::move(onDelivered)]() mutable {
+                    nvswitch->Send(from, to, bytes, job, std::move(onDelivered), scale);
+                });
             return;
         }
-        m_nvswitch->Send(from, to, m.bytes, m_jobId, std::move(onDelivered));
+        m_nvswitch->Send(from, to, m.bytes, m_jobId, std::move(onDelivered), m_latencyScale);
         return;
     }
     ++m_networkMessages;
-    if (m.delay.IsStrictlyPositive())
+    if (delay.IsStrictlyPositive())
     {
         // A protocol's per-step latency: the bytes leave later, tagged as now.
         Ptr<ClusterNetwork> network = m_network;
         Simulator::Schedule(
-            m.delay,
+            delay,
             [network,
              src,
              dst,

@@ -66,6 +66,18 @@ class NetworkCollectiveTransport : public CollectiveTransport
                                        uint8_t priority,
                                        const CollectiveTag& tag);
 
+    /**
+     * Multiplies the latencies that belong to the job, NVLink's and a
+     * collective protocol's per step (CollectiveMessage::delay), by \p scale:
+     * the job's scale, so that a scaled job keeps its ratio of latency to
+     * bytes and compute. The fabric's latencies, which every job shares,
+     * do not scale (doc/scenario-format.md, "scale").
+     */
+    void SetLatencyScale(double scale)
+    {
+        m_latencyScale = scale;
+    }
+
     /// Post with no failure callback: a failure of the message is a fatal error.
     void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override;
     void Post(const CollectiveMessage& m,
@@ -92,6 +104,7 @@ class NetworkCollectiveTransport : public CollectiveTransport
     std::vector<uint32_t> m_rankHosts;
     uint32_t m_jobId;
     uint8_t m_priority;
+    double m_latencyScale{1.0}; ///< SetLatencyScale
     Ptr<NvSwitch> m_nvswitch;
     std::vector<uint32_t> m_rankGpus;
     CollectiveTag m_tag;

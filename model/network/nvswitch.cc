@@ -200,7 +200,8 @@ NvSwitch::Send(uint32_t src,
                uint32_t dst,
                uint64_t bytes,
                uint32_t job,
-               std::function<void()> onDelivered)
+               std::function<void()> onDelivered,
+               double latencyScale)
 {
     CheckGpu(src);
     CheckGpu(dst);
@@ -219,6 +220,7 @@ NvSwitch::Send(uint32_t src,
     m.bytes = bytes;
     m.remaining = static_cast<double>(bytes);
     m.sent = Simulator::Now();
+    m.latency = latencyScale == 1.0 ? m_latency : m_latency * int64x64_t(latencyScale);
     m.onDelivered = std::move(onDelivered);
     s.active.push_back(std::move(m));
     Reallocate(s);
@@ -357,7 +359,7 @@ NvSwitch::TransferEnd(uint32_t server)
         NS_LOG_LOGIC("job " << m.job << " GPU " << m.src << " -> " << m.dst << ": " << m.bytes
                             << " bytes transferred");
         m_transferTrace(m.job, m.src, m.dst, m.bytes, m.sent);
-        Simulator::Schedule(m_latency, std::move(m.onDelivered));
+        Simulator::Schedule(m.latency, std::move(m.onDelivered));
         if (i + 1 != s.active.size())
         {
             m = std::move(s.active.back());

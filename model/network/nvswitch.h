@@ -110,13 +110,15 @@ class NvSwitch : public Object
      * Send \p bytes from GPU \p src to GPU \p dst of the same server, now.
      * \p onDelivered is called once, when the last byte has arrived.
      * \param job the job's id, for the trace
+     * \param latencyScale multiplies the latency for this message (a job's scale)
      * \throw std::invalid_argument if the GPUs do not exist or are on different servers
      */
     void Send(uint32_t src,
               uint32_t dst,
               uint64_t bytes,
               uint32_t job,
-              std::function<void()> onDelivered);
+              std::function<void()> onDelivered,
+              double latencyScale = 1.0);
 
     /// Bytes that GPU \p gpu has sent into the switch so far (its port in), up to now.
     double GetTxBytes(uint32_t gpu);
@@ -156,6 +158,7 @@ class NvSwitch : public Object
         double remaining{0}; ///< bytes still to transfer
         double rate{0};      ///< bytes/s
         Time sent;
+        Time latency; ///< added after the last byte
         std::function<void()> onDelivered;
     };
 

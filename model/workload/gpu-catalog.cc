@@ -19,7 +19,7 @@ Table()
     // kernel"):
     // - A100: GEMM 0.68 and element-wise 0.70 of the HBM bandwidth, the one
     //   set with which Table 1 of Narayanan et al. (SC'21) is reproduced
-    //   within 3% on its rows of 1.7B to 18.4B parameters
+    //   within 4% on its rows of 1.7B to 145.6B parameters
     //   (benchmarks/megatron-table1.py); attention 0.60, FlashAttention-2's
     //   forward and backward on A100 (50-73% of the peak, Dao 2023, 4.1);
     // - Hopper and Blackwell: GEMM 0.70, attention 0.55 (FlashAttention-3 and

@@ -100,6 +100,7 @@ JobOf(const std::string& model, uint32_t workers, uint32_t iterations, double sc
     j.placement = "spread";
     j.iterations = iterations;
     j.scale = scale;
+    j.latencyScale = scale; // the figure at a fraction of its size keeps its ratios
     return j;
 }
 

@@ -342,6 +342,7 @@ ScenarioHelper::CollectJobs() const
     {
         JobSpec& j = jobs[i];
         j.scale *= m_spec.scale;
+        j.latencyScale *= m_spec.scale;
         try
         {
             ModelCatalog::Validate(j);

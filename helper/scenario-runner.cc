@@ -638,7 +638,8 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
                              {"batchPerGpu", j.batchPerGpu},
                              {"sequenceLength", j.sequenceLength},
                              {"computeTimeNs", j.computeTimeNs},
-                             {"scale", j.scale}});
+                             {"scale", j.scale},
+                             {"latencyScale", j.latencyScale}});
         if (j.planned != std::vector<CommGroup>{CommGroup::Data})
         {
             nlohmann::json planned = nlohmann::json::array();

@@ -275,9 +275,9 @@ TEST_F(LlmJobsTest, AScaledJobKeepsItsRatioOfLatencyToWork)
 {
     // LLaMA-7B TP8 on one server, one micro-batch: its compute and its
     // tensor-parallel all-reduces on NVLink, NCCL's Simple protocol's
-    // latency with each step. At 1% of its bytes and compute it takes 1% of
-    // the time, because its own latencies (NVLink's, the protocol's) scale
-    // with it; nothing of it crosses the fabric, whose latencies do not.
+    // latency with each step. In a scenario run at 1% of its size it takes
+    // 1% of the time, because its own latencies (NVLink's, the protocol's)
+    // scale with it; nothing of it crosses the fabric, whose latencies do not.
     // (With the protocol chosen by size, the smaller messages of the scaled
     // run pick LL, as a job of that size would: measured 3.4% faster.)
     ScenarioSpec spec = FourJobs("flow");
@@ -292,7 +292,7 @@ TEST_F(LlmJobsTest, AScaledJobKeepsItsRatioOfLatencyToWork)
     job.scale = 1.0;
     spec.scale = 1.0;
     const Time full = RunAlone(spec, job).meanIteration;
-    job.scale = 0.01;
+    spec.scale = 0.01; // the scenario's scale: every job's, latencies included
     const Time scaled = RunAlone(spec, job).meanIteration;
     EXPECT_NEAR(scaled.GetSeconds() / (0.01 * full.GetSeconds()), 1.0, 0.01)
         << "full " << full.GetMicroSeconds() << " us, at 1% " << scaled.GetMicroSeconds() << " us";

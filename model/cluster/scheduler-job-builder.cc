@@ -173,10 +173,10 @@ class TrafficEstimate
                 busiest =
                     std::max(step.nvlinkOut[m.srcRank] += bits, step.nvlinkIn[m.dstRank] += bits);
             }
-            step.nvlink =
-                std::max(step.nvlink,
-                         (m.delay.GetSeconds() + m_nvlink.latency.GetSeconds()) * m_job.spec.scale +
-                             busiest / static_cast<double>(m_nvlink.rate.GetBitRate()));
+            step.nvlink = std::max(step.nvlink,
+                                   (m.delay.GetSeconds() + m_nvlink.latency.GetSeconds()) *
+                                           m_job.spec.latencyScale +
+                                       busiest / static_cast<double>(m_nvlink.rate.GetBitRate()));
             return;
         }
         const uint16_t port = NetworkCollectiveTransport::ConnectionPort(m_job.id,
@@ -207,7 +207,7 @@ class TrafficEstimate
         // every switch: the first link's serialization is in the wire time.
         // A protocol's, before the first byte leaves, scaled as the job's
         // transport scales it (NetworkCollectiveTransport::SetLatencyScale).
-        double latency = m.delay.GetSeconds() * m_job.spec.scale;
+        double latency = m.delay.GetSeconds() * m_job.spec.latencyScale;
         bool first = true;
         for (uint32_t link : *path)
         {

@@ -369,8 +369,8 @@ TrainingCluster::StartJob(std::size_t index)
                                                                   3,
                                                                   m_nvswitch,
                                                                   e.rankGpus);
-    // A scaled job's own latencies scale with its bytes and compute.
-    transport->SetLatencyScale(e.spec.scale);
+    // A scenario run at a fraction of its size scales its jobs' own latencies too.
+    transport->SetLatencyScale(e.spec.latencyScale);
     e.transport = std::move(transport);
     e.job = CreateObject<TrainingJob>();
     e.job->Setup(e.spec, e.graph, e.transport.get());

@@ -69,9 +69,10 @@ class NetworkCollectiveTransport : public CollectiveTransport
     /**
      * Multiplies the latencies that belong to the job, NVLink's and a
      * collective protocol's per step (CollectiveMessage::delay), by \p scale:
-     * the job's scale, so that a scaled job keeps its ratio of latency to
-     * bytes and compute. The fabric's latencies, which every job shares,
-     * do not scale (doc/scenario-format.md, "scale").
+     * the scenario's scale (JobSpec::latencyScale), so that a scenario run
+     * at a fraction of its size keeps its ratio of latency to bytes and
+     * compute. The fabric's latencies, which every job shares, do not scale
+     * (doc/scenario-format.md, "scale").
      */
     void SetLatencyScale(double scale)
     {

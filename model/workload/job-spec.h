@@ -77,6 +77,10 @@ struct JobSpec
     uint32_t sequenceLength{1024}; ///< tokens per sequence
     int64_t computeTimeNs{0};      ///< > 0: given directly
     double scale{1.0};             ///< multiplies gradient bytes and compute time
+    /// Multiplies the job's own latencies (NVLink's, a collective protocol's
+    /// per step): the scenario's scale, so that a scenario run at a fraction
+    /// of its size keeps its ratio of latency to work (doc/scenario-format.md).
+    double latencyScale{1.0};
     /// An LLM job (model a TransformerCatalog name): how its workers split
     /// the model and the batch; workers is tp x pp x dp.
     ParallelLayout parallelism;

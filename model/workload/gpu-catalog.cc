@@ -11,6 +11,8 @@ namespace ns3
 namespace
 {
 
+const std::string kA100 = "a100-80gb";
+
 const std::vector<GpuSpec>&
 Table()
 {
@@ -27,14 +29,6 @@ Table()
     //   yet checked against a published end-to-end table.
     // name, peak16, peak32, memory, gemm, attention, element-wise, source
     static const std::vector<GpuSpec> table = {
-        {"a100",
-         312e12,
-         19.5e12,
-         2.039e12,
-         0.68,
-         0.60,
-         0.70,
-         "A100 80 GB SXM datasheet (2021): 312 TFLOP/s bf16 dense, 2,039 GB/s HBM2e"},
         {"a100-80gb",
          312e12,
          19.5e12,
@@ -108,9 +102,11 @@ GpuSpec::ElementwiseSeconds(double bytes) const
 const GpuSpec&
 GpuCatalog::Get(const std::string& name)
 {
+    // "a100" is the 80 GB part, the one most clusters run.
+    const std::string& key = name == "a100" ? kA100 : name;
     for (const GpuSpec& g : Table())
     {
-        if (g.name == name)
+        if (g.name == key)
         {
             return g;
         }
@@ -126,7 +122,7 @@ GpuCatalog::Get(const std::string& name)
 std::vector<std::string>
 GpuCatalog::Names()
 {
-    std::vector<std::string> names;
+    std::vector<std::string> names{"a100"};
     for (const GpuSpec& g : Table())
     {
         names.push_back(g.name);

@@ -12,6 +12,8 @@
 
 #include "ns3/hpcc-topology-builder.h"
 
+#include <optional>
+
 namespace ns3
 {
 namespace test
@@ -82,7 +84,10 @@ TEST_F(HpccTopologyBuilderTest, TheFilesNvlinkLatencyIsTheClustersUnlessSet)
     EXPECT_EQ(*fromFile, NanoSeconds(50)) << "two NVSwitch links of 25 ns";
     for (const std::string backend : {"packet", "flow"})
     {
-        for (const Time set : {Time(0), MicroSeconds(3)})
+        // Unset (the file's), set to its 1 us default (which must still win), set to 3 us.
+        for (const std::optional<Time> set : {std::optional<Time>{},
+                                              std::optional<Time>{MicroSeconds(1)},
+                                              std::optional<Time>{MicroSeconds(3)}})
         {
             ScenarioSpec spec;
             spec.source = "test";
@@ -93,9 +98,10 @@ TEST_F(HpccTopologyBuilderTest, TheFilesNvlinkLatencyIsTheClustersUnlessSet)
             spec.topology.gpusPerHost = 1;
             spec.output.db = (m_dir / (backend + ".db")).string();
             std::filesystem::remove(spec.output.db);
-            if (set.IsStrictlyPositive())
+            if (set)
             {
-                spec.attributes = {{"ns3::TrainingCluster::NvlinkLatency", "3us"}};
+                spec.attributes = {{"ns3::TrainingCluster::NvlinkLatency",
+                                    std::to_string(set->GetMicroSeconds()) + "us"}};
             }
             JobSpec job = Job(0, {0, 1}, 4000000, MicroSeconds(50), 2);
             job.gpusPerHost = 1;
@@ -104,11 +110,11 @@ TEST_F(HpccTopologyBuilderTest, TheFilesNvlinkLatencyIsTheClustersUnlessSet)
             ASSERT_TRUE(run.jobs.at(0).done) << backend;
             // Two ranks: two steps of half the gradient at the file's 2400 Gb/s
             // (a100's rate), each after the message latency.
-            const double latency = (set.IsStrictlyPositive() ? set : *fromFile).GetSeconds();
+            const double latency = set.value_or(*fromFile).GetSeconds();
             const double half = static_cast<double>(ModelCatalog::GradientBytes(job)) / 2;
             const double expected = 2 * (latency + half * 8 / 2400e9);
             EXPECT_NEAR(run.jobs[0].meanCommunication.GetSeconds(), expected, expected * 1e-4)
-                << backend << " NvlinkLatency " << set;
+                << backend << " NvlinkLatency " << (set ? *set : Time(-1));
         }
     }
 }

@@ -213,6 +213,11 @@ TEST(NvlinkGenerationTest, RatesPerDirectionFromTheDatasheets)
     EXPECT_EQ(cluster->GetNvlink().latency, NanoSeconds(50)) << "the topology's";
     cluster->SetAttribute("NvlinkLatency", TimeValue(NanoSeconds(700)));
     EXPECT_EQ(cluster->GetNvlink().latency, NanoSeconds(700)) << "NvlinkLatency overrides";
+    // Set explicitly to the 1 us it defaults to, it still overrides the topology's.
+    cluster->SetAttribute("NvlinkLatency", TimeValue(MicroSeconds(1)));
+    EXPECT_EQ(cluster->GetNvlink().latency, MicroSeconds(1)) << "1 us, set, is set";
+    cluster->SetAttribute("NvlinkLatency", TimeValue(Time(0)));
+    EXPECT_EQ(cluster->GetNvlink().latency, Time(0)) << "0 is a latency, not unset";
 }
 
 TEST(NvSwitchEstimateTest, SchedulersSeeAStepsBusiestPort)

@@ -50,13 +50,13 @@ TrainingCluster::GetTypeId()
                           MakeDataRateAccessor(&TrainingCluster::m_nvlinkRate),
                           MakeDataRateChecker())
             .AddAttribute("NvlinkLatency",
-                          "Latency of a message between two GPUs of one server: two hops, GPU "
-                          "-> NVSwitch -> GPU, 500 ns each by default. Where the topology "
-                          "gives its NVLink's latency (a SimAI topology file), that is used "
-                          "unless this is set to other than its default.",
-                          TimeValue(NvlinkSpeed().latency),
+                          "Latency of a message between two GPUs of one server (two hops, GPU "
+                          "-> NVSwitch -> GPU). -1ns, the default: the topology's NVLink "
+                          "latency where it gives one (a SimAI topology file), else 1us (500 "
+                          "ns a hop). Any value from 0 up is used as given, 1us included.",
+                          TimeValue(NanoSeconds(-1)),
                           MakeTimeAccessor(&TrainingCluster::m_nvlinkLatency),
-                          MakeTimeChecker(Time(0)))
+                          MakeTimeChecker(NanoSeconds(-1)))
             .AddAttribute("PlacementSeed",
                           "Seed of random placement.",
                           UintegerValue(1),
@@ -133,8 +133,12 @@ TrainingCluster::GetNvlink() const
     s.rate = m_nvlinkRate.GetBitRate() > 0
                  ? m_nvlinkRate
                  : NvlinkGenerationRate(static_cast<NvlinkGeneration>(m_nvlinkGeneration));
-    s.latency = m_nvlinkLatency;
-    if (m_nvlinkLatency == NvlinkSpeed().latency && !m_topologyNvlinkLatency.IsNegative())
+    // Set (0 or more) wins; unset (negative) takes the topology's, else the default.
+    if (!m_nvlinkLatency.IsNegative())
+    {
+        s.latency = m_nvlinkLatency;
+    }
+    else if (!m_topologyNvlinkLatency.IsNegative())
     {
         s.latency = m_topologyNvlinkLatency;
     }

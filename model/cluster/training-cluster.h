@@ -118,17 +118,16 @@ class TrainingCluster : public Object
 
     /**
      * The NVLink its jobs' messages inside a server use: NvlinkRate if set,
-     * else NvlinkGeneration's rate; NvlinkLatency if set to other than its
-     * default, else the topology's (SetTopologyNvlinkLatency) if given, else
-     * the default.
+     * else NvlinkGeneration's rate; NvlinkLatency if set (0 or more, its
+     * default value of 1 us included), else the topology's
+     * (SetTopologyNvlinkLatency) if given, else NvlinkSpeed's 1 us.
      */
     NvlinkSpeed GetNvlink() const;
 
     /**
      * The latency of an NVLink message that the cluster's topology gives
      * (e.g. a SimAI file's GPU -> NVSwitch and NVSwitch -> GPU links): used
-     * unless NvlinkLatency is set to other than its default. Before the
-     * first job starts.
+     * unless NvlinkLatency is set. Before the first job starts.
      */
     void SetTopologyNvlinkLatency(Time latency);
 
@@ -195,7 +194,7 @@ class TrainingCluster : public Object
 
     int m_nvlinkGeneration{0};        ///< a NvlinkGeneration (an int for EnumValue)
     DataRate m_nvlinkRate;            ///< 0: the generation's
-    Time m_nvlinkLatency;             ///< of a message
+    Time m_nvlinkLatency;             ///< of a message; negative: not set
     Time m_topologyNvlinkLatency{-1}; ///< negative: none given
     Ptr<NvSwitch> m_nvswitch;
     std::vector<uint8_t> m_gpuUsed; ///< per GPU (host x gpusPerHost + GPU of the host)

@@ -218,6 +218,9 @@ TEST(NvlinkGenerationTest, RatesPerDirectionFromTheDatasheets)
     EXPECT_EQ(cluster->GetNvlink().latency, MicroSeconds(1)) << "1 us, set, is set";
     cluster->SetAttribute("NvlinkLatency", TimeValue(Time(0)));
     EXPECT_EQ(cluster->GetNvlink().latency, Time(0)) << "0 is a latency, not unset";
+    Ptr<TrainingCluster> zero = CreateObject<TrainingCluster>();
+    zero->SetTopologyNvlinkLatency(Time(0));
+    EXPECT_EQ(zero->GetNvlink().latency, Time(0)) << "a topology's 0 is a latency too";
 }
 
 TEST(NvSwitchEstimateTest, SchedulersSeeAStepsBusiestPort)

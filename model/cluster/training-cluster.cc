@@ -134,11 +134,11 @@ TrainingCluster::GetNvlink() const
                  ? m_nvlinkRate
                  : NvlinkGenerationRate(static_cast<NvlinkGeneration>(m_nvlinkGeneration));
     // Set (0 or more) wins; unset (negative) takes the topology's, else the default.
-    if (!m_nvlinkLatency.IsNegative())
+    if (!m_nvlinkLatency.IsStrictlyNegative())
     {
         s.latency = m_nvlinkLatency;
     }
-    else if (!m_topologyNvlinkLatency.IsNegative())
+    else if (!m_topologyNvlinkLatency.IsStrictlyNegative())
     {
         s.latency = m_topologyNvlinkLatency;
     }
@@ -154,7 +154,7 @@ TrainingCluster::GetNvlink() const
 void
 TrainingCluster::SetTopologyNvlinkLatency(Time latency)
 {
-    NS_ABORT_MSG_IF(latency.IsNegative(), "a negative NVLink latency");
+    NS_ABORT_MSG_IF(latency.IsStrictlyNegative(), "a negative NVLink latency");
     m_topologyNvlinkLatency = latency;
 }
 

@@ -6,6 +6,8 @@
 #include "ns3/input-limits.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace ns3
@@ -60,6 +62,18 @@ LinkSampler::Install(Ptr<RoceFabric> fabric)
 }
 
 void
+LinkSampler::InstallNvSwitch(Ptr<NvSwitch> nvswitch)
+{
+    if (!IsEnabled())
+    {
+        return;
+    }
+    m_maxRows = InputLimits::MaxMonitorRows();
+    nvswitch->TraceConnectWithoutContext("Moved",
+                                         MakeCallback(&LinkSampler::OnNvSwitchMoved, this));
+}
+
+void
 LinkSampler::OnSendStarted(uint32_t address, const RdmaMessageInfo& info)
 {
     m_jobOf[static_cast<uint64_t>(address) << 16 | info.srcPort] = info.jobId;
@@ -85,12 +99,63 @@ LinkSampler::OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingIn
     const int64_t bin = Simulator::Now().GetTimeStep() / m_interval.GetTimeStep();
     auto [it, added] = m_bytes.try_emplace({link, direction, job, bin}, 0);
     it->second += info.bytes;
-    if (added && m_bytes.size() > m_maxRows)
+    if (added)
+    {
+        CheckRows();
+    }
+}
+
+void
+LinkSampler::OnNvSwitchMoved(uint32_t job,
+                             uint32_t src,
+                             uint32_t dst,
+                             double bytes,
+                             Time from,
+                             Time to)
+{
+    // The bytes moved at one rate over [from, to]: each interval gets its
+    // overlap's share. A span of no length (a transfer's last rounding) goes
+    // to the interval it ends.
+    const int64_t step = m_interval.GetTimeStep();
+    const int64_t a = from.GetTimeStep();
+    const int64_t b = to.GetTimeStep();
+    const int64_t first = a / step;
+    const int64_t last = b > a ? (b - 1) / step : std::max<int64_t>(b - 1, 0) / step;
+    for (int64_t bin = std::min(first, last); bin <= last; ++bin)
+    {
+        const double share =
+            b > a ? static_cast<double>(std::min(b, (bin + 1) * step) - std::max(a, bin * step)) /
+                        static_cast<double>(b - a)
+                  : 1.0;
+        AddNvSwitchBytes(src, 0, job, bin, bytes * share);
+        AddNvSwitchBytes(dst, 1, job, bin, bytes * share);
+    }
+}
+
+void
+LinkSampler::AddNvSwitchBytes(uint32_t gpu,
+                              uint8_t direction,
+                              int64_t job,
+                              int64_t bin,
+                              double bytes)
+{
+    auto [it, added] = m_nvBytes.try_emplace({gpu, direction, job, bin}, 0.0);
+    it->second += bytes;
+    if (added)
+    {
+        CheckRows();
+    }
+}
+
+void
+LinkSampler::CheckRows() const
+{
+    if (m_bytes.size() + m_nvBytes.size() > m_maxRows)
     {
         throw std::runtime_error("ns3::LinkSampler: sampling every " +
                                  std::to_string(m_interval.GetNanoSeconds()) +
                                  " ns makes more than " + std::to_string(m_maxRows) +
-                                 " rows (links x jobs x intervals), over "
+                                 " rows (links and NVSwitch ports x jobs x intervals), over "
                                  "ns3::InputLimits::MaxMonitorRows");
     }
 }
@@ -102,18 +167,39 @@ LinkSampler::Write(ResultsDatabase& db, int64_t runId) const
     {
         return;
     }
+    const char* const insert =
+        "INSERT INTO link_samples (run_id, link_id, direction, job_id, t_ns, tx_bytes, kind)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
     for (const auto& [key, bytes] : m_bytes)
     {
         const auto& [link, direction, job, bin] = key;
         db.AddRow(runId,
-                  "INSERT INTO link_samples (run_id, link_id, direction, job_id, t_ns, tx_bytes)"
-                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                  insert,
                   {runId,
                    static_cast<int64_t>(link),
                    static_cast<int64_t>(direction),
                    job >= 0 ? SqlValue(static_cast<int64_t>(job)) : SqlValue(),
                    (m_interval * bin).GetNanoSeconds(),
-                   static_cast<int64_t>(bytes)});
+                   static_cast<int64_t>(bytes),
+                   SqlValue(std::string("fabric"))});
+    }
+    for (const auto& [key, bytes] : m_nvBytes)
+    {
+        const auto& [gpu, direction, job, bin] = key;
+        const auto whole = static_cast<int64_t>(std::llround(bytes));
+        if (whole == 0)
+        {
+            continue; // a rounding remainder alone
+        }
+        db.AddRow(runId,
+                  insert,
+                  {runId,
+                   static_cast<int64_t>(gpu),
+                   static_cast<int64_t>(direction),
+                   SqlValue(static_cast<int64_t>(job)),
+                   (m_interval * bin).GetNanoSeconds(),
+                   whole,
+                   SqlValue(std::string("nvswitch"))});
     }
 }
 

@@ -3,6 +3,7 @@
  */
 #include "port-monitor.h"
 
+#include "ns3/abort.h"
 #include "ns3/csv-fields.h"
 #include "ns3/input-limits.h"
 #include "ns3/log.h"
@@ -10,6 +11,7 @@
 #include "ns3/strict-numbers.h"
 #include "ns3/string.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -25,7 +27,11 @@ namespace
 
 const char* const kInsertPortSample =
     "INSERT INTO port_samples (run_id, node_id, port, link_id, t_ns, class, queue_bytes,"
-    " paused_ns, ecn_marks) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    " paused_ns, ecn_marks, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'fabric')";
+const char* const kInsertNvSwitchSample =
+    "INSERT INTO port_samples (run_id, node_id, port, link_id, t_ns, class, queue_bytes,"
+    " paused_ns, ecn_marks, kind, tx_bytes)"
+    " VALUES (?1, ?2, ?3, ?2, ?4, 0, ?5, 0, 0, 'nvswitch', ?6)";
 const char* const kInsertNicSample =
     "INSERT INTO nic_samples (run_id, node_id, t_ns, cnps_sent, cnps_received)"
     " VALUES (?1, ?2, ?3, ?4, ?5)";
@@ -94,6 +100,7 @@ PortMonitor::DoDispose()
 {
     m_event.Cancel();
     m_fabric = nullptr;
+    m_nvswitch = nullptr;
     m_db = nullptr;
     m_watched.clear();
     Object::DoDispose();
@@ -103,6 +110,20 @@ void
 PortMonitor::SetPortSampleSink(std::function<void(const PortSample&)> sink)
 {
     m_sink = std::move(sink);
+}
+
+void
+PortMonitor::SetNvSwitchSampleSink(std::function<void(const NvSwitchSample&)> sink)
+{
+    m_nvSink = std::move(sink);
+}
+
+void
+PortMonitor::AddNvSwitch(Ptr<NvSwitch> nvswitch)
+{
+    NS_ABORT_MSG_IF(m_event.IsRunning(), "PortMonitor::AddNvSwitch after Install");
+    m_nvswitch = nvswitch;
+    m_nvBytes.assign(nvswitch->GetNGpus(), {0.0, 0.0});
 }
 
 void
@@ -200,8 +221,62 @@ PortMonitor::Install(Ptr<RoceFabric> fabric,
     m_fabric = fabric;
     m_db = db;
     m_runId = runId;
-    Parse(fabric->GetTopology());
+    if (fabric)
+    {
+        Parse(fabric->GetTopology());
+    }
     m_event = Simulator::Schedule(m_interval, &PortMonitor::Sample, this);
+}
+
+bool
+PortMonitor::SampleNvSwitchPorts(int64_t t)
+{
+    if (!m_nvswitch)
+    {
+        return false;
+    }
+    const bool writing = m_db && m_db->IsOpen();
+    bool busy = false;
+    for (uint32_t g = 0; g < m_nvswitch->GetNGpus(); ++g)
+    {
+        for (const auto direction : {NvSwitch::PortDirection::In, NvSwitch::PortDirection::Out})
+        {
+            const NvSwitch::PortState port = m_nvswitch->GetPort(g, direction);
+            double& last = m_nvBytes[g][static_cast<uint8_t>(direction)];
+            const NvSwitchSample sample{g,
+                                        direction,
+                                        t,
+                                        port.bytes - last,
+                                        port.backlog,
+                                        port.messages};
+            last = port.bytes;
+            busy = busy || port.messages > 0;
+            const auto tx = static_cast<int64_t>(std::llround(sample.txBytes));
+            const auto backlog = static_cast<int64_t>(std::llround(sample.backlog));
+            if (tx == 0 && backlog == 0)
+            {
+                continue;
+            }
+            ++m_samples;
+            if (m_nvSink)
+            {
+                m_nvSink(sample);
+            }
+            if (writing)
+            {
+                m_db->AddRow(m_runId,
+                             kInsertNvSwitchSample,
+                             {m_runId,
+                              static_cast<int64_t>(g),
+                              static_cast<int64_t>(direction),
+                              t,
+                              backlog,
+                              tx});
+            }
+        }
+    }
+    m_looked += 2 * m_nvswitch->GetNGpus();
+    return busy;
 }
 
 void
@@ -209,6 +284,36 @@ PortMonitor::Sample()
 {
     const Time now = Simulator::Now();
     const int64_t t = now.GetNanoSeconds();
+    bool busy = SampleFabricPorts(t);
+    busy = SampleNvSwitchPorts(t) || busy;
+    try
+    {
+        // Rows written, and ports looked at: an idle fabric writes none but costs each.
+        m_looked += m_watched.size() + 1;
+        InputLimits::CheckMonitorRows(static_cast<double>(m_samples + m_looked));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::runtime_error("ns3::PortMonitor: sampling every " +
+                                 std::to_string(m_interval.GetNanoSeconds()) + " ns " + e.what());
+    }
+    // Sampling goes on while the fabric or an NVSwitch carries anything or
+    // the model has work left; after that it stops, so that it does not keep
+    // an ended run alive.
+    if (busy || (m_workRemains && m_workRemains()))
+    {
+        m_event = Simulator::Schedule(m_interval, &PortMonitor::Sample, this);
+    }
+}
+
+bool
+PortMonitor::SampleFabricPorts(int64_t t)
+{
+    if (!m_fabric)
+    {
+        return false;
+    }
+    const Time now = Simulator::Now();
     const bool writing = m_db && m_db->IsOpen();
     bool busy = false;
     const Time previous = now - m_interval;
@@ -317,23 +422,7 @@ PortMonitor::Sample()
             }
         }
     }
-    try
-    {
-        // Rows written, and ports looked at: an idle fabric writes none but costs each.
-        m_looked += m_watched.size() + 1;
-        InputLimits::CheckMonitorRows(static_cast<double>(m_samples + m_looked));
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw std::runtime_error("ns3::PortMonitor: sampling every " +
-                                 std::to_string(m_interval.GetNanoSeconds()) + " ns " + e.what());
-    }
-    // Sampling goes on while the fabric carries anything or the model has work
-    // left; after that it stops, so that it does not keep an ended run alive.
-    if (busy || (m_workRemains && m_workRemains()))
-    {
-        m_event = Simulator::Schedule(m_interval, &PortMonitor::Sample, this);
-    }
+    return busy;
 }
 
 } // namespace ns3

@@ -7,9 +7,11 @@
 #include "roce-fabric-helper.h"
 
 #include "ns3/nstime.h"
+#include "ns3/nvswitch.h"
 #include "ns3/object.h"
 #include "ns3/results-database.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -42,8 +44,18 @@ namespace ns3
  * pair that is sending on a host of QueuePairHosts, its congestion
  * control's current rate.
  *
+ * The servers' NVSwitches (AddNvSwitch) are sampled at the same instants,
+ * at either network level: per GPU port into the switch (GPU -> NVSwitch)
+ * and out of it (NVSwitch -> GPU), the bytes it carried in the interval and
+ * the bytes still to transfer of the messages in flight through it (the
+ * fluid's occupancy), a row when either is not 0. At the flow level they
+ * are all that is sampled: the fabric has no queues, pauses or marks there.
+ *
  * Results (doc/results-schema.md): `port_samples(run_id, node_id, port,
- * link_id, t_ns, class, queue_bytes, paused_ns, ecn_marks)`,
+ * link_id, t_ns, class, queue_bytes, paused_ns, ecn_marks, kind, tx_bytes)`,
+ * kind `fabric` for a fabric port (tx_bytes NULL), `nvswitch` for an
+ * NVSwitch port (node_id and link_id the GPU, port 0 in and 1 out, class 0,
+ * queue_bytes its occupancy, tx_bytes what it carried);
  * `nic_samples(run_id, node_id, t_ns, cnps_sent, cnps_received)`,
  * `qp_samples(run_id, node_id, job_id, dst_node, src_port, t_ns, rate_bps)`;
  * node ids are the ns-3 node ids of the `links` table, t_ns the end of the
@@ -79,6 +91,12 @@ class PortMonitor : public Object
                  int64_t runId,
                  std::function<bool()> workRemains);
 
+    /**
+     * Sample \p nvswitch's GPU ports too. Before Install, whose \p fabric
+     * may then be null (the flow level: the NVSwitches alone).
+     */
+    void AddNvSwitch(Ptr<NvSwitch> nvswitch);
+
     /// One port's sample of one class.
     struct PortSample
     {
@@ -94,6 +112,20 @@ class PortMonitor : public Object
 
     /// Also hand each port sample to \p sink (tests, HPCC's monitor files).
     void SetPortSampleSink(std::function<void(const PortSample&)> sink);
+
+    /// One NVSwitch port's sample.
+    struct NvSwitchSample
+    {
+        uint32_t gpu{0};
+        NvSwitch::PortDirection direction{NvSwitch::PortDirection::In};
+        int64_t tNs{0};       ///< end of the interval
+        double txBytes{0};    ///< carried in the interval
+        double backlog{0};    ///< bytes still to transfer through it at tNs
+        uint32_t messages{0}; ///< in flight through it at tNs
+    };
+
+    /// Also hand each NVSwitch port sample to \p sink (tests).
+    void SetNvSwitchSampleSink(std::function<void(const NvSwitchSample&)> sink);
 
     /// Rows handed on so far: port, NIC and queue-pair samples.
     uint64_t GetSamples() const
@@ -121,6 +153,10 @@ class PortMonitor : public Object
 
     void Sample();
     void Parse(const FabricTopology& topology);
+    /// Sample the fabric's ports; \return whether any holds a frame.
+    bool SampleFabricPorts(int64_t t);
+    /// Sample the NVSwitches' ports; \return whether any carries a message.
+    bool SampleNvSwitchPorts(int64_t t);
 
     Time m_interval;
     std::string m_ports;
@@ -134,6 +170,9 @@ class PortMonitor : public Object
     std::map<uint32_t, uint32_t> m_nodeOfAddress; ///< NIC address -> ns-3 node id
     std::vector<uint32_t> m_qpHostList;           ///< host indices whose queue pairs are sampled
     std::function<void(const PortSample&)> m_sink;
+    Ptr<NvSwitch> m_nvswitch;
+    std::vector<std::array<double, 2>> m_nvBytes; ///< per GPU: in, out at the last sample
+    std::function<void(const NvSwitchSample&)> m_nvSink;
     std::function<bool()> m_workRemains;
     uint64_t m_samples{0};
     uint64_t m_looked{0}; ///< ports looked at: with m_samples, against InputLimits::MaxMonitorRows

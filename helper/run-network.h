@@ -40,8 +40,10 @@ class RunNetwork
     /**
      * Before the run: stream the flows rows into \p run, install \p faults
      * (the spec's), \p sampler and \p monitor (its rows streamed into \p run
-     * too), and stop the run once \p workRemains says no more where the
-     * engine would not stop by itself.
+     * too) on the level's fabric, and stop the run once \p workRemains says
+     * no more where the engine would not stop by itself. The flow level's
+     * fabric has no frames or queues to sample: there the two sample only
+     * the NVSwitch ports the run gave them.
      * \throw std::runtime_error, naming the spec's field, for what the level
      *        cannot do
      */

@@ -331,6 +331,9 @@ RunCluster(const RunSetting& setting,
     }
     Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
     Ptr<PortMonitor> monitor = CreateObject<PortMonitor>();
+    // The servers' NVSwitches are the cluster's, at either level.
+    sampler->InstallNvSwitch(cluster->GetNvSwitch());
+    monitor->AddNvSwitch(cluster->GetNvSwitch());
     network.Instrument(run, *faults, *sampler, *monitor, [cluster, n = jobs.size()]() {
         return cluster->GetFinishedJobs() + cluster->GetFailedJobs() < n;
     });

@@ -147,8 +147,8 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion1FileKeepingEveryRow)
 TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheTablesAndColumnsSince)
 {
     // A version 3 file is this schema without the collectives,
-    // iteration_times, op_spans and monitor tables (added in versions 4 to 6)
-    // and without links.pfc_paused_ns (6).
+    // iteration_times, op_spans and monitor tables (added in versions 4 to 6),
+    // without links.pfc_paused_ns (6) and without link_samples.kind (7).
     {
         auto db = OpenDb();
         const int64_t id = db->BeginRun("old", "symphony", 1, "{}");
@@ -167,6 +167,9 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheTablesAndColumnsSince)
             db->Exec(std::string("DROP TABLE ") + table);
         }
         db->Exec("ALTER TABLE links DROP COLUMN pfc_paused_ns");
+        db->Exec("ALTER TABLE link_samples DROP COLUMN kind");
+        db->Exec("INSERT INTO link_samples (run_id, link_id, direction, t_ns, tx_bytes)"
+                 " VALUES (1, 3, 0, 0, 1000)");
         db->Exec("UPDATE schema_version SET version = 3");
         db->Dispose();
     }
@@ -177,8 +180,13 @@ TEST_F(ResultsDatabaseTest, MigratesAVersion3FileAddingTheTablesAndColumnsSince)
     }
     auto db = OpenDb(0);
     Reader r(m_path);
-    EXPECT_EQ(ResultsDatabase::GetSchemaVersion(), 6);
-    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), 6);
+    EXPECT_EQ(ResultsDatabase::GetSchemaVersion(), 7);
+    EXPECT_EQ(r.Int("SELECT version FROM schema_version"), 7);
+    // A link sample of before is a fabric link's; port samples gain a kind and tx_bytes.
+    EXPECT_EQ(r.Text("SELECT kind FROM link_samples WHERE link_id = 3"), "fabric");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM pragma_table_info('port_samples') WHERE name IN "
+                    "('kind', 'tx_bytes')"),
+              2);
     for (const char* table :
          {"iteration_times", "op_spans", "port_samples", "nic_samples", "qp_samples"})
     {

@@ -387,19 +387,23 @@ TEST_F(ScenarioRunnerTest, LinkSamplesAddUpToTheLinkCountersPerJob)
     EXPECT_EQ(Count(db,
                     "SELECT COUNT(*) FROM links l WHERE run_id=" + id +
                         " AND tx_bytes_ab <> (SELECT COALESCE(SUM(tx_bytes),0) FROM link_samples"
-                        " s WHERE s.run_id=l.run_id AND s.link_id=l.link_id AND direction=0)"
-                        " OR tx_bytes_ba <> (SELECT COALESCE(SUM(tx_bytes),0) FROM link_samples"
-                        " s WHERE s.run_id=l.run_id AND s.link_id=l.link_id AND direction=1)"),
+                        " s WHERE s.run_id=l.run_id AND s.link_id=l.link_id AND direction=0"
+                        " AND kind='fabric') OR tx_bytes_ba <> (SELECT COALESCE(SUM(tx_bytes),0)"
+                        " FROM link_samples s WHERE s.run_id=l.run_id AND s.link_id=l.link_id"
+                        " AND direction=1 AND kind='fabric')"),
               0);
     EXPECT_GT(Count(db, "SELECT COUNT(*) FROM link_samples WHERE run_id=" + id), 0);
     // Every sample starts on a 10 us boundary.
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM link_samples WHERE t_ns % 10000 <> 0"), 0);
     // Host 0 carries job 0 only (job 1 is on hosts 1 and 3): on its link (link 0 in a
     // leaf-spine, host 0 to leaf 0) no byte of job 1, and job 0's data in both directions.
-    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM link_samples WHERE link_id=0 AND job_id=1"), 0);
+    EXPECT_EQ(Count(db,
+                    "SELECT COUNT(*) FROM link_samples WHERE link_id=0 AND job_id=1 AND "
+                    "kind='fabric'"),
+              0);
     EXPECT_GT(Count(db,
                     "SELECT SUM(tx_bytes) FROM link_samples WHERE link_id=0 AND job_id=0 AND "
-                    "direction=0"),
+                    "direction=0 AND kind='fabric'"),
               2 * 1000000 / 2);
     sqlite3_close(db);
 }

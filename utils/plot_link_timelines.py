@@ -55,6 +55,8 @@ def load_link_timelines(db):
     db.require("link_samples", ["run_id", "link_id", "direction", "job_id", "t_ns", "tx_bytes"])
     links = "links" in db.tables and {"run_id", "link_id", "node_a", "node_b",
                                       "rate_bps"} <= db.columns("links")
+    # Since schema 7 the NVSwitch ports' rows (kind 'nvswitch') share the table.
+    fabric = " AND kind = 'fabric'" if "kind" in db.columns("link_samples") else ""
     timelines = []
     for run_id, policy, params_json in sorted(runs, key=lambda r: (policy_key(r[1]), r[0])):
         where = f"run {run_id} ({policy})"
@@ -67,12 +69,13 @@ def load_link_timelines(db):
                        f"{interval!r})")
         timeline = LinkTimeline(run_id, policy)
         timeline.interval_ns = interval
-        last = db.query("SELECT MAX(t_ns) FROM link_samples WHERE run_id = ?", (run_id,))[0][0]
+        last = db.query(f"SELECT MAX(t_ns) FROM link_samples WHERE run_id = ?{fabric}",
+                        (run_id,))[0][0]
         if last is None:
             raise Skip(f"{where}: no link_samples rows")
         timeline.end_ns = last + interval
         chosen = db.query(
-            "SELECT link_id, direction FROM link_samples WHERE run_id = ?"
+            f"SELECT link_id, direction FROM link_samples WHERE run_id = ?{fabric}"
             " GROUP BY link_id, direction"
             " HAVING COUNT(DISTINCT CASE WHEN tx_bytes > 0 THEN job_id END) >= 2"
             " ORDER BY SUM(tx_bytes) DESC, link_id, direction LIMIT 1", (run_id,))
@@ -81,7 +84,7 @@ def load_link_timelines(db):
             link_id, direction = timeline.link
             for job, t_ns, tx in db.query(
                     "SELECT job_id, t_ns, SUM(tx_bytes) FROM link_samples WHERE run_id = ?"
-                    " AND link_id = ? AND direction = ? GROUP BY job_id, t_ns",
+                    f" AND link_id = ? AND direction = ?{fabric} GROUP BY job_id, t_ns",
                     (run_id, link_id, direction)):
                 series = timeline.bytes.setdefault(job, {})
                 index = round(t_ns / interval)

@@ -643,6 +643,12 @@ def section_gantt(db, run):
     return "\n".join(parts)
 
 
+def fabric_rows(db, table):
+    """The SQL condition that keeps a sample table's fabric rows: since schema 7 the
+    NVSwitch ports' rows (kind 'nvswitch') share link_samples and port_samples."""
+    return " AND kind = 'fabric'" if "kind" in db.columns(table) else ""
+
+
 def link_names(db, run):
     """link id -> (node_a, node_b, rate_bps) from the links table."""
     if not has_table(db, "links", ["run_id", "link_id", "node_a", "node_b", "rate_bps"]):
@@ -661,7 +667,8 @@ def section_links(db, run):
         # directed link and time.
         totals = {(link, direction): (total, last) for link, direction, total, last in db.query(
             "SELECT link_id, direction, SUM(tx_bytes), MAX(t_ns) FROM link_samples"
-            " WHERE run_id = ? GROUP BY link_id, direction", (run.run_id,))}
+            f" WHERE run_id = ?{fabric_rows(db, 'link_samples')} GROUP BY link_id, direction",
+            (run.run_id,))}
     if not totals:
         missing = ("" if "link_samples" in db.tables
                    else " (the database has no link_samples table)")
@@ -670,8 +677,8 @@ def section_links(db, run):
         return "\n".join(parts)
     links = link_names(db, run)
     interval = sample_interval(run.params, ("linkSampleIntervalNs", "sample_interval_ns"), db,
-                               "link_samples", ("link_id", "direction"), "run_id = ?",
-                               (run.run_id,))
+                               "link_samples", ("link_id", "direction"),
+                               f"run_id = ?{fabric_rows(db, 'link_samples')}", (run.run_id,))
     busy = sorted((key for key, (total, _) in totals.items() if total > 0 and key[0] in links
                    and links[key[0]][2]), key=lambda k: (-totals[k][0], k))
     unknown = sum(1 for key, (total, _) in totals.items() if total > 0 and key not in busy)
@@ -688,7 +695,8 @@ def section_links(db, run):
     values = ",".join("(?, ?)" for _ in busy)
     for link, direction, t, tx in db.rows(
             "SELECT link_id, direction, t_ns, SUM(tx_bytes) FROM link_samples"
-            f" WHERE run_id = ? AND (link_id, direction) IN (VALUES {values})"
+            f" WHERE run_id = ?{fabric_rows(db, 'link_samples')}"
+            f" AND (link_id, direction) IN (VALUES {values})"
             " GROUP BY link_id, direction, t_ns", (run.run_id, *[v for key in busy for v in key])):
         utilization = tx * 8 / (interval * 1e-9 * links[link][2])
         peak = max(peak, utilization)
@@ -729,16 +737,18 @@ def section_ports(db, run):
                        f"table): {PORT_MONITOR_HINT}."), "</section>"]
         return "\n".join(parts)
     link = "link_id" if "link_id" in db.columns("port_samples") else "NULL"
+    fabric = fabric_rows(db, "port_samples")
     ranked = db.query(
         f"SELECT node_id, port, MAX({link}), MAX(queue_bytes), SUM(paused_ns) FROM port_samples"
-        " WHERE run_id = ? GROUP BY node_id, port ORDER BY 4 DESC, 5 DESC, node_id, port"
-        " LIMIT ?", (run.run_id, MAX_PORTS))
+        f" WHERE run_id = ?{fabric} GROUP BY node_id, port"
+        " ORDER BY 4 DESC, 5 DESC, node_id, port LIMIT ?", (run.run_id, MAX_PORTS))
     if not ranked:
         parts += [para("The run had no port monitors (no port_samples rows): "
                        f"{PORT_MONITOR_HINT}."), "</section>"]
         return "\n".join(parts)
     ports = [(node, port) for node, port, *_ in ranked]
-    where = f"run_id = ? AND (node_id, port) IN (VALUES {','.join('(?, ?)' for _ in ports)})"
+    where = (f"run_id = ?{fabric} AND (node_id, port) IN "
+             f"(VALUES {','.join('(?, ?)' for _ in ports)})")
     args = (run.run_id, *[v for p in ports for v in p])
     interval = sample_interval(run.params, ("monitorIntervalNs", "monitor_interval_ns"), db,
                                "port_samples", ("node_id", "port", "class"), where, args)

@@ -628,6 +628,12 @@ def has_rows(run, table):
     return bool(run.query(f"SELECT 1 FROM {table} WHERE run_id = ? LIMIT 1"))
 
 
+def fabric_rows(run, table):
+    """The SQL condition that keeps a sample table's fabric rows: since schema 7 the
+    NVSwitch ports' rows (kind 'nvswitch') share link_samples and port_samples."""
+    return " AND kind = 'fabric'" if "kind" in run.columns.get(table, set()) else ""
+
+
 def link_counters(run, notes):
     """Each directed link's utilization in [0, 1], all jobs' bytes together; the tracks
     are read from the database as they are consumed."""
@@ -643,7 +649,8 @@ def link_counters(run, notes):
         "SELECT link_id, node_a, node_b, rate_bps FROM links WHERE run_id = ?")}
     unknown = set()
     rows = run.conn.execute("SELECT link_id, direction, t_ns, SUM(tx_bytes) FROM link_samples"
-                            " WHERE run_id = ? GROUP BY link_id, direction, t_ns"
+                            f" WHERE run_id = ?{fabric_rows(run, 'link_samples')}"
+                            " GROUP BY link_id, direction, t_ns"
                             " ORDER BY link_id, direction, t_ns", (run.run_id,))
     for (link, direction), samples in series(rows, 2):
         a, b, rate = links.get(link, (None, None, None))
@@ -672,7 +679,8 @@ def queue_counters(run, notes):
         notes.append("port_samples: no monitorIntervalNs in params_json and too few samples "
                      "to infer it; a queue holds its value until its next sample")
     rows = run.conn.execute("SELECT node_id, port, t_ns, SUM(queue_bytes) FROM port_samples"
-                            " WHERE run_id = ? GROUP BY node_id, port, t_ns"
+                            f" WHERE run_id = ?{fabric_rows(run, 'port_samples')}"
+                            " GROUP BY node_id, port, t_ns"
                             " ORDER BY node_id, port, t_ns", (run.run_id,))
     for (node, port), samples in series(rows, 2):
         yield f"queue node {node} port {port}", "bytes", step_points(samples, interval)

@@ -81,7 +81,14 @@ NvSwitch::GetTypeId()
                             "arrives the latency later (args: job, source GPU, destination "
                             "GPU, bytes, when it was sent).",
                             MakeTraceSourceAccessor(&NvSwitch::m_transferTrace),
-                            "ns3::NvSwitch::MessageCallback");
+                            "ns3::NvSwitch::MessageCallback")
+            .AddTraceSource("Moved",
+                            "Bytes of a message moved through the switch, at one rate over "
+                            "an interval: every byte of every message is reported once, in "
+                            "time order per server (args: job, source GPU, destination GPU, "
+                            "bytes, from, to).",
+                            MakeTraceSourceAccessor(&NvSwitch::m_movedTrace),
+                            "ns3::NvSwitch::MovedCallback");
     return tid;
 }
 
@@ -179,6 +186,33 @@ NvSwitch::GetActiveMessages(uint32_t server) const
     return m_servers.at(server).active.size();
 }
 
+const std::vector<uint32_t>&
+NvSwitch::GetServerGpus(uint32_t server) const
+{
+    return m_servers.at(server).gpus;
+}
+
+NvSwitch::PortState
+NvSwitch::GetPort(uint32_t gpu, PortDirection direction)
+{
+    CheckGpu(gpu);
+    Server& s = m_servers[m_serverOf[gpu]];
+    Advance(s);
+    const bool in = direction == PortDirection::In;
+    PortState p;
+    p.bytes = in ? m_txBytes[gpu] : m_rxBytes[gpu];
+    for (const Message& m : s.active)
+    {
+        if ((in ? m.src : m.dst) == gpu)
+        {
+            p.backlog += m.remaining;
+            p.rate += m.rate;
+            ++p.messages;
+        }
+    }
+    return p;
+}
+
 double
 NvSwitch::GetTxBytes(uint32_t gpu)
 {
@@ -230,7 +264,8 @@ void
 NvSwitch::Advance(Server& s)
 {
     const Time now = Simulator::Now();
-    const double dt = (now - s.updated).GetSeconds();
+    const Time from = s.updated;
+    const double dt = (now - from).GetSeconds();
     s.updated = now;
     if (dt <= 0)
     {
@@ -242,6 +277,10 @@ NvSwitch::Advance(Server& s)
         m.remaining -= moved;
         m_txBytes[m.src] += moved;
         m_rxBytes[m.dst] += moved;
+        if (moved > 0)
+        {
+            m_movedTrace(m.job, m.src, m.dst, moved, from, now);
+        }
     }
 }
 
@@ -355,6 +394,10 @@ NvSwitch::TransferEnd(uint32_t server)
         }
         m_txBytes[m.src] += m.remaining;
         m_rxBytes[m.dst] += m.remaining;
+        if (m.remaining > 0)
+        {
+            m_movedTrace(m.job, m.src, m.dst, m.remaining, Simulator::Now(), Simulator::Now());
+        }
         ++m_delivered;
         NS_LOG_LOGIC("job " << m.job << " GPU " << m.src << " -> " << m.dst << ": " << m.bytes
                             << " bytes transferred");

@@ -140,9 +140,41 @@ class NvSwitch : public Object
     /// Messages in flight (transferring) on server \p server.
     std::size_t GetActiveMessages(uint32_t server) const;
 
+    /// Servers (NVSwitches).
+    uint32_t GetNServers() const
+    {
+        return static_cast<uint32_t>(m_servers.size());
+    }
+
+    /// The GPUs of server \p server, by local index.
+    const std::vector<uint32_t>& GetServerGpus(uint32_t server) const;
+
+    /// A GPU's port into the switch (GPU -> NVSwitch) or out of it (NVSwitch -> GPU).
+    enum class PortDirection : uint8_t
+    {
+        In = 0,  ///< GPU -> NVSwitch: what the GPU sends
+        Out = 1, ///< NVSwitch -> GPU: what the GPU receives
+    };
+
+    /// What one port has carried and holds, now.
+    struct PortState
+    {
+        double bytes{0};      ///< carried so far (GetTxBytes or GetRxBytes)
+        double backlog{0};    ///< bytes still to transfer of the messages in flight through it
+        uint32_t messages{0}; ///< messages in flight through it
+        double rate{0};       ///< their rates' sum now, bytes/s
+    };
+
+    /// GPU \p gpu's port in \p direction, brought up to now.
+    PortState GetPort(uint32_t gpu, PortDirection direction);
+
     /// Trace signature: job, source GPU, destination GPU, bytes, when it was sent.
     typedef void (
         *MessageCallback)(uint32_t job, uint32_t src, uint32_t dst, uint64_t bytes, Time sent);
+    /// Trace signature: job, source GPU, destination GPU, bytes moved at one
+    /// rate from \p from to \p to.
+    typedef void (
+        *MovedCallback)(uint32_t job, uint32_t src, uint32_t dst, double bytes, Time from, Time to);
 
   protected:
     void DoDispose() override;
@@ -194,6 +226,7 @@ class NvSwitch : public Object
     uint64_t m_sent{0};
     uint64_t m_delivered{0};
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_transferTrace;
+    TracedCallback<uint32_t, uint32_t, uint32_t, double, Time, Time> m_movedTrace;
 };
 
 } // namespace ns3

@@ -37,7 +37,9 @@ namespace
 //   6  an op_spans table: when each op of a job's iteration graph ran; the
 //      port monitors' port_samples, nic_samples and qp_samples tables;
 //      links.pfc_paused_ns.
-constexpr int64_t kSchemaVersion = 6;
+//   7  link_samples.kind and port_samples.kind ('fabric', or 'nvswitch' for
+//      a GPU's NVSwitch port) and port_samples.tx_bytes.
+constexpr int64_t kSchemaVersion = 7;
 
 /// Columns added since version 2, added in place by the migration (tables
 /// added since are created by the CREATE TABLE IF NOT EXISTS below).
@@ -59,6 +61,9 @@ const AddedColumn kAddedSinceVersion2[] = {
     {"scheduling_bench", "hit_limit", "INTEGER"},
     {"scheduling_bench", "parts", "INTEGER"},
     {"links", "pfc_paused_ns", "INTEGER NOT NULL DEFAULT 0"},
+    {"link_samples", "kind", "TEXT NOT NULL DEFAULT 'fabric'"},
+    {"port_samples", "kind", "TEXT NOT NULL DEFAULT 'fabric'"},
+    {"port_samples", "tx_bytes", "INTEGER"},
 };
 
 const char* const kRunsTable = R"sql(
@@ -197,7 +202,8 @@ CREATE TABLE IF NOT EXISTS link_samples (
     direction INTEGER NOT NULL,
     job_id INTEGER,
     t_ns INTEGER NOT NULL,
-    tx_bytes INTEGER NOT NULL
+    tx_bytes INTEGER NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'fabric'
 );
 CREATE INDEX IF NOT EXISTS link_samples_run ON link_samples (run_id, link_id);
 CREATE TABLE IF NOT EXISTS scheduling_bench (
@@ -268,7 +274,9 @@ CREATE TABLE IF NOT EXISTS port_samples (
     class INTEGER NOT NULL,
     queue_bytes INTEGER NOT NULL,
     paused_ns INTEGER NOT NULL,
-    ecn_marks INTEGER NOT NULL
+    ecn_marks INTEGER NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'fabric',
+    tx_bytes INTEGER
 );
 CREATE INDEX IF NOT EXISTS port_samples_run ON port_samples (run_id, node_id, port);
 CREATE TABLE IF NOT EXISTS nic_samples (

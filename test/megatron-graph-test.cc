@@ -5,12 +5,14 @@
  * the models' published sizes, the layout's checks, the bytes each
  * parallel group puts on the wire in one iteration against their closed
  * forms, the pipeline's iteration time against (m + p - 1) x (f + b), each
- * kernel's time on a catalog GPU, recomputation and the gradients' type.
+ * kernel's time on a catalog GPU, recomputation, the gradients' type, and
+ * tensor-parallel overlap against its closed form.
  */
 #include "ns3/collective-transport.h"
 #include "ns3/gpu-catalog.h"
 #include "ns3/megatron-graph.h"
 #include "ns3/model-catalog.h"
+#include "ns3/scenario-reader.h"
 #include "ns3/simulator.h"
 #include "ns3/training-job.h"
 
@@ -501,6 +503,108 @@ TEST_F(MegatronGraphRunTest, GradientsAreReducedInTheirOwnTypeAndParametersGathe
     job.gradientDtype = "";
     job.dtype = "bf16";
     EXPECT_EQ(ModelCatalog::GradientDtype(job), "bf16");
+}
+
+TEST_F(MegatronGraphRunTest, TensorParallelOverlapExposesWhatOutlastsEachChunksGemm)
+{
+    // tp = 4 with sequence parallelism, one replica and stage, one
+    // micro-batch. Every message arrives d after it is sent, so a ring
+    // all-gather or reduce-scatter of 4 ranks, whole or a chunk, takes
+    // c = 3 d. With overlap each block (attention, MLP; forward, and backward
+    // at twice the work) takes, for its first and last GEMM split in k = 4
+    // chunks of g_in and g_out and the rest between,
+    //   c + (k - 1) max(c, g_in) + g_in + rest + g_out + (k - 1) max(c, g_out) + c,
+    // of which c + (k - 1) max(0, c - g_in) + (k - 1) max(0, c - g_out) + c
+    // is exposed; without it, c + k g_in + rest + k g_out + c, with 2 c exposed.
+    const TransformerConfig m = SmallModel();
+    ParallelLayout l;
+    l.tp = 4;
+    l.sequenceParallel = true;
+    const double k = 4;
+    const double tokens = 32;
+    const double h = 64;
+    const double scale = 1e6; // every FLOP at 1 TFLOP/s: microseconds
+    auto at = [&](double flops) { return flops / l.tp / 1e12 * scale; };
+
+    struct Block
+    {
+        double in, rest, out; // one forward, seconds
+    };
+
+    // Q, K, V and O are h x h here; SwiGLU's first GEMM is two of h x ffn.
+    const Block attention{at(2 * 3 * h * h * tokens),
+                          at(4 * 32 * h * tokens),
+                          at(2 * h * h * tokens)};
+    const Block mlp{at(2 * 2 * h * 256 * tokens), 0, at(2 * h * 256 * tokens)};
+    const double logits = at(2.0 * 128 * h * tokens);
+    for (const double d : {1e-6, 20e-6, 100e-6})
+    {
+        const double c = 3 * d;
+        double time = 3 * logits; // forward and backward, no communication
+        double exposed = 0;
+        double serial = 3 * logits;
+        for (const auto& [b, factor] : {std::pair{attention, 1.0},
+                                        std::pair{mlp, 1.0},
+                                        std::pair{mlp, 2.0},
+                                        std::pair{attention, 2.0}})
+        {
+            const double gin = factor * b.in / k;
+            const double gout = factor * b.out / k;
+            time += m.layers * (c + (k - 1) * std::max(c, gin) + gin + factor * b.rest + gout +
+                                (k - 1) * std::max(c, gout) + c);
+            exposed +=
+                m.layers * (2 * c + (k - 1) * (std::max(0.0, c - gin) + std::max(0.0, c - gout)));
+            serial += m.layers * (2 * c + factor * (b.in + b.rest + b.out));
+        }
+        MegatronGraph::Settings s = Settings(m, l);
+        s.scale = scale;
+        s.tpCommOverlap = true;
+        const std::map<CommGroup, uint64_t> overlapped = Run(MegatronGraph::Build(s), Seconds(d));
+        EXPECT_NEAR(m_end.GetSeconds(), time, 1e-6 * time) << "d " << d;
+        EXPECT_NEAR(m_time.Exposed(CommGroup::Tensor) * 1e-9, exposed, 1e-6 * time) << "d " << d;
+        // The same bytes, in chunks; without overlap the block runs in turn.
+        s.tpCommOverlap = false;
+        EXPECT_EQ(Run(MegatronGraph::Build(s), Seconds(d)).at(CommGroup::Tensor),
+                  overlapped.at(CommGroup::Tensor));
+        EXPECT_NEAR(m_end.GetSeconds(), serial, 1e-6 * serial) << "d " << d;
+    }
+    // Megatron-LM's overlap needs sequence parallelism, and a dense model here.
+    MegatronGraph::Settings s = Settings(m, l);
+    s.tpCommOverlap = true;
+    s.layout.sequenceParallel = false;
+    EXPECT_THROW(MegatronGraph::Build(s), std::invalid_argument);
+}
+
+TEST(MegatronGraphTest, TpCommOverlapIsReadAndCheckedNamingItsField)
+{
+    const ScenarioSpec spec = ReadScenarioText(R"({
+  "name": "overlap", "topology": {"kind": "star", "gpusPerHost": 8, "star": {"hosts": 1}},
+  "jobs": [{"id": 0, "model": "llama-7b", "gpusPerHost": 8, "tpCommOverlap": true,
+            "parallelism": {"tp": 4, "dp": 2, "sequenceParallel": true}}]})",
+                                               "overlap.json");
+    ASSERT_EQ(spec.jobs.size(), 1u);
+    EXPECT_TRUE(spec.jobs[0].tpCommOverlap);
+    auto rejected = [](JobSpec job, const std::string& why) {
+        try
+        {
+            ModelCatalog::Validate(job);
+            ADD_FAILURE() << "accepted: " << why;
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find("tpCommOverlap"), std::string::npos) << e.what();
+        }
+    };
+    JobSpec job = spec.jobs[0];
+    EXPECT_NO_THROW(ModelCatalog::Validate(job));
+    job.parallelism.sequenceParallel = false;
+    rejected(job, "no sequence parallelism");
+    job = spec.jobs[0];
+    job.model = "mixtral-8x7b";
+    rejected(job, "a mixture of experts");
+    JobSpec dataParallel;
+    dataParallel.tpCommOverlap = true;
+    rejected(dataParallel, "not an LLM job");
 }
 
 } // namespace

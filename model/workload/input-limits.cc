@@ -116,9 +116,13 @@ InputLimits::JobBytes(const JobSpec& spec)
         // the tensor-parallel and expert collectives between them.
         const ParallelLayout& l = spec.parallelism;
         const TransformerConfig& m = ModelCatalog::Transformer(spec);
-        const double perLayer = 4.0 + (l.tp > 1 ? (l.sequenceParallel ? 8.0 : 4.0) : 0.0) +
-                                (m.IsMoe() && l.ep > 1 ? 4.0 * l.tp / l.ep : 0.0) +
-                                (l.zero == 3 ? 3.0 * l.tp / l.dp : 0.0);
+        // With tpCommOverlap each block's compute and collectives come in tp chunks.
+        const double tp = l.tp;
+        const double perLayer =
+            (spec.tpCommOverlap ? 4.0 * (2.0 * tp + 1.0) + 8.0 * tp
+                                : 4.0 + (l.tp > 1 ? (l.sequenceParallel ? 8.0 : 4.0) : 0.0)) +
+            (m.IsMoe() && l.ep > 1 ? 4.0 * l.tp / l.ep : 0.0) +
+            (l.zero == 3 ? 3.0 * l.tp / l.dp : 0.0);
         bytes += static_cast<double>(l.dp) * m.layers * l.microBatches * perLayer * kGraphOpBytes;
     }
     return bytes;

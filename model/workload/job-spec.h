@@ -73,6 +73,9 @@ struct JobSpec
     double computeEfficiency{0};
     std::string recompute{"none"}; ///< LLM jobs: activation recomputation, none | selective | full
     bool flashAttention{true};     ///< LLM jobs: false materializes the attention scores
+    /// LLM jobs: tensor-parallel collectives in chunks overlapped with their
+    /// GEMMs (Megatron-LM's --tp-comm-overlap); needs sequence parallelism.
+    bool tpCommOverlap{false};
     uint32_t batchPerGpu{8};       ///< sequences per GPU per iteration
     uint32_t sequenceLength{1024}; ///< tokens per sequence
     int64_t computeTimeNs{0};      ///< > 0: given directly

@@ -64,6 +64,36 @@ class Builder
     /// Replica \p d's tensor-parallel reduction after a block: reduce-scatter
     /// with sequence parallelism, all-reduce without.
     void Reduce(uint32_t p, uint32_t d, Ops& cur);
+
+    /// A block's compute, one forward on one tensor rank, by what the
+    /// tensor-parallel collectives around it overlap.
+    struct Block
+    {
+        double in{0};   ///< the first GEMM, after the all-gather (s)
+        double rest{0}; ///< what runs between the two GEMMs (s)
+        double out{0};  ///< the last GEMM, before the reduce-scatter (s)
+    };
+
+    /// Whether tensor-parallel collectives overlap their GEMMs (tpCommOverlap).
+    bool Overlapped() const
+    {
+        return m_s.tpCommOverlap && m_l.tp > 1;
+    }
+
+    /**
+     * Replica \p d's block \p b at \p factor times its forward's work
+     * (\p extra seconds more between its GEMMs), its all-gather and
+     * reduce-scatter in tp chunks overlapped with its first and last GEMM.
+     * \p computed, if given, gets its last compute op.
+     */
+    void OverlappedBlock(uint32_t p,
+                         uint32_t d,
+                         const Block& b,
+                         double factor,
+                         double extra,
+                         const std::string& what,
+                         Ops& cur,
+                         Ops* computed = nullptr);
     /// The tensor-parallel collective \p algorithm of replica \p d after \p deps (none if tp == 1).
     Ops TensorComm(const std::string& algorithm, uint32_t d, uint32_t p, const Ops& deps);
     /// An all-to-all on each expert-parallel group, after every member's \p cur.
@@ -132,6 +162,8 @@ class Builder
     double m_attention;         ///< forward of the attention block, s
     double m_attentionCore;     ///< of which the attention core (scores, weighted sum), s
     double m_mlp;               ///< forward of the MLP block (experts, router), s
+    Block m_attentionBlock;     ///< m_attention by what overlaps it (tpCommOverlap)
+    Block m_mlpBlock;           ///< m_mlp by what overlaps it (tpCommOverlap, dense)
     double m_logits;            ///< forward of the output layer and the loss, s
     double m_activationBytes;   ///< b x s x h elements
     double m_pipelineBytes;     ///< per tensor rank and micro-batch
@@ -179,6 +211,15 @@ Builder::Builder(const MegatronGraph::Settings& s)
                     : static_cast<double>(m_m.MlpParameters());
     m_mlp = gpu.GemmSeconds(2.0 * activeMlp * m_tokens / tp, e) +
             gpu.ElementwiseSeconds((perBlock + activation) * m_tokens * e);
+    // What TP overlap pipelines with its collectives: the QKV and output
+    // projections, the MLP's two GEMMs (a dense model's); the rest between.
+    const double kvWidth = h / m_m.heads * m_m.kvHeads;
+    m_attentionBlock.in = gpu.GemmSeconds(2.0 * (h * h + 2.0 * h * kvWidth) * m_tokens / tp, e);
+    m_attentionBlock.out = gpu.GemmSeconds(2.0 * h * h * m_tokens / tp, e);
+    m_attentionBlock.rest = m_attention - m_attentionBlock.in - m_attentionBlock.out;
+    m_mlpBlock.in = gpu.GemmSeconds(2.0 * (m_m.gatedMlp ? 2.0 : 1.0) * h * ffn * m_tokens / tp, e);
+    m_mlpBlock.out = gpu.GemmSeconds(2.0 * h * ffn * m_tokens / tp, e);
+    m_mlpBlock.rest = m_mlp - m_mlpBlock.in - m_mlpBlock.out;
     // The logits, and the loss reading and writing them.
     m_logits = gpu.GemmSeconds(m_m.LogitsForwardFlopsPerToken() * m_tokens / tp, e) +
                gpu.ElementwiseSeconds(2.0 * m_m.vocab / tp * m_tokens * e);
@@ -406,9 +447,72 @@ Builder::Reduce(uint32_t p, uint32_t d, Ops& cur)
 }
 
 void
+Builder::OverlappedBlock(uint32_t p,
+                         uint32_t d,
+                         const Block& b,
+                         double factor,
+                         double extra,
+                         const std::string& what,
+                         Ops& cur,
+                         Ops* computed)
+{
+    const uint32_t k = m_l.tp;
+    const std::vector<uint32_t> group = m_l.TensorGroup(d, p);
+    const uint32_t compute = ComputeStream(d, p);
+    const uint32_t comm = Stream("tp-overlap/" + std::to_string(d) + "/" + std::to_string(p));
+    const uint64_t chunk = Bytes(m_activationBytes / k);
+    const Time in = ComputeTime(factor * b.in / k);
+    const Time out = ComputeTime(factor * b.out / k);
+    // All-gather chunks in turn on the communication stream; GEMM chunk i
+    // waits for chunk i, and runs while chunk i + 1 arrives.
+    Ops last;
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        const uint32_t gather = m_g.AddCollective(Family("all-gather"),
+                                                  group,
+                                                  chunk,
+                                                  m_s.channels,
+                                                  CommGroup::Tensor,
+                                                  cur,
+                                                  comm,
+                                                  "tp all-gather chunk");
+        last = {m_g.AddCompute(group, in, {gather}, compute, what + " gemm in")};
+    }
+    last = {m_g.AddCompute(group, ComputeTime(factor * b.rest + extra), last, compute, what)};
+    // GEMM chunk i, then its reduce-scatter chunk while chunk i + 1 computes.
+    Ops scatter;
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        last = {m_g.AddCompute(group, out, last, compute, what + " gemm out")};
+        scatter = {m_g.AddCollective(Family("reduce-scatter"),
+                                     group,
+                                     chunk,
+                                     m_s.channels,
+                                     CommGroup::Tensor,
+                                     last,
+                                     comm,
+                                     "tp reduce-scatter chunk")};
+    }
+    if (computed)
+    {
+        *computed = last;
+    }
+    cur = scatter; // the stream's last: every chunk before it is done
+}
+
+void
 Builder::LayerForward(uint32_t p, uint32_t j, std::vector<Ops>& cur, bool recompute)
 {
     const std::string mb = (recompute ? " recompute mb " : " forward mb ") + std::to_string(j);
+    if (Overlapped())
+    {
+        for (uint32_t d = 0; d < m_l.dp; ++d)
+        {
+            OverlappedBlock(p, d, m_attentionBlock, 1.0, 0.0, "attention" + mb, cur[d]);
+            OverlappedBlock(p, d, m_mlpBlock, 1.0, 0.0, "mlp" + mb, cur[d]);
+        }
+        return;
+    }
     for (uint32_t d = 0; d < m_l.dp; ++d)
     {
         Compute(p, d, ComputeTime(m_attention), "attention" + mb, cur[d], true);
@@ -435,22 +539,39 @@ Builder::LayerBackward(uint32_t p, uint32_t layer, uint32_t j, std::vector<Ops>&
         LayerForward(p, j, cur, true);
     }
     // Selective recomputation runs the attention core's forward again.
-    const double attention =
-        2 * m_attention +
-        (m_s.recompute == MegatronGraph::Recompute::Selective ? m_attentionCore : 0.0);
-    ExpertAllToAll(p, cur, "combine gradient");
-    for (uint32_t d = 0; d < m_l.dp; ++d)
-    {
-        Compute(p, d, ComputeTime(2 * m_mlp), "mlp" + mb, cur[d], true);
-    }
-    ExpertAllToAll(p, cur, "dispatch gradient");
+    const double selective =
+        m_s.recompute == MegatronGraph::Recompute::Selective ? m_attentionCore : 0.0;
     std::vector<Ops> ready(m_l.dp);
-    for (uint32_t d = 0; d < m_l.dp; ++d)
+    if (Overlapped())
     {
-        Reduce(p, d, cur[d]);
-        Compute(p, d, ComputeTime(attention), "attention" + mb, cur[d], true);
-        ready[d] = cur[d];
-        Reduce(p, d, cur[d]);
+        for (uint32_t d = 0; d < m_l.dp; ++d)
+        {
+            OverlappedBlock(p, d, m_mlpBlock, 2.0, 0.0, "mlp" + mb, cur[d]);
+            OverlappedBlock(p,
+                            d,
+                            m_attentionBlock,
+                            2.0,
+                            selective,
+                            "attention" + mb,
+                            cur[d],
+                            &ready[d]);
+        }
+    }
+    else
+    {
+        ExpertAllToAll(p, cur, "combine gradient");
+        for (uint32_t d = 0; d < m_l.dp; ++d)
+        {
+            Compute(p, d, ComputeTime(2 * m_mlp), "mlp" + mb, cur[d], true);
+        }
+        ExpertAllToAll(p, cur, "dispatch gradient");
+        for (uint32_t d = 0; d < m_l.dp; ++d)
+        {
+            Reduce(p, d, cur[d]);
+            Compute(p, d, ComputeTime(2 * m_attention + selective), "attention" + mb, cur[d], true);
+            ready[d] = cur[d];
+            Reduce(p, d, cur[d]);
+        }
     }
     if (m_l.zero == 3)
     {
@@ -712,6 +833,11 @@ MegatronGraph::Build(const Settings& settings)
         throw std::invalid_argument("MegatronGraph: the GPU's peak, bandwidth and efficiencies, "
                                     "scale, sequenceLength, elementBytes and gradientBytes must "
                                     "be positive");
+    }
+    if (settings.tpCommOverlap && (!settings.layout.sequenceParallel || settings.model.IsMoe()))
+    {
+        throw std::invalid_argument("MegatronGraph: tensor-parallel overlap needs sequence "
+                                    "parallelism and a dense model");
     }
     return Builder(settings).Build();
 }

@@ -66,6 +66,21 @@ namespace ns3
  * and 2 shard them (gradients reduce-scattered in the last backward,
  * parameters all-gathered after the step).
  *
+ * Tensor-parallel communication overlap (tpCommOverlap, Megatron-LM's
+ * --tp-comm-overlap with Transformer Engine's userbuffers; needs sequence
+ * parallelism, a dense model): each block's all-gather before its first
+ * GEMM (QKV, or the MLP's first) and its reduce-scatter after its last
+ * (the output projection, or the MLP's second) are split into tp chunks on
+ * a communication stream of their own, pipelined with that GEMM split
+ * alike: GEMM chunk i runs once all-gather chunk i has arrived, while
+ * chunk i + 1 arrives; reduce-scatter chunk i runs once GEMM chunk i is
+ * done, while chunk i + 1 computes. A block then takes
+ *   a + (tp - 1) max(a, g_in) + g_in + rest + g_out + (tp - 1) max(r, g_out) + r
+ * for chunks of a, r (communication) and g_in, g_out (GEMM): the first
+ * gather and the last scatter stay exposed, the rest only where a chunk's
+ * communication outlasts its GEMM. Backward overlaps the same collectives
+ * with the same GEMMs at twice the work.
+ *
  * Left out: the tied-embedding all-reduce between the first and last
  * stages, vocabulary-parallel loss communication, and the optimizer step's
  * compute. Every byte count and compute time is multiplied by the job's
@@ -95,6 +110,8 @@ class MegatronGraph
         GpuSpec gpu;                          ///< what compute runs on
         Recompute recompute{Recompute::None}; ///< activation recomputation
         bool flashAttention{true}; ///< false: scores materialized (Megatron-LM before 2022)
+        /// Tensor-parallel collectives in chunks overlapped with their GEMMs.
+        bool tpCommOverlap{false};
         uint32_t elementBytes{2};  ///< activations and parameters (bf16)
         uint32_t gradientBytes{4}; ///< gradients as reduced (fp32)
         double scale{1.0};         ///< multiplies bytes and compute times

@@ -102,6 +102,31 @@ CheckName(const JobSpec& spec, const std::string& field, Fn fn)
     }
 }
 
+/// tpCommOverlap's needs, as Megatron-LM's --tp-comm-overlap has them.
+void
+CheckTpCommOverlap(const JobSpec& spec, bool llm)
+{
+    if (!llm)
+    {
+        Fail(spec,
+             "tpCommOverlap",
+             "only an LLM job (a transformer with a layout) has tensor parallelism");
+    }
+    if (spec.parallelism.tp < 2 || !spec.parallelism.sequenceParallel)
+    {
+        Fail(spec,
+             "tpCommOverlap",
+             "overlaps the all-gathers and reduce-scatters of sequence parallelism: it needs "
+             "parallelism.tp > 1 and parallelism.sequenceParallel");
+    }
+    bool moe = false;
+    CheckName(spec, "model", [&] { moe = ModelCatalog::Transformer(spec).IsMoe(); });
+    if (moe)
+    {
+        Fail(spec, "tpCommOverlap", "a mixture of experts' overlap is not modelled");
+    }
+}
+
 bool
 Contains(const std::vector<std::string>& names, const std::string& name)
 {
@@ -231,6 +256,7 @@ BuildGraph(const JobSpec& spec)
         s.recompute = MegatronGraph::ParseRecompute(spec.recompute);
     });
     s.flashAttention = spec.flashAttention;
+    s.tpCommOverlap = spec.tpCommOverlap;
     CheckName(spec, "dtype", [&] { s.elementBytes = ModelCatalog::BytesPerElement(spec.dtype); });
     CheckName(spec, "gradientDtype", [&] {
         s.gradientBytes = ModelCatalog::BytesPerElement(ModelCatalog::GradientDtype(spec));
@@ -441,6 +467,10 @@ ModelCatalog::Validate(const JobSpec& spec)
     if (!llm && !spec.flashAttention)
     {
         Fail(spec, "flashAttention", "only an LLM job (a transformer with a layout) has attention");
+    }
+    if (spec.tpCommOverlap)
+    {
+        CheckTpCommOverlap(spec, llm);
     }
     if ((llm || spec.workload.IsSet()) && spec.computeEfficiency > 0)
     {

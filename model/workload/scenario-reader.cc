@@ -146,11 +146,11 @@ ReadFaults(const LocatedJson& w, const Node& n, std::vector<FabricFault>& faults
 
 /// Keys of jobDefaults: a job's but id and hosts.
 const std::vector<std::string> kJobDefaultKeys{
-    "model",     "workers",        "gpusPerHost", "placement",         "iterations",
-    "arrival",   "weight",         "collective",  "channels",          "buckets",
-    "dtype",     "gradientDtype",  "gpu",         "computeEfficiency", "mfu",
-    "recompute", "flashAttention", "batchPerGpu", "sequenceLength",    "computeTime",
-    "scale",     "parallelism",    "planned",     "workload"};
+    "model",       "workers",        "gpusPerHost",   "placement",         "iterations",
+    "arrival",     "weight",         "collective",    "channels",          "buckets",
+    "dtype",       "gradientDtype",  "gpu",           "computeEfficiency", "mfu",
+    "recompute",   "flashAttention", "tpCommOverlap", "batchPerGpu",       "sequenceLength",
+    "computeTime", "scale",          "parallelism",   "planned",           "workload"};
 
 /// Keys of a job: id first, then jobDefaults' with hosts after placement.
 std::vector<std::string>
@@ -347,6 +347,7 @@ ReadJobFields(const LocatedJson& w, const Object& o, const PathResolver& resolve
     });
     o.With("recompute", [&](const Node& v) { job.recompute = w.String(v); });
     o.With("flashAttention", [&](const Node& v) { job.flashAttention = w.Bool(v); });
+    o.With("tpCommOverlap", [&](const Node& v) { job.tpCommOverlap = w.Bool(v); });
     o.With("batchPerGpu", [&](const Node& v) { job.batchPerGpu = w.Uint32(v, 1); });
     o.With("sequenceLength", [&](const Node& v) { job.sequenceLength = w.Uint32(v, 1); });
     o.With("computeTime", [&](const Node& v) { job.computeTimeNs = w.TimeNs(v); });

@@ -372,14 +372,23 @@ PortMonitor::SampleFabricPorts(int64_t t)
             }
         }
     }
+    return SampleNics(t) || busy;
+}
+
+bool
+PortMonitor::SampleNics(int64_t t)
+{
+    const Time now = Simulator::Now();
+    const bool writing = m_db && m_db->IsOpen();
+    bool busy = false;
     for (std::size_t i = 0; i < m_nics.size(); ++i)
     {
         Ptr<RdmaNic> nic = m_fabric->GetNic(m_nics[i]);
         busy = busy || nic->GetActiveSendQueuePairs() > 0;
-        const std::array<uint64_t, 2> now{nic->GetCnpsSent(), nic->GetCnpsReceived()};
-        const uint64_t sent = now[0] - m_cnps[i][0];
-        const uint64_t received = now[1] - m_cnps[i][1];
-        m_cnps[i] = now;
+        const std::array<uint64_t, 2> cnps{nic->GetCnpsSent(), nic->GetCnpsReceived()};
+        const uint64_t sent = cnps[0] - m_cnps[i][0];
+        const uint64_t received = cnps[1] - m_cnps[i][1];
+        m_cnps[i] = cnps;
         if (sent == 0 && received == 0)
         {
             continue;

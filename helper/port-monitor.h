@@ -155,6 +155,8 @@ class PortMonitor : public Object
     void Parse(const FabricTopology& topology);
     /// Sample the fabric's ports; \return whether any holds a frame.
     bool SampleFabricPorts(int64_t t);
+    /// Sample the NICs' CNPs and queue pairs' rates; \return whether a queue pair sends.
+    bool SampleNics(int64_t t);
     /// Sample the NVSwitches' ports; \return whether any carries a message.
     bool SampleNvSwitchPorts(int64_t t);
 

@@ -249,6 +249,8 @@ TEST_F(LlmJobsTest, TensorRankTIsOnRailTInEveryServer)
     // from a NIC to another on the same rail switch.
     ScenarioSpec spec = FourJobs("packet");
     spec.jobs.resize(1);
+    spec.jobs[0].placement = "packed"; // the file places it by hand, across rail groups
+    spec.jobs[0].hosts.clear();
     spec.output.db = (m_dir / "rails.db").string();
     const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
     ASSERT_TRUE(o.jobs.at(0).done);
@@ -284,6 +286,8 @@ TEST_F(LlmJobsTest, AScaledJobKeepsItsRatioOfLatencyToWork)
     spec.attributes.emplace_back("ns3::NcclCollective::Protocol", "Simple");
     spec.topology.Set("servers", UintegerValue(1)).Set("serversPerGroup", UintegerValue(1));
     JobSpec job = spec.jobs.at(0);
+    job.placement = "packed"; // one server, not the file's two
+    job.hosts.clear();
     job.parallelism.dp = 1;
     job.parallelism.zero = 0;
     job.parallelism.microBatches = 1;

@@ -465,6 +465,36 @@ def page_text(page):
     return re.sub(r"<p class=\"note\">Results database [^<]*</p>", "", page)
 
 
+class NvSwitchRowsTest(unittest.TestCase):
+    """Since schema 7 the NVSwitch ports' samples share link_samples and port_samples
+    (kind 'nvswitch', link_id or node_id a GPU): the fabric's sections leave them out."""
+
+    def test_nvswitch_rows_are_not_fabric_links_or_ports(self):
+        with tempfile.TemporaryDirectory(prefix="run-report-test-") as tmp:
+            db = Path(tmp) / "results.db"
+            make_database(db)
+            conn = sqlite3.connect(db)
+            for table in ("link_samples", "port_samples"):
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN kind TEXT NOT NULL"
+                             " DEFAULT 'fabric'")
+            # GPU 0's port in at ten times link 0's rate, GPU 999's a deep backlog.
+            conn.executemany("INSERT INTO link_samples (run_id, link_id, direction, job_id,"
+                             " t_ns, tx_bytes, kind) VALUES (1, 0, 0, 0, ?, 1250000,"
+                             " 'nvswitch')", [(t,) for t in range(INTERVAL, 200_001, INTERVAL)])
+            conn.execute("INSERT INTO port_samples (run_id, node_id, port, link_id, t_ns, class,"
+                         " queue_bytes, paused_ns, ecn_marks, kind) VALUES (1, 999, 0, 999, ?,"
+                         " 0, 1000000000, 0, 0, 'nvswitch')", (INTERVAL,))
+            conn.commit()
+            conn.close()
+            out = Path(tmp) / "report"
+            result = run_script(db, "--run", 1, "--out", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            page = (out / "index.html").read_text(encoding="utf-8")
+            self.assertNotIn("The largest sample", section_text(page, "links"))
+            self.assertIn("node 8 port 0", section_text(page, "ports"))
+            self.assertNotIn("node 999", section_text(page, "ports"))
+
+
 class FilesTest(unittest.TestCase):
     """What the script does to the files around it: never writes over the database (or a
     file SQLite keeps beside it), reads it without leaving anything, refuses an output

@@ -18,16 +18,17 @@ NS_OBJECT_ENSURE_REGISTERED(LinkSampler);
 TypeId
 LinkSampler::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::LinkSampler")
-                            .SetParent<Object>()
-                            .SetGroupName("CollectiveScheduling")
-                            .AddConstructor<LinkSampler>()
-                            .AddAttribute("Interval",
-                                          "Sampling interval of the bytes on every link; 0 "
-                                          "turns sampling off.",
-                                          TimeValue(Time(0)),
-                                          MakeTimeAccessor(&LinkSampler::m_interval),
-                                          MakeTimeChecker(Time(0)));
+    static TypeId tid =
+        TypeId("ns3::LinkSampler")
+            .SetParent<Object>()
+            .SetGroupName("CollectiveScheduling")
+            .AddConstructor<LinkSampler>()
+            .AddAttribute("Interval",
+                          "Sampling interval of the bytes on every link and NVSwitch port; 0 "
+                          "turns sampling off.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&LinkSampler::m_interval),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 

@@ -186,12 +186,6 @@ NvSwitch::GetActiveMessages(uint32_t server) const
     return m_servers.at(server).active.size();
 }
 
-const std::vector<uint32_t>&
-NvSwitch::GetServerGpus(uint32_t server) const
-{
-    return m_servers.at(server).gpus;
-}
-
 NvSwitch::PortState
 NvSwitch::GetPort(uint32_t gpu, PortDirection direction)
 {
@@ -206,7 +200,6 @@ NvSwitch::GetPort(uint32_t gpu, PortDirection direction)
         if ((in ? m.src : m.dst) == gpu)
         {
             p.backlog += m.remaining;
-            p.rate += m.rate;
             ++p.messages;
         }
     }

@@ -140,15 +140,6 @@ class NvSwitch : public Object
     /// Messages in flight (transferring) on server \p server.
     std::size_t GetActiveMessages(uint32_t server) const;
 
-    /// Servers (NVSwitches).
-    uint32_t GetNServers() const
-    {
-        return static_cast<uint32_t>(m_servers.size());
-    }
-
-    /// The GPUs of server \p server, by local index.
-    const std::vector<uint32_t>& GetServerGpus(uint32_t server) const;
-
     /// A GPU's port into the switch (GPU -> NVSwitch) or out of it (NVSwitch -> GPU).
     enum class PortDirection : uint8_t
     {
@@ -162,7 +153,6 @@ class NvSwitch : public Object
         double bytes{0};      ///< carried so far (GetTxBytes or GetRxBytes)
         double backlog{0};    ///< bytes still to transfer of the messages in flight through it
         uint32_t messages{0}; ///< messages in flight through it
-        double rate{0};       ///< their rates' sum now, bytes/s
     };
 
     /// GPU \p gpu's port in \p direction, brought up to now.

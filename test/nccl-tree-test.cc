@@ -11,6 +11,7 @@
  * the schedulers' estimate; NCCL's choice at three sizes against NCCL
  * 2.20.3's tuning model worked out by hand.
  */
+#include "collective-test-util.h"
 #include "scenario-run-test.h"
 
 #include "ns3/collective-factory.h"
@@ -18,8 +19,6 @@
 #include "ns3/nccl-collective.h"
 #include "ns3/nccl-tree-all-reduce.h"
 #include "ns3/roce-header.h"
-#include "ns3/scenario-helper.h"
-#include "ns3/scheduler-job-builder.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -37,73 +36,6 @@ namespace
 
 /// Every test of this file at the fabric's resolution (see nccl-collective-test).
 const bool kPicoseconds = (RoceUsePicoseconds(), true);
-
-/// Delivers at once, after the message's delay; rank r runs on server servers[r].
-class ServersTransport : public CollectiveTransport
-{
-  public:
-    explicit ServersTransport(std::vector<int64_t> servers)
-        : m_servers(std::move(servers))
-    {
-    }
-
-    void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override
-    {
-        sends.push_back(m);
-        if (m.delay.IsStrictlyPositive())
-        {
-            Simulator::Schedule(m.delay, std::move(onDelivered));
-            return;
-        }
-        onDelivered();
-    }
-
-    int64_t GetServer(uint32_t rank) const override
-    {
-        return m_servers.at(rank);
-    }
-
-    std::vector<CollectiveMessage> sends;
-
-  private:
-    std::vector<int64_t> m_servers;
-};
-
-std::vector<int64_t>
-Blocks(uint32_t n, uint32_t k)
-{
-    std::vector<int64_t> s(n);
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        s[r] = r / k;
-    }
-    return s;
-}
-
-/// Runs \p c to its end through the simulator; \p took gets its duration.
-std::vector<CollectiveMessage>
-RunToEnd(Ptr<Collective> c,
-         uint64_t bytes,
-         const std::vector<int64_t>& servers,
-         Time* took = nullptr)
-{
-    ServersTransport t(servers);
-    c->Configure(static_cast<uint32_t>(servers.size()), bytes, &t);
-    bool done = false;
-    Time end;
-    c->Start([&done, &end]() {
-        done = true;
-        end = Simulator::Now();
-    });
-    Simulator::Run();
-    Simulator::Destroy();
-    EXPECT_TRUE(done) << c->GetName();
-    if (took != nullptr)
-    {
-        *took = end;
-    }
-    return t.sends;
-}
 
 // ------------------------------------------------------------ the trees
 
@@ -468,23 +400,6 @@ WireSeconds(double bytes, double bps)
            bps;
 }
 
-/// The schedulers' estimate of \p job's communication on \p spec's fabric.
-Time
-Estimate(ScenarioSpec spec, const JobSpec& job)
-{
-    spec.backend = "packet";
-    spec.jobs = {job};
-    const ScenarioHelper scenario(spec);
-    Ptr<RoceFabric> fabric = scenario.MakeFabricHelper().Install(scenario.BuildTopology());
-    TrainingCluster::JobEntry entry;
-    entry.spec = job;
-    entry.placement.workerHost = job.hosts;
-    entry.graph = ModelCatalog::Graph(job);
-    const SchedulerJob seen = MakeSchedulerJob(entry, *fabric);
-    Simulator::Destroy();
-    return seen.commTime;
-}
-
 TEST_F(NcclTreeRunTest, TwoServersEachNicCarriesTheBufferOnce)
 {
     // Two single-GPU servers on two leaves: tree 0 is 0-1 rooted at 0, tree
@@ -507,7 +422,7 @@ TEST_F(NcclTreeRunTest, TwoServersEachNicCarriesTheBufferOnce)
     }
     // The schedulers' estimate times the pipeline slot by slot: 34 slots of
     // one chunk up and one down through each NIC.
-    const Time seen = Estimate(spec, job);
+    const Time seen = SchedulerView(spec, job).commTime;
     EXPECT_NEAR(seen.GetSeconds() / WireSeconds(bytes * 34.0 / 32, 100e9), 1.0, 0.03)
         << "estimated " << seen.GetMicroSeconds() << " us";
 }
@@ -534,7 +449,7 @@ TEST_F(NcclTreeRunTest, FourServersTheInnerNodesNicsCarryTwiceTheBuffer)
         << "expected " << expected * 1e6 << " us, measured "
         << tree.meanCommunication.GetSeconds() * 1e6 << " us";
     // The estimate: 32 + 2 x 2 slots, the inner NICs' 4 chunks in each of the full ones.
-    const Time seen = Estimate(spec, job);
+    const Time seen = SchedulerView(spec, job).commTime;
     EXPECT_NEAR(seen.GetSeconds() / expected, 1.0, 0.125) << "estimated " << seen.GetMicroSeconds();
 }
 

@@ -121,6 +121,23 @@ class ScenarioRunTest : public TempDirTest
         }
     }
 
+    /**
+     * What a scheduler is told of \p job alone on \p spec's fabric
+     * (MakeSchedulerJob on a packet-level fabric of the spec's topology).
+     */
+    static SchedulerJob SchedulerView(const ScenarioSpec& spec, const JobSpec& job)
+    {
+        const ScenarioHelper scenario(spec);
+        Ptr<RoceFabric> fabric = scenario.MakeFabricHelper().Install(scenario.BuildTopology());
+        TrainingCluster::JobEntry entry;
+        entry.spec = job;
+        entry.placement.workerHost = job.hosts;
+        entry.graph = ModelCatalog::Graph(job);
+        const SchedulerJob seen = MakeSchedulerJob(entry, *fabric);
+        Simulator::Destroy();
+        return seen;
+    }
+
     static double Ratio(Time a, Time b)
     {
         return a.GetSeconds() / b.GetSeconds();

@@ -138,6 +138,32 @@ class ScenarioRunTest : public TempDirTest
         return seen;
     }
 
+    /**
+     * Runs \p job alone on \p spec's fabric at either level, as collective
+     * \p plain and as \p tuned, and expects \p tuned's communication to
+     * take \p latencyUs longer (to the microsecond): a protocol's latency.
+     */
+    static void ExpectAddedLatency(ScenarioSpec spec,
+                                   JobSpec job,
+                                   const std::string& plain,
+                                   const std::string& tuned,
+                                   double latencyUs)
+    {
+        for (const std::string backend : {"packet", "flow"})
+        {
+            spec.backend = backend;
+            job.collective = plain;
+            const JobOutcome before = RunAlone(spec, job);
+            job.collective = tuned;
+            const JobOutcome after = RunAlone(spec, job);
+            EXPECT_NEAR((after.meanCommunication - before.meanCommunication).GetSeconds() * 1e6,
+                        latencyUs,
+                        1.0)
+                << backend << ": " << before.meanCommunication.As(Time::US) << " -> "
+                << after.meanCommunication.As(Time::US);
+        }
+    }
+
     static double Ratio(Time a, Time b)
     {
         return a.GetSeconds() / b.GetSeconds();

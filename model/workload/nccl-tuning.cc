@@ -197,9 +197,10 @@ NcclProtocolCost
 NcclTreeCost(const NcclTuningInput& in, NcclProtocol protocol)
 {
     NcclProtocolCost cost;
-    if (in.function != NcclFunction::ALL_REDUCE)
+    if (in.function != NcclFunction::ALL_REDUCE || in.ranks < 2)
     {
-        cost.enabled = false; // NCCL's tree runs all-reduces only
+        // NCCL's tree runs all-reduces only, and NCCL tunes nothing for one rank.
+        cost.enabled = false;
         return cost;
     }
     const auto p = static_cast<std::size_t>(protocol);

@@ -113,7 +113,7 @@ NcclProtocolCost NcclRingCost(const NcclTuningInput& input, NcclProtocol protoco
  * \ingroup collective-scheduling
  * \return the tree's terms for \p protocol in the same model: NCCL's double
  * binary tree across servers with a chain through each server's GPUs, an
- * all-reduce only (disabled for the other functions). Its time includes
+ * all-reduce of two ranks or more (disabled otherwise). Its time includes
  * NCCL's treeCorrectionFactor for the size.
  */
 NcclProtocolCost NcclTreeCost(const NcclTuningInput& input, NcclProtocol protocol);

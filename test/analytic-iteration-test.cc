@@ -287,16 +287,9 @@ TEST_F(AnalyticIterationTest, AHierarchicalAllReduceGoesThroughNvlinkThenEveryRa
         if (backend == "packet")
         {
             // The schedulers' estimate builds the same two-level rings.
-            const ScenarioHelper scenario(spec);
-            Ptr<RoceFabric> fabric = scenario.MakeFabricHelper().Install(scenario.BuildTopology());
-            TrainingCluster::JobEntry entry;
-            entry.spec = job;
-            entry.placement.workerHost = job.hosts;
-            entry.graph = ModelCatalog::Graph(job);
-            const SchedulerJob seen = MakeSchedulerJob(entry, *fabric);
+            const SchedulerJob seen = SchedulerView(spec, job);
             EXPECT_NEAR(Ratio(seen.commTime, two.meanCommunication), 1.0, 0.05)
                 << "estimated " << seen.commTime.GetMicroSeconds() << " us";
-            Simulator::Destroy();
         }
         job.collective = "ring-all-reduce";
         const JobOutcome flat = RunAlone(spec, job);
@@ -338,16 +331,9 @@ TEST_F(AnalyticIterationTest, NcclRingsLeaveEachServerThroughEveryNic)
         if (backend == "packet")
         {
             // The schedulers' estimate sees the same rings.
-            const ScenarioHelper scenario(spec);
-            Ptr<RoceFabric> fabric = scenario.MakeFabricHelper().Install(scenario.BuildTopology());
-            TrainingCluster::JobEntry entry;
-            entry.spec = job;
-            entry.placement.workerHost = job.hosts;
-            entry.graph = ModelCatalog::Graph(job);
-            const SchedulerJob seen = MakeSchedulerJob(entry, *fabric);
+            const SchedulerJob seen = SchedulerView(spec, job);
             EXPECT_NEAR(Ratio(seen.commTime, nccl.meanCommunication), 1.0, 0.05)
                 << "estimated " << seen.commTime.GetMicroSeconds() << " us";
-            Simulator::Destroy();
         }
         job.collective = "ring-all-reduce";
         const JobOutcome flat = RunAlone(spec, job);

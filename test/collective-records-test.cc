@@ -211,17 +211,10 @@ TEST_F(CollectiveRecordsTest, AnOpAloneTakesItsEstimateWithinOnePercent)
         ASSERT_TRUE(o.jobs.at(0).done);
         const Time took = o.jobs.at(0).meanTransfer;
 
-        const ScenarioHelper scenario(spec);
-        Ptr<RoceFabric> fabric = scenario.MakeFabricHelper().Install(scenario.BuildTopology());
-        TrainingCluster::JobEntry entry;
-        entry.spec = spec.jobs[0];
-        entry.placement.workerHost = spec.jobs[0].hosts;
-        entry.graph = ModelCatalog::Graph(entry.spec);
-        const SchedulerJob job = MakeSchedulerJob(entry, *fabric);
+        const SchedulerJob job = SchedulerView(spec, spec.jobs[0]);
         EXPECT_NEAR(Ratio(job.commTime, took), 1.0, 0.01)
             << bytes << " bytes: took " << took.GetNanoSeconds() << " ns, estimated "
             << job.commTime.GetNanoSeconds() << " ns";
-        Simulator::Destroy();
     }
 }
 

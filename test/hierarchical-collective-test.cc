@@ -7,6 +7,8 @@
  * rank puts 2(n-1)/n x S/k of an all-reduce on its NIC and the ring's share
  * of S on NVLink, and every byte sent is received.
  */
+#include "collective-test-util.h"
+
 #include "ns3/collective-factory.h"
 #include "ns3/hierarchical-collective.h"
 
@@ -21,44 +23,6 @@ namespace test
 {
 namespace
 {
-
-/// Delivers at once; rank r runs on server servers[r].
-class ServersTransport : public CollectiveTransport
-{
-  public:
-    explicit ServersTransport(std::vector<int64_t> servers)
-        : m_servers(std::move(servers))
-    {
-    }
-
-    void Send(const CollectiveMessage& m, std::function<void()> onDelivered) override
-    {
-        sends.push_back(m);
-        onDelivered();
-    }
-
-    int64_t GetServer(uint32_t rank) const override
-    {
-        return m_servers.at(rank);
-    }
-
-    std::vector<CollectiveMessage> sends;
-
-  private:
-    std::vector<int64_t> m_servers;
-};
-
-/// Servers of \p n ranks placed \p k a server, in rank order.
-std::vector<int64_t>
-Blocks(uint32_t n, uint32_t k)
-{
-    std::vector<int64_t> s(n);
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        s[r] = r / k;
-    }
-    return s;
-}
 
 std::vector<CollectiveMessage>
 Messages(const std::string& algorithm,

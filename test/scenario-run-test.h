@@ -121,6 +121,49 @@ class ScenarioRunTest : public TempDirTest
         }
     }
 
+    /**
+     * What a scheduler is told of \p job alone on \p spec's fabric
+     * (MakeSchedulerJob on a packet-level fabric of the spec's topology).
+     */
+    static SchedulerJob SchedulerView(const ScenarioSpec& spec, const JobSpec& job)
+    {
+        const ScenarioHelper scenario(spec);
+        Ptr<RoceFabric> fabric = scenario.MakeFabricHelper().Install(scenario.BuildTopology());
+        TrainingCluster::JobEntry entry;
+        entry.spec = job;
+        entry.placement.workerHost = job.hosts;
+        entry.graph = ModelCatalog::Graph(job);
+        const SchedulerJob seen = MakeSchedulerJob(entry, *fabric);
+        Simulator::Destroy();
+        return seen;
+    }
+
+    /**
+     * Runs \p job alone on \p spec's fabric at either level, as collective
+     * \p plain and as \p tuned, and expects \p tuned's communication to
+     * take \p latencyUs longer (to the microsecond): a protocol's latency.
+     */
+    static void ExpectAddedLatency(ScenarioSpec spec,
+                                   JobSpec job,
+                                   const std::string& plain,
+                                   const std::string& tuned,
+                                   double latencyUs)
+    {
+        for (const std::string backend : {"packet", "flow"})
+        {
+            spec.backend = backend;
+            job.collective = plain;
+            const JobOutcome before = RunAlone(spec, job);
+            job.collective = tuned;
+            const JobOutcome after = RunAlone(spec, job);
+            EXPECT_NEAR((after.meanCommunication - before.meanCommunication).GetSeconds() * 1e6,
+                        latencyUs,
+                        1.0)
+                << backend << ": " << before.meanCommunication.As(Time::US) << " -> "
+                << after.meanCommunication.As(Time::US);
+        }
+    }
+
     static double Ratio(Time a, Time b)
     {
         return a.GetSeconds() / b.GetSeconds();

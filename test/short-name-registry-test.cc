@@ -177,7 +177,8 @@ Families()
           "nccl-ring-all-gather",
           "nccl-all-reduce",
           "nccl-reduce-scatter",
-          "nccl-all-gather"}},
+          "nccl-all-gather",
+          "nccl-tree-all-reduce"}},
         {RdmaCongestionOps::GetTypeId(), "congestion control", {"none", "dcqcn", "mltcp-dcqcn"}},
         {CollectiveScheduler::GetTypeId(),
          "scheduler",
@@ -335,7 +336,8 @@ TEST(CollectiveFactory, KnownNamesMakeTheRightTypes)
         {"nccl-ring-all-gather", "ns3::NcclRingAllGather"},
         {"nccl-all-reduce", "ns3::NcclAllReduce"},
         {"nccl-reduce-scatter", "ns3::NcclReduceScatter"},
-        {"nccl-all-gather", "ns3::NcclAllGather"}};
+        {"nccl-all-gather", "ns3::NcclAllGather"},
+        {"nccl-tree-all-reduce", "ns3::NcclTreeAllReduce"}};
     // The module's collectives, and this test's own.
     EXPECT_EQ(GetCollectiveNames().size(), types.size() + 1);
     for (const auto& [name, type] : types)

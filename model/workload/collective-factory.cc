@@ -21,6 +21,11 @@ GetCollectiveNames()
 std::string
 CollectiveOfFamily(const std::string& allReduce, const std::string& kind)
 {
+    // NCCL's tree reduces only: its family scatters and gathers on NCCL's rings.
+    if (allReduce.rfind("nccl-tree-", 0) == 0)
+    {
+        return kind == "all-reduce" ? "nccl-tree-all-reduce" : "nccl-ring-" + kind;
+    }
     for (const char* prefix : {"hierarchical-", "nccl-ring-", "nccl-"})
     {
         if (allReduce.rfind(prefix, 0) == 0)

@@ -37,7 +37,9 @@ std::vector<std::string> GetCollectiveNames();
  * The collective \p kind ("all-reduce", "reduce-scatter" or "all-gather")
  * of all-reduce \p allReduce's family: two-level when that is
  * hierarchical-, NCCL's rings over every NIC when it is nccl-ring- or
- * nccl-, else the flat ring ("ring-all-reduce", "reduce-scatter",
+ * nccl-, NCCL's tree for an all-reduce of nccl-tree- (its reduce-scatter
+ * and all-gather are nccl-ring-, as NCCL's tree reduces only), else the
+ * flat ring ("ring-all-reduce", "reduce-scatter",
  * "all-gather"). Jobs reduce-scatter and gather with the algorithm they
  * all-reduce with, as one NCCL serves them all.
  */

@@ -9,7 +9,6 @@
 #include "ns3/short-name-registry.h"
 
 #include <algorithm>
-#include <map>
 
 namespace ns3
 {
@@ -51,25 +50,10 @@ void
 NcclRingCollective::DoConfigure()
 {
     const uint32_t n = GetRankCount();
-    std::map<int64_t, uint32_t> serverIndex;
-    std::vector<uint32_t> count;
-    std::vector<uint32_t> serverOf(n, 0);
-    std::vector<uint32_t> localOf(n, 0);
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        auto [it, added] =
-            serverIndex.emplace(GetTransport()->GetServer(r), static_cast<uint32_t>(count.size()));
-        if (added)
-        {
-            count.push_back(0);
-        }
-        serverOf[r] = it->second;
-        localOf[r] = count[it->second]++;
-    }
-    const bool even =
-        std::all_of(count.begin(), count.end(), [&count](uint32_t c) { return c == count[0]; });
-    m_servers = static_cast<uint32_t>(count.size());
-    m_local = even && n > 0 ? count.front() : 1;
+    const NcclRankLayout layout = NcclRankLayout::Read(*GetTransport(), n);
+    const bool even = layout.IsEven();
+    m_servers = static_cast<uint32_t>(layout.serverSizes.size());
+    m_local = even && n > 0 ? layout.serverSizes.front() : 1;
     m_rotated = even && m_servers > 1 && m_local > 1;
     m_positionOf.assign(n, 0);
     m_rankAt.assign(n, 0);
@@ -77,7 +61,7 @@ NcclRingCollective::DoConfigure()
     {
         // Servers in order of first appearance, local ranks in rank order;
         // without a common server size, rank order.
-        m_positionOf[r] = even ? serverOf[r] * m_local + localOf[r] : r;
+        m_positionOf[r] = even ? layout.serverOf[r] * m_local + layout.localOf[r] : r;
         m_rankAt[m_positionOf[r]] = r;
     }
     NS_LOG_INFO(GetName() << ": " << n << " ranks on " << m_servers << " servers"
@@ -220,6 +204,18 @@ NcclCollective::GetTypeId()
                                           "LL128",
                                           PROTOCOL_SIMPLE,
                                           "Simple"))
+            .AddAttribute("Algorithm",
+                          "NCCL algorithm: Auto (NCCL's tuning model chooses), Ring or Tree (an "
+                          "all-reduce only; the others run the rings). Takes effect at the next "
+                          "Configure or Start.",
+                          EnumValue(ALGORITHM_AUTO),
+                          MakeEnumAccessor(&NcclCollective::m_forcedAlgorithm),
+                          MakeEnumChecker(ALGORITHM_AUTO,
+                                          "Auto",
+                                          ALGORITHM_RING,
+                                          "Ring",
+                                          ALGORITHM_TREE,
+                                          "Tree"))
             .AddAttribute("NetBandwidth",
                           "GB/s of one NIC (one a GPU), for the tuning model (12.5 = 100 Gb/s).",
                           DoubleValue(12.5),
@@ -248,17 +244,45 @@ NcclCollective::GetTuningInput() const
     in.nodes = GetServerCount();
     // Unequal servers run the rank-order ring, which leaves a server by one NIC.
     in.nicsPerNode = GetRanksPerServer();
-    in.channels = GetChannels();
+    in.channels = NcclRingCollective::GetChannels(); // the graph's, the rings'
     in.bytes = GetBytes();
     in.netBandwidth = m_netBandwidth;
     in.nvlinkBandwidth = m_nvlinkBandwidth;
     return in;
 }
 
+NcclProtocol
+NcclCollective::BestProtocol(NcclAlgorithm algorithm) const
+{
+    NcclProtocol best = NcclProtocol::SIMPLE;
+    double bestTime = 0;
+    bool first = true;
+    for (NcclProtocol protocol : {NcclProtocol::LL, NcclProtocol::LL128, NcclProtocol::SIMPLE})
+    {
+        const NcclProtocolCost& cost = m_choice.Cost(algorithm, protocol);
+        if (cost.enabled && (first || cost.timeUs < bestTime))
+        {
+            first = false;
+            best = protocol;
+            bestTime = cost.timeUs;
+        }
+    }
+    return best;
+}
+
 void
 NcclCollective::Tune()
 {
-    m_choice = NcclChoose(GetTuningInput());
+    const NcclTuningInput input = GetTuningInput();
+    m_choice = NcclChoose(input);
+    m_algorithm = m_choice.algorithm;
+    if (m_forcedAlgorithm != ALGORITHM_AUTO)
+    {
+        // NCCL's tree runs all-reduces only: a forced tree leaves the others on the rings.
+        const bool tree =
+            m_forcedAlgorithm == ALGORITHM_TREE && GetFunction() == NcclFunction::ALL_REDUCE;
+        m_algorithm = tree ? NcclAlgorithm::TREE : NcclAlgorithm::RING;
+    }
     switch (m_forced)
     {
     case PROTOCOL_LL:
@@ -271,34 +295,97 @@ NcclCollective::Tune()
         m_protocol = NcclProtocol::SIMPLE;
         break;
     default:
-        m_protocol = m_choice.protocol;
+        m_protocol =
+            m_algorithm == m_choice.algorithm ? m_choice.protocol : BestProtocol(m_algorithm);
         break;
     }
-    const uint32_t steps = GetStepCount();
-    const double latency = m_choice.ring[static_cast<std::size_t>(m_protocol)].latencyUs;
-    // The model's latency, spread evenly over the steps of the ring.
-    m_stepDelay = steps == 0 ? Time(0) : Time::FromDouble(latency / steps, Time::US);
-    NS_LOG_INFO(
-        GetName() << ": N " << GetRankCount() << " servers " << GetServerCount() << " S "
-                  << GetBytes() << " C " << GetChannels() << ": Ring/LL " << m_choice.ring[0].timeUs
-                  << " us, Ring/LL128 " << m_choice.ring[1].timeUs << " us, Ring/Simple "
-                  << m_choice.ring[2].timeUs << " us; chose " << ToString(m_choice.algorithm) << "/"
-                  << ToString(m_choice.protocol) << ", running " << ToString(m_protocol)
-                  << ", step delay " << m_stepDelay.As(Time::US));
+    const double latency = m_choice.Cost(m_algorithm, m_protocol).latencyUs;
+    if (m_algorithm == NcclAlgorithm::TREE)
+    {
+        m_tree.Build(m_layout, input.channels);
+        m_treeRun.Configure(&m_tree,
+                            GetBytes(),
+                            NcclTreeChunkBytes(m_protocol, input, m_tree.GetChannels()),
+                            m_protocol,
+                            latency);
+        m_stepDelay = Time(0);
+    }
+    else
+    {
+        // The model's latency, spread evenly over the steps of the ring.
+        const uint32_t steps = GetStepCount();
+        m_stepDelay = steps == 0 ? Time(0) : Time::FromDouble(latency / steps, Time::US);
+    }
+    NS_LOG_INFO(GetName() << ": N " << GetRankCount() << " servers " << GetServerCount() << " S "
+                          << GetBytes() << " C " << input.channels << ": Tree/LL "
+                          << m_choice.tree[0].timeUs << " us, Tree/LL128 "
+                          << m_choice.tree[1].timeUs << " us, Tree/Simple "
+                          << m_choice.tree[2].timeUs << " us, Ring/LL " << m_choice.ring[0].timeUs
+                          << " us, Ring/LL128 " << m_choice.ring[1].timeUs << " us, Ring/Simple "
+                          << m_choice.ring[2].timeUs << " us; chose "
+                          << ToString(m_choice.algorithm) << "/" << ToString(m_choice.protocol)
+                          << ", running " << ToString(m_algorithm) << "/" << ToString(m_protocol));
 }
 
 void
 NcclCollective::DoConfigure()
 {
     NcclRingCollective::DoConfigure();
+    m_layout = NcclRankLayout::Read(*GetTransport(), GetRankCount());
     Tune();
 }
 
 void
 NcclCollective::DoStart()
 {
-    Tune(); // the Channels or Protocol attribute may have changed since Configure
-    NcclRingCollective::DoStart();
+    Tune(); // the Channels, Algorithm or Protocol attribute may have changed since Configure
+    if (m_algorithm != NcclAlgorithm::TREE)
+    {
+        NcclRingCollective::DoStart();
+        return;
+    }
+    ++m_treeRuns;
+    if (m_treeRun.Start(TreeSender()))
+    {
+        Finish();
+    }
+}
+
+NcclTreePipeline::SendFunction
+NcclCollective::TreeSender()
+{
+    return [this, run = m_treeRuns](const CollectiveMessage& m) {
+        SendMessage(m);
+        return IsRunning() && m_treeRuns == run;
+    };
+}
+
+void
+NcclCollective::HandleDelivery(const CollectiveMessage& m)
+{
+    if (m_algorithm != NcclAlgorithm::TREE)
+    {
+        NcclRingCollective::HandleDelivery(m);
+        return;
+    }
+    if (m_treeRun.Deliver(m, TreeSender()))
+    {
+        Finish();
+    }
+}
+
+uint32_t
+NcclCollective::GetChannels() const
+{
+    return m_algorithm == NcclAlgorithm::TREE ? m_tree.GetChannels()
+                                              : NcclRingCollective::GetChannels();
+}
+
+uint64_t
+NcclCollective::BytesPerRank() const
+{
+    return m_algorithm == NcclAlgorithm::TREE ? m_treeRun.BytesPerRank()
+                                              : NcclRingCollective::BytesPerRank();
 }
 
 Time

@@ -5,6 +5,7 @@
 #define NCCL_COLLECTIVE_H
 
 #include "collective.h"
+#include "nccl-tree.h"
 #include "nccl-tuning.h"
 
 #include <vector>
@@ -131,16 +132,20 @@ class NcclRingAllGather : public NcclRingCollective
  * \ingroup collective-scheduling
  * \brief An NCCL collective that picks its algorithm and protocol as NCCL
  * does: by NCCL's tuning model (NcclChoose), at Configure and again at each
- * Start (the channel count may have changed). Only the ring is a candidate
- * (NCCL's tree is not modelled), so the choice is the protocol.
+ * Start (the channel count may have changed). An all-reduce chooses between
+ * the rings and NCCL's tree (NcclTreeTopology, run as NcclTreePipeline);
+ * reduce-scatter and all-gather run the rings, as NCCL's tree serves
+ * all-reduces only.
  *
  * The protocol's cost on the wire: every message carries its data bytes
  * scaled by the protocol (NcclWireBytes: LL 2x, LL128 128/120, Simple 1x),
  * and carries as its delay (CollectiveMessage::delay: the transport sends
- * it that much later) the model's latency spread evenly over the steps
- * (latency / steps, GetStepDelay), so an unloaded, infinitely fast network
- * finishes the run in the model's latency term. The Protocol attribute
- * forces a protocol instead of the model's choice.
+ * it that much later) the model's latency spread evenly over the ring's
+ * steps (latency / steps, GetStepDelay) or the tree's longest path (latency
+ * / 2 x height, a hop), so an unloaded, infinitely fast network finishes
+ * the run in the model's latency term. The Algorithm and Protocol
+ * attributes force an algorithm or a protocol instead of the model's choice
+ * (with a forced algorithm, the protocol is the model's best for it).
  */
 class NcclCollective : public NcclRingCollective
 {
@@ -156,7 +161,18 @@ class NcclCollective : public NcclRingCollective
         PROTOCOL_SIMPLE,
     };
 
+    /// The Algorithm attribute: the model's choice, or a forced algorithm.
+    enum AlgorithmChoice
+    {
+        ALGORITHM_AUTO,
+        ALGORITHM_RING,
+        ALGORITHM_TREE,
+    };
+
     uint64_t GetStepBytes(uint32_t rank, uint32_t channel, uint32_t step) const override;
+    /// \return the ring's channels, or the tree's (twice the graph's) when it runs the tree
+    uint32_t GetChannels() const override;
+    uint64_t BytesPerRank() const override;
 
     /// \return the model's prediction and choice of the current configuration
     const NcclChoice& GetChoice() const
@@ -170,6 +186,24 @@ class NcclCollective : public NcclRingCollective
         return m_protocol;
     }
 
+    /// \return the algorithm the runs use: the forced one, else the model's choice
+    NcclAlgorithm GetAlgorithm() const
+    {
+        return m_algorithm;
+    }
+
+    /// \return the tree of the current configuration (built when the runs use it)
+    const NcclTreeTopology& GetTree() const
+    {
+        return m_tree;
+    }
+
+    /// \return the tree's run of the current configuration
+    const NcclTreePipeline& GetTreePipeline() const
+    {
+        return m_treeRun;
+    }
+
     /// \return the model's input of the current configuration
     NcclTuningInput GetTuningInput() const;
 
@@ -178,13 +212,24 @@ class NcclCollective : public NcclRingCollective
 
     void DoConfigure() override;
     void DoStart() override;
+    void HandleDelivery(const CollectiveMessage& m) override;
     Time GetStepDelay() const override;
 
   private:
-    /// Runs the model and settles the protocol and the step delay.
+    /// Runs the model and settles the algorithm, the protocol and their latency.
     void Tune();
+    /// \return the protocol of least predicted time for \p algorithm
+    NcclProtocol BestProtocol(NcclAlgorithm algorithm) const;
+    /// Posts a tree message of the current run; false once that run is over.
+    NcclTreePipeline::SendFunction TreeSender();
 
     ProtocolChoice m_forced{PROTOCOL_AUTO};
+    AlgorithmChoice m_forcedAlgorithm{ALGORITHM_AUTO};
+    NcclAlgorithm m_algorithm{NcclAlgorithm::RING};
+    NcclRankLayout m_layout;
+    NcclTreeTopology m_tree;
+    NcclTreePipeline m_treeRun;
+    uint64_t m_treeRuns{0}; ///< counts tree runs, so a run started from done stops an outer loop
     double m_netBandwidth{12.5};
     double m_nvlinkBandwidth{20.0};
     NcclChoice m_choice;
@@ -192,7 +237,7 @@ class NcclCollective : public NcclRingCollective
     Time m_stepDelay;
 };
 
-/// NCCL's all-reduce: rings over every NIC, protocol by NCCL's model.
+/// NCCL's all-reduce: rings over every NIC or the tree, algorithm and protocol by NCCL's model.
 class NcclAllReduce : public NcclCollective
 {
   public:

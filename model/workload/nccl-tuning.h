@@ -26,10 +26,12 @@ enum class NcclProtocol : uint8_t
     SIMPLE = 2,
 };
 
-/// NCCL's algorithms this module models (NCCL's tree is not modelled yet).
+/// NCCL's algorithms this module models, in the order NCCL evaluates them
+/// (NVLS and CollNet are not modelled).
 enum class NcclAlgorithm : uint8_t
 {
-    RING = 0,
+    TREE = 0,
+    RING = 1,
 };
 
 /// The collectives NCCL's tuning model distinguishes.
@@ -42,7 +44,7 @@ enum class NcclFunction : uint8_t
 
 /// \return "LL", "LL128" or "Simple", as NCCL names them
 std::string ToString(NcclProtocol protocol);
-/// \return "Ring"
+/// \return "Tree" or "Ring"
 std::string ToString(NcclAlgorithm algorithm);
 
 /// \return the wire bytes a message of \p data bytes takes in \p protocol
@@ -59,7 +61,7 @@ struct NcclTuningInput
     uint32_t ranks{1};            ///< N
     uint32_t nodes{1};            ///< servers n
     uint32_t nicsPerNode{1};      ///< k: one NIC a GPU, so the ranks a server
-    uint32_t channels{1};         ///< C, the channels the collective runs
+    uint32_t channels{1};         ///< C, the channels of the ring graph
     uint64_t bytes{0};            ///< S, NCCL's nBytes (the full buffer)
     double netBandwidth{12.5};    ///< GB/s of one NIC
     double nvlinkBandwidth{20.0}; ///< GB/s of one channel inside a server
@@ -71,7 +73,8 @@ struct NcclProtocolCost
     double latencyUs{0};    ///< the latency term, plateau factor included
     double busBandwidth{0}; ///< GB/s, after the protocol's refinements
     double algBandwidth{0}; ///< GB/s: busBandwidth x N / steps
-    double timeUs{0};       ///< latencyUs + S / (1000 algBandwidth)
+    double timeUs{0};       ///< latencyUs + S / (1000 algBandwidth x correction)
+    bool enabled{true};     ///< false: NCCL does not run this (algorithm, function)
 };
 
 /**
@@ -86,6 +89,15 @@ struct NcclChoice
     double latencyUs{0}; ///< its latency term
     /// The ring's terms by protocol (indexed by NcclProtocol).
     std::array<NcclProtocolCost, 3> ring;
+    /// The tree's terms by protocol; not enabled but for an all-reduce.
+    std::array<NcclProtocolCost, 3> tree;
+
+    /// \return the terms of \p algorithm with \p protocol
+    const NcclProtocolCost& Cost(NcclAlgorithm algorithm, NcclProtocol protocol) const
+    {
+        const auto p = static_cast<std::size_t>(protocol);
+        return algorithm == NcclAlgorithm::TREE ? tree[p] : ring[p];
+    }
 };
 
 /**
@@ -98,11 +110,44 @@ struct NcclChoice
 NcclProtocolCost NcclRingCost(const NcclTuningInput& input, NcclProtocol protocol);
 
 /**
+ * \ingroup collective-scheduling
+ * \return the tree's terms for \p protocol in the same model: NCCL's double
+ * binary tree across servers with a chain through each server's GPUs, an
+ * all-reduce of two ranks or more (disabled otherwise). Its time includes
+ * NCCL's treeCorrectionFactor for the size.
+ */
+NcclProtocolCost NcclTreeCost(const NcclTuningInput& input, NcclProtocol protocol);
+
+/**
  * \return the (algorithm, protocol) of the least predicted time, as NCCL's
- * getAlgoInfo picks it (the first of equal times, in the order LL, LL128,
- * Simple). Only the ring is a candidate: NCCL's tree is not modelled.
+ * getAlgoInfo picks it: the first of equal times in the order Tree, Ring
+ * and, within each, LL, LL128, Simple. The tree is a candidate for an
+ * all-reduce only, as in NCCL.
  */
 NcclChoice NcclChoose(const NcclTuningInput& input);
+
+/// \return floor(log2(\p n)) (0 for n < 2), NCCL's log2i
+uint32_t NcclLog2i(uint64_t n);
+
+/**
+ * \return NCCL's tree depth for \p ranks ranks on \p nodes nodes:
+ * ranks/nodes - 1 + log2i(nodes) (connectTrees' approximation, which sizes
+ * the tree's chunks)
+ */
+uint32_t NcclTreeDepth(uint32_t ranks, uint32_t nodes);
+
+/**
+ * \return the data bytes of one chunk of NCCL's tree all-reduce on a
+ * channel, as NCCL's enqueue sizes it: a step of the protocol's buffer
+ * (Simple 512 KiB, LL128 614400 wire bytes, LL 32 KiB of data), halved for
+ * Simple while the buffer gives fewer than 8, 4, 1 x depth chunks a channel
+ * (down to 128, 64, 32 KiB), for LL128 while fewer than 64 or 16 x
+ * (1 + log2i(n) + ppn/10) / ppn (down to 128, 32 KiB)
+ * \param treeChannels the channels the tree runs (both trees)
+ */
+uint64_t NcclTreeChunkBytes(NcclProtocol protocol,
+                            const NcclTuningInput& input,
+                            uint32_t treeChannels);
 
 } // namespace ns3
 

@@ -210,6 +210,46 @@ TEST_F(EpochSchedulerRoutesTest, ArrivalsMoveEveryJobToItsJointRouting)
     }
 }
 
+TEST_F(EpochSchedulerRoutesTest, ADepartureMovesNoJobWhoseJointPathsStillTie)
+{
+    // Jobs 0 and 1 join the same two hosts across the leaves: job 0, placed
+    // first, takes the path of the smallest port, job 1 the other spine.
+    // When job 0 leaves, both paths are free: the joint routing keeps job 1
+    // where it is, as Crux does (it reads the current ports). Computed
+    // afresh, the tie would go to the smallest port, and groups would move
+    // back and forth between equal paths on every arrival and departure.
+    ScenarioSpec spec = TwoSpines();
+    spec.jobs.at(0) = Job(0, {1, 3}, 4000000, MicroSeconds(100), 2);
+    for (const char* policy : {"crux", "symphony", "harmonics"})
+    {
+        spec.scheduler = policy;
+        spec.schedulerParams = std::string(policy) == "crux" ? "{}" : R"({"SolveTimeBase": "5ms"})";
+        const RunOutcome o = ScenarioRunner(spec, "test").Run();
+        const std::string run = std::to_string(o.runIds.at(0));
+        const auto done = Rows(spec.output.db,
+                               "SELECT MIN(t_ns) FROM scheduler_decisions WHERE run_id=" + run +
+                                   " AND kind='job-done' AND job_id=0");
+        ASSERT_EQ(done.size(), 1u);
+        ASSERT_FALSE(done[0][0].empty()) << policy << ": job 0 never left";
+        uint32_t moves = 0;
+        for (const auto& row : Rows(spec.output.db,
+                                    "SELECT detail_json FROM scheduler_decisions WHERE run_id=" +
+                                        run + " AND t_ns=" + done[0][0]))
+        {
+            const auto d = nlohmann::json::parse(row[0]);
+            for (const auto& a : d["actions"])
+            {
+                moves += a.contains("source_port") ? 1 : 0;
+            }
+        }
+        EXPECT_EQ(moves, 0u) << policy;
+        for (const JobOutcome& j : o.jobs)
+        {
+            EXPECT_TRUE(j.done) << policy;
+        }
+    }
+}
+
 TEST_F(EpochSchedulerRoutesTest, ClassesRankOnlyJobsWhoseRoutesShareALink)
 {
     // Once the jobs follow their joint routings they cross different spines:

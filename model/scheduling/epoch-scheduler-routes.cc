@@ -30,7 +30,15 @@ EpochScheduler::UpdateRoutings()
     if (m_routeChoice)
     {
         m_probe.SetProbes(m_pathProbes);
-        fresh = CandidateRoutings(jobs, GetControl(), m_probe, m_randomRoutes, 1);
+        std::map<uint32_t, const JobRouting*> current;
+        for (const auto& [id, st] : m_state)
+        {
+            if (!st.routings.empty())
+            {
+                current[id] = &st.Current();
+            }
+        }
+        fresh = CandidateRoutings(jobs, GetControl(), m_probe, m_randomRoutes, 1, &current);
     }
     else
     {

@@ -373,7 +373,8 @@ CandidateRoutings(const std::map<uint32_t, SchedulerJob>& jobs,
                   const SchedulerControl& control,
                   EcmpPathProbe& probe,
                   uint32_t randomRoutings,
-                  uint64_t seed)
+                  uint64_t seed,
+                  const std::map<uint32_t, const JobRouting*>* current)
 {
     std::map<uint32_t, std::vector<JobRouting>> out;
     auto add = [&out](uint32_t id, JobRouting r) {
@@ -410,17 +411,28 @@ CandidateRoutings(const std::map<uint32_t, SchedulerJob>& jobs,
     std::map<uint32_t, double> load; // link -> seconds per iteration placed on it
     for (const SchedulerJob* job : order)
     {
+        const JobRouting* now = nullptr;
+        if (current != nullptr)
+        {
+            auto it = current->find(job->id);
+            now = it == current->end() ? nullptr : it->second;
+        }
         std::map<std::pair<uint32_t, uint32_t>, uint16_t> ports;
         for (const ConnectionGroup& g : GroupConnections(*job))
         {
             const std::vector<PortPath> candidates =
                 probe.Candidates(control, g.src, g.dst, g.ownPorts);
-            const PortPath* best = LeastLoadedPath(candidates, load);
-            ports[{g.src, g.dst}] = best->port;
-            for (uint32_t link : best->links)
+            // The port the group uses now: the routing's, else its own if its
+            // connections share one (as Crux reads it); 0 without a current routing.
+            uint16_t port = 0;
+            if (now != nullptr)
             {
-                load[link] += BusySeconds(control, link, g.bytes);
+                auto set = now->ports.find({g.src, g.dst});
+                port = set != now->ports.end()  ? set->second
+                       : g.ownPorts.size() == 1 ? *g.ownPorts.begin()
+                                                : 0;
             }
+            ports[{g.src, g.dst}] = PlaceGroup(control, g, candidates, port, load).port;
         }
         JobRouting joint = RoutingWithPorts(*job, control, ports, "least-loaded");
         joint.joint = true;

@@ -186,13 +186,20 @@ JobRouting RoutingWithPorts(const SchedulerJob& job,
  * on a path drawn from its candidates (seeded by \p seed and the job id).
  * A routing that puts the same bytes on the same links as an earlier one is
  * left out. Jobs without fabric connections get their default only.
+ *
+ * \p current, if given, has the routing each job is on now: the joint
+ * assignment places each group with PlaceGroup from the port it uses there,
+ * so that, as with Crux, a tie keeps a group where it is. Without it a tie
+ * goes to the smallest port, and recomputing the assignment on every
+ * arrival moves groups back and forth between paths of equal load.
  */
 std::map<uint32_t, std::vector<JobRouting>> CandidateRoutings(
     const std::map<uint32_t, SchedulerJob>& jobs,
     const SchedulerControl& control,
     EcmpPathProbe& probe,
     uint32_t randomRoutings,
-    uint64_t seed);
+    uint64_t seed,
+    const std::map<uint32_t, const JobRouting*>* current = nullptr);
 
 } // namespace ns3
 

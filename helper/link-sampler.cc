@@ -13,6 +13,12 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(LinkSampler);
 
+Time
+LinkSampler::DefaultInterval()
+{
+    return MilliSeconds(1);
+}
+
 TypeId
 LinkSampler::GetTypeId()
 {
@@ -21,9 +27,10 @@ LinkSampler::GetTypeId()
                             .SetGroupName("CollectiveScheduling")
                             .AddConstructor<LinkSampler>()
                             .AddAttribute("Interval",
-                                          "Sampling interval of the bytes on every link; 0 "
-                                          "turns sampling off.",
-                                          TimeValue(Time(0)),
+                                          "Sampling interval of the bytes on every link; on "
+                                          "by default (1 ms, where the run has packets on one "
+                                          "process); 0 turns sampling off.",
+                                          TimeValue(DefaultInterval()),
                                           MakeTimeAccessor(&LinkSampler::m_interval),
                                           MakeTimeChecker(Time(0)));
     return tid;
@@ -39,6 +46,7 @@ LinkSampler::Install(Ptr<RoceFabric> fabric)
         return;
     }
     m_maxRows = InputLimits::MaxMonitorRows();
+    m_intervalSteps = m_interval.GetTimeStep();
     for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
     {
         Ptr<RdmaNic> nic = fabric->GetNic(h);
@@ -46,6 +54,7 @@ LinkSampler::Install(Ptr<RoceFabric> fabric)
             "SendStarted",
             MakeCallback(&LinkSampler::OnSendStarted, this).Bind(nic->GetAddress()));
     }
+    m_current.assign(2 * fabric->GetTopology().GetNLinks(), {});
     for (uint32_t l = 0; l < fabric->GetTopology().GetNLinks(); ++l)
     {
         Ptr<RoceChannel> ch = fabric->GetChannel(l);
@@ -82,9 +91,34 @@ LinkSampler::OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingIn
             job = it->second;
         }
     }
-    const int64_t bin = Simulator::Now().GetTimeStep() / m_interval.GetTimeStep();
-    auto [it, added] = m_bytes.try_emplace({link, direction, job, bin}, 0);
-    it->second += info.bytes;
+    const int64_t bin = Simulator::Now().GetTimeStep() / m_intervalSteps;
+    const uint32_t slot = 2 * link + direction;
+    // A link carries few jobs: a scan of its intervals under way is cheaper
+    // than a lookup in the samples for every frame.
+    for (Current& c : m_current[slot])
+    {
+        if (c.job != job)
+        {
+            continue;
+        }
+        if (c.bin != bin)
+        {
+            Close(slot, c);
+            c.bin = bin;
+            c.bytes = 0;
+        }
+        c.bytes += info.bytes;
+        return;
+    }
+    m_current[slot].push_back({job, bin, info.bytes});
+}
+
+void
+LinkSampler::Close(uint32_t slot, const Current& c)
+{
+    auto [it, added] =
+        m_bytes.try_emplace({slot / 2, static_cast<uint8_t>(slot % 2), c.job, c.bin}, 0);
+    it->second += c.bytes;
     if (added && m_bytes.size() > m_maxRows)
     {
         throw std::runtime_error("ns3::LinkSampler: sampling every " +
@@ -96,12 +130,33 @@ LinkSampler::OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingIn
 }
 
 void
-LinkSampler::Write(ResultsDatabase& db, int64_t runId) const
+LinkSampler::CloseAll()
+{
+    for (uint32_t slot = 0; slot < m_current.size(); ++slot)
+    {
+        for (const Current& c : m_current[slot])
+        {
+            Close(slot, c);
+        }
+        m_current[slot].clear();
+    }
+}
+
+const std::map<std::tuple<uint32_t, uint8_t, int64_t, int64_t>, uint64_t>&
+LinkSampler::GetSamples()
+{
+    CloseAll();
+    return m_bytes;
+}
+
+void
+LinkSampler::Write(ResultsDatabase& db, int64_t runId)
 {
     if (!IsEnabled())
     {
         return;
     }
+    CloseAll();
     for (const auto& [key, bytes] : m_bytes)
     {
         const auto& [link, direction, job, bin] = key;

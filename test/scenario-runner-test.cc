@@ -12,6 +12,8 @@
 
 #include "scenario-run-test.h"
 
+#include "ns3/link-sampler.h"
+
 #include <functional>
 #include <gtest/gtest.h>
 #include <map>
@@ -379,7 +381,7 @@ TEST_F(ScenarioRunnerTest, LinkSamplesAddUpToTheLinkCountersPerJob)
     spec.attributes = {{"ns3::LinkSampler::Interval", "10us"}};
     spec.output.db = (m_dir / "samples.db").string();
     const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
-    Config::SetDefault("ns3::LinkSampler::Interval", TimeValue(Time(0)));
+    Config::SetDefault("ns3::LinkSampler::Interval", TimeValue(LinkSampler::DefaultInterval()));
     const std::string id = std::to_string(o.runIds.at(0));
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);

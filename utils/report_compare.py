@@ -25,6 +25,9 @@ HEAT_GRID_COLUMNS = 4
 # A change of training time under this fraction is no difference.
 NOISE = 0.001
 DISPLAY = {"mltcp": "MLTCP"}
+# The breakdown's columns in the comparison table, whose unit (ms) the note gives.
+SHORT = {"exposed DP": "DP", "exposed TP": "TP", "exposed PP": "PP", "exposed EP": "EP",
+         "exposed other": "other", "gate wait": "gate wait", "overlapped": "overlapped"}
 BACKEND_KEY = "json_extract(params_json, '$.backend')"
 
 
@@ -151,9 +154,9 @@ def part_change(before, after):
 def difference_sentence(scenario, variant, job, fair):
     mine, base = scenario.train_ns(variant, job), scenario.train_ns(fair, job)
     change = 1 - mine / base
-    verb = "saves" if change > 0 else "costs"
-    text = (f"{variant.label} {verb} {abs(change) * 100:.1f}% on job {job}: "
-            f"{ms(mine)} ms against fair's {ms(base)} ms")
+    what = (f"saves {change * 100:.1f}% on job {job}" if change > 0 else
+            f"adds {-change * 100:.1f}% to job {job}")
+    text = f"{variant.label} {what}: {ms(mine)} ms against fair's {ms(base)} ms"
     moved = part_change(scenario.breakdown(fair, job), scenario.breakdown(variant, job))
     if moved and abs(moved[2] - moved[1]) > 0:
         how = "falls" if moved[2] < moved[1] else "grows"
@@ -264,7 +267,7 @@ def section_jobs(scenario):
         parts.append(para("No breakdown: the runs have no iteration_times rows (an older "
                           "build, or no iteration finished)."))
     headers = ["job", "model", "policy", "training (ms)", "/ fair", "/ isolated",
-               *[f"{label} (ms)" for _, label in PARTS]]
+               *[SHORT.get(label, label) for _, label in PARTS]]
     rows = []
     for job in scenario.job_ids:
         for v in scenario.variants:
@@ -281,9 +284,11 @@ def section_jobs(scenario):
     parts += [tall_table(headers, rows, {0} | set(range(3, len(headers)))),
               para("Training time is a job's end - arrival; / fair and / isolated divide it "
                    "by the job's under fair sharing and alone (of the same seed and level). "
-                   "The parts are means over iterations of iteration_times; compute + "
-                   "exposed + gate wait + bubble = the iteration, overlapped is part of "
-                   "compute.", "note"), "</section>"]
+                   "The parts, in ms, are means over iterations of iteration_times: compute, "
+                   "overlapped (the part of compute beside communication), exposed "
+                   "communication by group (DP, TP, PP, EP, other), gate wait and bubble; "
+                   "compute + exposed + gate wait + bubble = the iteration.", "note"),
+              "</section>"]
     return "\n".join(parts)
 
 
@@ -324,8 +329,12 @@ def section_links(scenario):
     last = max(sampled.values())
     columns = min(HEAT_GRID_COLUMNS, len(drawn))
     rows = math.ceil(len(drawn) / columns)
+    height = 0.4 + rows * (0.7 + 0.12 * len(busy))
     fig, axes = plt.subplots(rows, columns, squeeze=False, sharey=True,
-                             figsize=(FIGURE_WIDTH, 0.8 + rows * (0.6 + 0.12 * len(busy))))
+                             figsize=(FIGURE_WIDTH, height))
+    # Room for the first column's link names on the left and one colour bar on the right.
+    fig.subplots_adjust(left=0.13, right=0.91, wspace=0.06, bottom=0.5 / height,
+                        top=1 - 0.3 / height, hspace=0.7 / (0.7 + 0.12 * len(busy)))
     image = None
     for k, (v, run) in enumerate(drawn):
         ax = axes[k // columns][k % columns]
@@ -342,7 +351,8 @@ def section_links(scenario):
     axes[0][0].set_yticks([i + 0.5 for i in range(len(busy))])
     axes[0][0].set_yticklabels([link_label(links, *key) for key in busy],
                                fontsize=6 if len(busy) > 20 else 7)
-    fig.colorbar(image, ax=axes, label="utilization", fraction=0.02, pad=0.01)
+    fig.colorbar(image, cax=fig.add_axes([0.93, 0.5 / height, 0.012, 1 - 0.8 / height]),
+                 label="utilization")
     caption = (f"One map per policy on the same rows (the {len(busy)} directed links that "
                "carried the most bytes over these runs), time axis and colour scale (0 to 1 "
                "of the link's rate, a sample above capped). isolated is left out: it is a run "

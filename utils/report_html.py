@@ -38,7 +38,7 @@ nav a { margin-right: 1em; }
 div.tall { overflow-y: auto; max-height: 40em; }
 div.tall table { font-size: 0.8em; }
 div.tall th { position: sticky; top: 0; }
-td, th { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
 """
 
 # Records in the DOM how many images decoded and whether anything is wider than the

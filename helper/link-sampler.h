@@ -6,6 +6,7 @@
 
 #include "roce-fabric-helper.h"
 
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/results-database.h"
@@ -29,8 +30,13 @@ namespace ns3
  * source ports from the NICs' SendStarted traces. PFC frames belong to no job.
  *
  * Per frame and hop it adds the bytes to the interval under way of the
- * frame's link, direction and job (a short scan of that link's jobs); an
- * interval's total goes into the samples when the next one begins.
+ * frame's link, direction and job: the job of the link's previous frame
+ * when the frame is of the same queue pair, else a lookup and a short scan
+ * of the link's jobs; the interval is counted by an event at its end (one
+ * per interval while frames go, none once an interval passes without any),
+ * not read from the clock per frame. A frame that starts at the very end
+ * of an interval may be counted in it or in the next. An interval's total
+ * goes into the samples when the next one begins.
  *
  * Results: `link_samples(run_id, link_id, direction, job_id, t_ns, tx_bytes)`,
  * direction 0 from the link's node_a to node_b (as in `links`), job_id NULL
@@ -74,6 +80,9 @@ class LinkSampler : public Object
     /// Write the samples as rows of run \p runId (inside the run's transaction).
     void Write(ResultsDatabase& db, int64_t runId);
 
+  protected:
+    void DoDispose() override;
+
   private:
     /// A job's interval under way on a link's direction.
     struct Current
@@ -83,18 +92,40 @@ class LinkSampler : public Object
         uint64_t bytes;
     };
 
+    /// A link's direction: its jobs' intervals under way, and its last
+    /// frame's queue pair (addresses, port, type) and entry of m_current.
+    struct Slot
+    {
+        std::vector<Current> current;
+        uint32_t srcIp{0};
+        uint32_t dstIp{0};
+        uint16_t srcPort{0};
+        uint16_t etherType{0};
+        std::size_t last{0};
+        bool seen{false};
+    };
+
     void OnSendStarted(uint32_t address, const RdmaMessageInfo& info);
     void OnTransmit(uint32_t link, uint8_t direction, const RoceForwardingInfo& info);
+    /// The job a frame belongs to (-1 for none).
+    int64_t JobOf(const RoceForwardingInfo& info) const;
+    /// The interval ends: count the next one if frames went in this one.
+    void Tick();
+    /// Read the interval from the clock and count from there.
+    void Restart();
     /// Move an interval under way into the samples.
     void Close(uint32_t slot, const Current& c);
     void CloseAll();
 
     Time m_interval;
-    int64_t m_intervalSteps{1}; ///< m_interval in time steps, when installed
-    uint64_t m_maxRows{0};      ///< ns3::InputLimits::MaxMonitorRows when installed
+    uint64_t m_maxRows{0}; ///< ns3::InputLimits::MaxMonitorRows when installed
+    int64_t m_bin{0};      ///< the interval under way, while m_ticking
+    bool m_ticking{false}; ///< a Tick is scheduled at the end of m_bin
+    bool m_active{false};  ///< frames went in m_bin
     std::unordered_map<uint64_t, int64_t> m_jobOf; ///< (address << 16 | UDP port) -> job
-    std::vector<std::vector<Current>> m_current;   ///< per link * 2 + direction
+    std::vector<Slot> m_slots;                     ///< per link * 2 + direction
     std::map<std::tuple<uint32_t, uint8_t, int64_t, int64_t>, uint64_t> m_bytes;
+    EventId m_tick;
 };
 
 } // namespace ns3

@@ -18,9 +18,13 @@ from results_runs import run_state
 
 MAX_HEAT_LINKS = 60
 MAX_PORTS = 4
-LINK_SAMPLES_HINT = ("run the example with --ns3::LinkSampler::Interval=100us, or set that "
-                     "attribute in the scenario's \"attributes\"")
-PORT_MONITOR_HINT = "run the example with --ns3::PortMonitor::Interval=10us"
+LINK_SAMPLES_HINT = ("packet-level runs sample their links every 1 ms by default; this one had "
+                     "it off (ns3::LinkSampler::Interval=0), ran at the flow level or on several "
+                     "MPI ranks, or was made by an older build. Run the example with "
+                     "--ns3::LinkSampler::Interval=100us for finer samples, or set that attribute "
+                     "in the scenario's \"attributes\"")
+PORT_MONITOR_HINT = ("packet-level runs sample their ports every 1 ms by default; run the "
+                     "example with --ns3::PortMonitor::Interval=10us for finer samples")
 
 
 def placement_summary(text, gpus_per_host):

@@ -23,8 +23,9 @@ namespace ns3
 /**
  * \ingroup collective-scheduling
  * \brief Samples the bytes every link carries, per direction and per job, in
- * intervals of Interval: on by default, every DefaultInterval() (coarse, at a
- * cost measured under 2% of a packet-level run's wall time; 0 turns it off).
+ * intervals of Interval: on by default, every DefaultInterval() (coarse; 0
+ * turns it off). Its cost is per frame and hop, whatever the interval: about
+ * 3% of a packet-level simulation's instructions (doc/seeing-a-run.md).
  * A frame belongs to the job whose queue pair sent it (data) or is
  * acknowledged by it (ACK, NAK, CNP): the sampler learns the jobs' UDP
  * source ports from the NICs' SendStarted traces. PFC frames belong to no job.

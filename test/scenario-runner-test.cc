@@ -406,6 +406,48 @@ TEST_F(ScenarioRunnerTest, LinkSamplesAddUpToTheLinkCountersPerJob)
     sqlite3_close(db);
 }
 
+TEST_F(ScenarioRunnerTest, SamplingIsOnByDefaultWherePacketsAreAndDroppedElsewhere)
+{
+    // Packet level: links and ports sampled every 1 ms without asking. Flow
+    // level: the default dropped (no rows, 0 in params_json), an interval
+    // asked for refused, naming the attribute.
+    ScenarioSpec spec = TwoJobsOneSpine(1000000, MicroSeconds(100), 2);
+    spec.output.db = (m_dir / "default.db").string();
+    const RunOutcome packet = ScenarioRunner(spec, "test").Run("fair");
+    spec.backend = "flow";
+    const RunOutcome flow = ScenarioRunner(spec, "test").Run("fair");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    const std::string p = std::to_string(packet.runIds.at(0));
+    const std::string f = std::to_string(flow.runIds.at(0));
+    EXPECT_GT(Count(db, "SELECT COUNT(*) FROM link_samples WHERE run_id=" + p), 0);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM link_samples WHERE t_ns % 1000000 <> 0"), 0);
+    EXPECT_EQ(Count(db,
+                    "SELECT json_extract(params_json, '$.sample_interval_ns') +"
+                    " json_extract(params_json, '$.monitorIntervalNs') FROM runs WHERE run_id=" +
+                        p),
+              2000000);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM link_samples WHERE run_id=" + f), 0);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM port_samples WHERE run_id=" + f), 0);
+    EXPECT_EQ(Count(db,
+                    "SELECT json_extract(params_json, '$.sample_interval_ns') +"
+                    " json_extract(params_json, '$.monitorIntervalNs') FROM runs WHERE run_id=" +
+                        f),
+              0);
+    sqlite3_close(db);
+    spec.attributes = {{"ns3::LinkSampler::Interval", "100us"}};
+    try
+    {
+        ScenarioRunner(spec, "test").Run("fair");
+        ADD_FAILURE() << "an interval asked for at the flow level was not refused";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("ns3::LinkSampler::Interval"), std::string::npos)
+            << e.what();
+    }
+}
+
 } // namespace
 
 TEST_F(ScenarioRunnerTest, RunsSideBySideWriteWhatRunsOneAfterTheOtherWrite)

@@ -64,6 +64,12 @@ Index(const std::string& text, uint32_t count, const std::string& attribute, con
 
 } // namespace
 
+Time
+PortMonitor::DefaultInterval()
+{
+    return MilliSeconds(1);
+}
+
 TypeId
 PortMonitor::GetTypeId()
 {
@@ -73,8 +79,9 @@ PortMonitor::GetTypeId()
             .SetGroupName("CollectiveScheduling")
             .AddConstructor<PortMonitor>()
             .AddAttribute("Interval",
-                          "Time between samples; 0 turns the monitors off.",
-                          TimeValue(Time(0)),
+                          "Time between samples; on by default (1 ms, where the run has "
+                          "packets on one process); 0 turns the monitors off.",
+                          TimeValue(DefaultInterval()),
                           MakeTimeAccessor(&PortMonitor::m_interval),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("Ports",

@@ -24,9 +24,9 @@ namespace ns3
 /**
  * \ingroup collective-scheduling
  * \brief Samples the fabric's ports, NICs and queue pairs every Interval
- * (off, 0, by default: then it schedules nothing and costs nothing), as
- * HPCC's and SimAI's monitors do, and hands each sample to the results
- * database as it is taken.
+ * (on by default, every DefaultInterval(), coarse; 0 turns it off: then it
+ * schedules nothing and costs nothing), as HPCC's and SimAI's monitors do,
+ * and hands each sample to the results database as it is taken.
  *
  * At the end of every interval, for every monitored port (each egress port
  * of a switch or a NIC; Ports selects them) and each traffic class:
@@ -67,9 +67,19 @@ class PortMonitor : public Object
     static TypeId GetTypeId();
     PortMonitor();
 
+    /// The Interval by default (1 ms): a sample costs a look at every port.
+    static Time DefaultInterval();
+
     bool IsEnabled() const
     {
         return m_interval.IsStrictlyPositive();
+    }
+
+    /// Whether Interval is the default: monitoring nobody asked for, which a
+    /// run that has no ports to sample drops instead of refusing.
+    bool IsDefault() const
+    {
+        return m_interval == DefaultInterval();
     }
 
     Time GetInterval() const

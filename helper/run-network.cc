@@ -11,6 +11,7 @@
 #include "ns3/double.h"
 #include "ns3/flow-network.h"
 #include "ns3/mltcp-dcqcn.h"
+#include "ns3/nstime.h"
 
 #include <stdexcept>
 
@@ -19,6 +20,21 @@ namespace ns3
 
 namespace
 {
+
+/// Where the run cannot sample packets: the samplers' default intervals are
+/// dropped (sampling is on by default only where it can be), an interval
+/// asked for is refused with \p why.
+void
+DropDefaultSampling(LinkSampler& sampler, PortMonitor& monitor, const std::string& why)
+{
+    if ((sampler.IsEnabled() && !sampler.IsDefault()) ||
+        (monitor.IsEnabled() && !monitor.IsDefault()))
+    {
+        throw std::runtime_error(why);
+    }
+    sampler.SetAttribute("Interval", TimeValue(Time(0)));
+    monitor.SetAttribute("Interval", TimeValue(Time(0)));
+}
 
 /// The packet level: NICs, queue pairs and switches (RoceFabric).
 class PacketRunNetwork : public RunNetwork
@@ -44,11 +60,13 @@ class PacketRunNetwork : public RunNetwork
         m_monitor = std::make_unique<RoceFlowMonitor>(m_fabric);
         run.StreamFlows(*m_monitor, m_spec.output.flowRows);
         faults.Install(m_fabric, m_spec.faults);
-        if ((sampler.IsEnabled() || monitor.IsEnabled()) && DistributedSize() > 1)
+        if (DistributedSize() > 1)
         {
-            throw std::runtime_error("link sampling (ns3::LinkSampler::Interval) and port "
-                                     "monitors (ns3::PortMonitor::Interval) are not combined "
-                                     "across MPI ranks: turn them off for a distributed run");
+            DropDefaultSampling(sampler,
+                                monitor,
+                                "link sampling (ns3::LinkSampler::Interval) and port "
+                                "monitors (ns3::PortMonitor::Interval) are not combined "
+                                "across MPI ranks: turn them off for a distributed run");
         }
         sampler.Install(m_fabric);
         monitor.Install(m_fabric, run.GetDatabase(), run.GetRunId(), workRemains);
@@ -96,7 +114,7 @@ class FlowRunNetwork : public RunNetwork
 
     void Instrument(SimulationRun& run,
                     FabricFaults& /* faults */,
-                    LinkSampler& /* sampler */,
+                    LinkSampler& sampler,
                     PortMonitor& monitor,
                     std::function<bool()> workRemains) override
     {
@@ -106,7 +124,18 @@ class FlowRunNetwork : public RunNetwork
         }
         run.StreamFlows(m_records, m_spec.output.flowRows);
         // The fabric has no frames, queues or pauses here: the monitors see
-        // the NVSwitches' ports only (given to them by the run).
+        // the NVSwitches' ports only (given to them by the run), and only
+        // when asked for. The default sampling is for packets: on a cluster
+        // of thousands of GPUs, every port every millisecond would outgrow
+        // InputLimits::MaxMonitorRows.
+        if (sampler.IsDefault())
+        {
+            sampler.SetAttribute("Interval", TimeValue(Time(0)));
+        }
+        if (monitor.IsDefault())
+        {
+            monitor.SetAttribute("Interval", TimeValue(Time(0)));
+        }
         monitor.Install(nullptr, run.GetDatabase(), run.GetRunId(), std::move(workRemains));
     }
 
@@ -147,6 +176,12 @@ WeighAsCongestionControl(FlowNetwork& network, const std::string& cc)
 }
 
 } // namespace
+
+bool
+SamplesPacketsByDefault(const ScenarioSpec& spec)
+{
+    return spec.backend == "packet" && DistributedSize() == 1;
+}
 
 std::unique_ptr<RunNetwork>
 MakeRunNetwork(const ScenarioSpec& spec,

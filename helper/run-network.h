@@ -66,6 +66,13 @@ class RunNetwork
 };
 
 /**
+ * Whether a run of \p spec samples packets by default (ns3::LinkSampler and
+ * ns3::PortMonitor at their default intervals): at the packet level, on one
+ * process. Elsewhere the default is dropped and an interval asked for refused.
+ */
+bool SamplesPacketsByDefault(const ScenarioSpec& spec);
+
+/**
  * The network of \p scenario's spec on \p topology, at the spec's level:
  * the packet-level RoCE fabric of \p fabricHelper (random streams fixed
  * from 0), or the flow-level model, with \p cc (what the NICs would run)

@@ -667,12 +667,15 @@ ScenarioRunner::RunParameters(const FabricTopology* topology,
     {
         params["hpccConfig"] = m_spec.fabric.hpccConfig;
     }
-    TimeValue sampleInterval;
-    CreateObject<LinkSampler>()->GetAttribute("Interval", sampleInterval);
-    params["sample_interval_ns"] = sampleInterval.Get().GetNanoSeconds();
-    TimeValue monitorInterval;
-    CreateObject<PortMonitor>()->GetAttribute("Interval", monitorInterval);
-    params["monitorIntervalNs"] = monitorInterval.Get().GetNanoSeconds();
+    // The intervals the run samples at: a default one only where it samples
+    // packets (RunNetwork drops it elsewhere, and refuses one asked for).
+    const bool byDefault = SamplesPacketsByDefault(m_spec);
+    Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
+    params["sample_interval_ns"] =
+        byDefault || !sampler->IsDefault() ? sampler->GetInterval().GetNanoSeconds() : 0;
+    Ptr<PortMonitor> monitor = CreateObject<PortMonitor>();
+    params["monitorIntervalNs"] =
+        byDefault || !monitor->IsDefault() ? monitor->GetInterval().GetNanoSeconds() : 0;
     return params.dump();
 }
 

@@ -12,6 +12,8 @@
 
 #include "scenario-run-test.h"
 
+#include "ns3/link-sampler.h"
+
 #include <functional>
 #include <gtest/gtest.h>
 #include <map>
@@ -379,7 +381,7 @@ TEST_F(ScenarioRunnerTest, LinkSamplesAddUpToTheLinkCountersPerJob)
     spec.attributes = {{"ns3::LinkSampler::Interval", "10us"}};
     spec.output.db = (m_dir / "samples.db").string();
     const RunOutcome o = ScenarioRunner(spec, "test").Run("fair");
-    Config::SetDefault("ns3::LinkSampler::Interval", TimeValue(Time(0)));
+    Config::SetDefault("ns3::LinkSampler::Interval", TimeValue(LinkSampler::DefaultInterval()));
     const std::string id = std::to_string(o.runIds.at(0));
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
@@ -405,6 +407,49 @@ TEST_F(ScenarioRunnerTest, LinkSamplesAddUpToTheLinkCountersPerJob)
                     "SELECT SUM(tx_bytes) FROM link_samples WHERE link_id=0 AND job_id=0 AND "
                     "direction=0 AND kind='fabric'"),
               2 * 1000000 / 2);
+    sqlite3_close(db);
+}
+
+TEST_F(ScenarioRunnerTest, SamplingIsOnByDefaultWherePacketsAreAndDroppedElsewhere)
+{
+    // Packet level: links and ports sampled every 1 ms without asking. Flow
+    // level: the default dropped (no rows, 0 in params_json); an interval
+    // asked for samples the NVSwitches' ports only (none here: one GPU a
+    // host), never a fabric link.
+    ScenarioSpec spec = TwoJobsOneSpine(1000000, MicroSeconds(100), 2);
+    spec.output.db = (m_dir / "default.db").string();
+    const RunOutcome packet = ScenarioRunner(spec, "test").Run("fair");
+    spec.backend = "flow";
+    const RunOutcome flow = ScenarioRunner(spec, "test").Run("fair");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    const std::string p = std::to_string(packet.runIds.at(0));
+    const std::string f = std::to_string(flow.runIds.at(0));
+    EXPECT_GT(Count(db, "SELECT COUNT(*) FROM link_samples WHERE run_id=" + p), 0);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM link_samples WHERE t_ns % 1000000 <> 0"), 0);
+    EXPECT_EQ(Count(db,
+                    "SELECT json_extract(params_json, '$.sample_interval_ns') +"
+                    " json_extract(params_json, '$.monitorIntervalNs') FROM runs WHERE run_id=" +
+                        p),
+              2000000);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM link_samples WHERE run_id=" + f), 0);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM port_samples WHERE run_id=" + f), 0);
+    EXPECT_EQ(Count(db,
+                    "SELECT json_extract(params_json, '$.sample_interval_ns') +"
+                    " json_extract(params_json, '$.monitorIntervalNs') FROM runs WHERE run_id=" +
+                        f),
+              0);
+    sqlite3_close(db);
+    spec.attributes = {{"ns3::LinkSampler::Interval", "100us"}};
+    const RunOutcome asked = ScenarioRunner(spec, "test").Run("fair");
+    ASSERT_EQ(sqlite3_open(spec.output.db.c_str(), &db), SQLITE_OK);
+    const std::string a = std::to_string(asked.runIds.at(0));
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM link_samples WHERE run_id=" + a), 0);
+    EXPECT_EQ(
+        Count(db,
+              "SELECT json_extract(params_json, '$.sample_interval_ns') FROM runs WHERE run_id=" +
+                  a),
+        100000);
     sqlite3_close(db);
 }
 

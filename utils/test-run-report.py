@@ -35,16 +35,13 @@ UTILS = Path(__file__).resolve().parent
 SCRIPT = UTILS / "run-report.py"
 sys.path.insert(0, str(UTILS))
 import results_test_schema  # noqa: E402  (after the path it is found on)
+from report_test_browser import (CHROMIUM, NO_CHROMIUM, console_errors,  # noqa: E402
+                                 images_loaded, non_background, open_page, sideways)
 from results_test_schema import side_files, to_wal  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 HEADINGS = ["1. Run parameters and outcome", "2. Jobs", "3. Job Gantt chart",
             "4. Link utilization", "5. Queues and PFC of the busiest ports", "6. Timeline"]
-CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"),
-                             "/usr/bin/chromium") if p and os.access(p, os.X_OK)), None)
-# Any console message: this page writes none, and Chromium logs console.error() at
-# INFO level ("INFO:CONSOLE:3"), so a level filter would miss it.
-CONSOLE_LINE = re.compile(r":CONSOLE[:(]|Uncaught")
 
 SCHEMA = results_test_schema.BASE
 
@@ -126,6 +123,14 @@ def add_complete_run(conn):
     for (job, it), (start, ready, comm_start, comm_end) in ITERATIONS.items():
         if job == 2:
             continue  # job 2 is drawn from iterations
+        if job == 1:  # two stages: ranks 4-7 compute less and wait (a bubble)
+            spans += [(job, it, 0, "compute", "fwd-bwd", "none", None, 0, "0-3", 0, start,
+                       start, ready),
+                      (job, it, 2, "compute", "fwd-bwd", "none", None, 0, "4-7", 0, start,
+                       start, ready - 200_000),
+                      (job, it, 1, "collective", "grads", "dp", "ring", 1_000_000, "0,4", 1,
+                       ready - 100_000, comm_start - 100_000, comm_end)]
+            continue
         spans += [(job, it, 0, "compute", "fwd-bwd", "none", None, 0, "0-3", 0, start, start,
                    ready),
                   (job, it, 1, "collective", "grads", "dp", "ring", 1_000_000, "0-3", 1,
@@ -231,9 +236,15 @@ def section_text(page, anchor):
 
 
 def job_rows(parser):
-    """Rows of the jobs table as dicts keyed by the header cells."""
-    rows = parser.tables["jobs"]
-    return {row[0]: dict(zip(rows[0], row)) for row in rows[1:]}
+    """Rows of the jobs section's tables (the jobs, then their breakdown) as dicts keyed
+    by the header cells, a job's rows of both tables merged."""
+    jobs, headers = {}, None
+    for row in parser.tables["jobs"]:
+        if row[0] == "job":
+            headers = row
+        else:
+            jobs.setdefault(row[0], {}).update(zip(headers, row))
+    return jobs
 
 
 class ReportTest(unittest.TestCase):
@@ -301,7 +312,7 @@ class ReportTest(unittest.TestCase):
 
     def test_images_are_valid_pngs_with_alt_text(self):
         images = parse(self.page).images
-        self.assertEqual(len(images), 3)  # Gantt, links, ports
+        self.assertEqual(len(images), 4)  # breakdown, Gantt, links, ports
         for attrs in images:
             self.assertTrue(attrs.get("alt"), attrs.get("src", "")[:40])
             prefix = "data:image/png;base64,"
@@ -318,6 +329,20 @@ class ReportTest(unittest.TestCase):
                 self.assertTrue(target.startswith(("#", "data:")) or target == "timeline.json",
                                 (tag, target))
         self.assertNotRegex(self.page, r"(src|href)=\"(https?:)?//")
+
+    def test_breakdown_is_a_stacked_bar_chart_above_its_table(self):
+        jobs = self.page[self.page.index('<section id="jobs">'):]
+        chart = jobs.index('alt="Stacked bars of the mean iteration of each of the 3 jobs')
+        self.assertLess(chart, jobs.index("<th>exposed DP (ms)</th>"))
+
+    def test_gantt_has_a_row_per_rank_group_of_a_staged_job(self):
+        """Job 1 computes in two groups of ranks (0-3 and 4-7): a row each, job 0 (one group)
+        and job 2 (no op spans) a row of their own."""
+        gantt = [a["alt"] for a in parse(self.page).images if a["alt"].startswith("Gantt")]
+        self.assertEqual(len(gantt), 1)
+        self.assertIn("in 4 rows (job 0 (gpt2-124m); job 1 (llama-7b) ranks 0-3; ranks 4-7; "
+                      "job 2 (pythia-1b))", gantt[0])
+        self.assertIn("a row per group, named by its ranks", section_text(self.page, "gantt"))
 
     def test_plots_say_what_they_show(self):
         self.assertIn("op_spans", section_text(self.page, "gantt"))
@@ -354,6 +379,8 @@ class OtherRunsTest(unittest.TestCase):
         utils.mkdir()
         for name in ("run-report.py", "plot_common.py", "results_runs.py", "cli_paths.py"):
             shutil.copy(UTILS / name, utils / name)
+        for module in UTILS.glob("report_*.py"):
+            shutil.copy(module, utils / module.name)
         if timeline_source is not None:
             (utils / "timeline.py").write_text(timeline_source)
         return utils / "run-report.py"
@@ -666,10 +693,9 @@ def make_large_database(path, links, samples, ports, spans):
     conn.close()
 
 
-@unittest.skipUnless(CHROMIUM, "no Chromium binary (chromium, chromium-browser or "
-                               "/usr/bin/chromium; Debian: apt-get install chromium)")
+@unittest.skipUnless(CHROMIUM, NO_CHROMIUM)
 class ChromiumTest(unittest.TestCase):
-    """The page of the complete run as headless Chromium renders it."""
+    """The page of the complete run as headless Chromium renders it, 1,280 pixels wide."""
 
     @classmethod
     def setUpClass(cls):
@@ -681,62 +707,44 @@ class ChromiumTest(unittest.TestCase):
         cls.page = cls.dir / "out" / "index.html"
         cls.screenshot = cls.dir / "page.png"
         # One browser start for the screenshot, the DOM after load and the console log.
-        cls.dom, cls.log = cls.open(cls.page, "--hide-scrollbars", "--window-size=1280,2400",
-                                    f"--screenshot={cls.screenshot}")
+        cls.dom, cls.log = open_page(cls.page, cls.dir, "--hide-scrollbars",
+                                     f"--screenshot={cls.screenshot}")
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    @classmethod
-    def open(cls, page, *extra):
-        """Chromium's DOM dump (stdout) and log (stderr) of `page`, a fresh profile each time."""
-        profile = tempfile.mkdtemp(prefix="profile-", dir=cls.dir)
-        result = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
-             "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", *extra,
-             "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
-        return result.stdout, result.stderr
-
-    @staticmethod
-    def console_errors(log):
-        return [line for line in log.splitlines() if CONSOLE_LINE.search(line)]
-
-    @staticmethod
-    def images_loaded(dom):
-        body = re.search(r"<body[^>]*>", dom)
-        loaded = re.search(r'data-images-loaded="(\d+)"', body.group(0)) if body else None
-        total = re.search(r'data-images-total="(\d+)"', body.group(0)) if body else None
-        return (int(loaded.group(1)), int(total.group(1))) if loaded and total else None
-
     def test_screenshot_is_not_blank(self):
-        pixels = mpimg.imread(self.screenshot)
-        self.assertEqual(pixels.shape[:2], (2400, 1280))
-        rgb = pixels[:, :, :3]
-        background = rgb[0, 0]
-        differs = (abs(rgb - background).max(axis=2) > 0.1).mean()
+        differs, shape = non_background(self.screenshot)
+        self.assertEqual(shape, (2400, 1280))
         self.assertGreater(differs, 0.05, f"only {differs:.1%} of the pixels are not background")
 
     def test_every_image_loaded(self):
-        self.assertEqual(self.images_loaded(self.dom), (3, 3), self.dom[:300])
+        self.assertEqual(images_loaded(self.dom), (4, 4), self.dom[:300])
 
     def test_no_console_errors(self):
-        self.assertEqual(self.console_errors(self.log), [])
+        self.assertEqual(console_errors(self.log), [])
+
+    def test_no_horizontal_scroll_bar(self):
+        self.assertEqual(sideways(self.dom), (0, 0))
 
     def test_the_checks_catch_errors(self):
-        """An error and a broken image injected on purpose into a copy of the page are seen."""
+        """An error, a broken image and a box too wide injected on purpose into a copy of
+        the page are seen."""
         page = self.page.read_text()
         broken = re.sub(r'src="data:image/png;base64,[^"]*"', 'src="data:image/png;base64,AAAA"',
                         page, count=1)
         injected = self.page.with_name("injected.html")
         injected.write_text(broken.replace(
             "</body>", '<script>console.error("injected");</script>\n'
-                       "<script>undefinedFunction();</script>\n</body>"))
-        dom, log = self.open(injected)
-        errors = self.console_errors(log)
+                       "<script>undefinedFunction();</script>\n"
+                       '<div style="width: 1400px">too wide</div>\n</body>'))
+        dom, log = open_page(injected, self.dir)
+        errors = console_errors(log)
         self.assertTrue(any("Uncaught" in e and "undefinedFunction" in e for e in errors), log)
         self.assertTrue(any("injected" in e for e in errors), log)
-        self.assertEqual(self.images_loaded(dom), (2, 3))
+        self.assertEqual(images_loaded(dom), (3, 4))
+        self.assertGreater(sideways(dom)[0], 0)
 
 
 if __name__ == "__main__":

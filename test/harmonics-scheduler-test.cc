@@ -845,39 +845,4 @@ TEST(HarmonicsPlannerTest, CoordinatorTakesTheJointRouteAmongEqualChoices)
     EXPECT_EQ(lowest.plan.start.at({1, 0}), 2);
 }
 
-TEST(HarmonicsPlannerTest, CoordinatorPrefersTheJointRouteToBalanceAtEqualFinish)
-{
-    // Job 0's ring takes half of a link on either spine; traffic outside the
-    // plan holds 30% of spine 0's uplinks all horizon long. Both routes start
-    // at once and finish together; spine 1 balances the uplinks better, but
-    // the joint assignment, which weighs every job's bytes and not only the
-    // planned ones, put the ring on spine 0: at equal finish it wins.
-    PlanInstance in;
-    in.horizon = 8;
-    PlanCollective a = CrossColl(0, 2, 1, 0, 0);
-    for (auto* usage : {&a.usage, &a.alternatives[0].usage})
-    {
-        for (auto& [link, share] : *usage)
-        {
-            share = 0.5;
-        }
-    }
-    a.jointRoute = 0;
-    in.jobs = {Job(0, 1, {a})};
-    for (uint32_t link : {Up(0, 0), Down(1, 0), Up(1, 0), Down(0, 0)})
-    {
-        in.reserved[link] = std::vector<double>(in.horizon, 0.3);
-    }
-    const CoordinatorPlan c = PlanCoordinator(in, TwoRacksTwoSpines());
-    std::string why;
-    EXPECT_TRUE(CheckPlan(in, c.plan, &why)) << why;
-    EXPECT_EQ(c.plan.start.at({0, 0}), 0);
-    EXPECT_EQ(c.plan.RouteOf(0, 0), 0u);
-    // Without the joint hint, balance takes spine 1.
-    in.jobs[0].collectives[0].jointRoute = -1;
-    const CoordinatorPlan balanced = PlanCoordinator(in, TwoRacksTwoSpines());
-    EXPECT_EQ(balanced.plan.start.at({0, 0}), 0);
-    EXPECT_EQ(balanced.plan.RouteOf(0, 0), 1u);
-}
-
 } // namespace

@@ -184,10 +184,10 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
     out.plan.method = "coordinator";
     PlaceInSmithsOrder(instance, ledger, out.plan, [&](const PlanCollective& c, int64_t earliest) {
         out.choices += c.Routes() * static_cast<uint64_t>(horizon);
-        // (finish, not the joint route, peak uplink load, route) of the best choice so far.
-        std::tuple<int64_t, bool, double, uint32_t> best{std::numeric_limits<int64_t>::max(),
-                                                         true,
+        // (finish, peak uplink load, not the joint route, route) of the best choice so far.
+        std::tuple<int64_t, double, bool, uint32_t> best{std::numeric_limits<int64_t>::max(),
                                                          0.0,
+                                                         true,
                                                          0};
         int64_t start = horizon;
         for (int64_t s = earliest; s < horizon && s + ShortestDuration(c) < std::get<0>(best); ++s)
@@ -200,9 +200,9 @@ PlanCoordinator(const PlanInstance& instance, const RackUplinks& uplinks)
                     continue;
                 }
                 const bool notJoint = static_cast<int32_t>(r) != c.jointRoute;
-                const std::tuple<int64_t, bool, double, uint32_t> mine{s + c.Duration(r),
-                                                                       notJoint,
+                const std::tuple<int64_t, double, bool, uint32_t> mine{s + c.Duration(r),
                                                                        peak,
+                                                                       notJoint,
                                                                        r};
                 if (mine < best)
                 {

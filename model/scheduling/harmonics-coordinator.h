@@ -52,14 +52,11 @@ struct CoordinatorPlan
  * candidate when the route's load fits the aggregates and the other links
  * over its duration; the spine assignment then keeps, among the candidates,
  * those whose route leaves every single uplink within its capacity, and
- * takes the one that finishes first, then the route of the joint
- * least-loaded assignment (PlanCollective::jointRoute), then the one whose
- * most loaded uplink ends least loaded (balance), then the lowest route. The
- * joint assignment goes before balance: it weighs every job's bytes of a
- * whole iteration, planned or not, where the aggregates hold only the
- * collectives planned within the horizon (an LLM job's iteration-long
- * communication, set back on its balanced route, met the jobs the joint
- * assignment had kept it apart from). Every rack the
+ * takes the one that finishes first, then the one whose most loaded uplink
+ * ends least loaded (balance), then the route of the joint least-loaded
+ * assignment (PlanCollective::jointRoute: taking the lowest route there let
+ * the first ring placed block the next one's only free spine), then the
+ * lowest route. Every rack the
  * collective touches starts it at that slot (one gate per job). Nothing
  * fits: deferred past the horizon. Light by design: per collective, slots x
  * routes checks on a few aggregates and the links of one route.

@@ -331,12 +331,14 @@ RunCluster(const RunSetting& setting,
     }
     Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
     Ptr<PortMonitor> monitor = CreateObject<PortMonitor>();
-    // The servers' NVSwitches are the cluster's, at either level.
-    sampler->InstallNvSwitch(cluster->GetNvSwitch());
+    // The servers' NVSwitches are the cluster's, at either level. The port
+    // monitor takes them before the network installs it; the sampler after
+    // the network has dropped a default it cannot use.
     monitor->AddNvSwitch(cluster->GetNvSwitch());
     network.Instrument(run, *faults, *sampler, *monitor, [cluster, n = jobs.size()]() {
         return cluster->GetFinishedJobs() + cluster->GetFailedJobs() < n;
     });
+    sampler->InstallNvSwitch(cluster->GetNvSwitch());
     if (out)
     {
         *out << spec.topology.kind << " (" << spec.backend

@@ -196,6 +196,17 @@ TEST(EcmpRoutes, MatchesBruteForceOnGeneratedFabrics)
     CheckAgainstBruteForce(MakeFatTree(k8));
     CheckAgainstBruteForce(MakeRailOptimized(SmallRails()));
     CheckAgainstBruteForce(MakeRailOptimized(RailOptimizedParams{}));
+    // 72 edge switches: more prefixes than one batched search serves (64).
+    FatTreeParams k12;
+    k12.k = 12;
+    CheckAgainstBruteForce(MakeFatTree(k12));
+    // Spines with 80 ports to switches: more than a 64-bit port mask holds.
+    LeafSpineParams wide;
+    wide.leaves = 40;
+    wide.spines = 2;
+    wide.hostsPerLeaf = 1;
+    wide.linksPerLeafSpine = 2;
+    CheckAgainstBruteForce(MakeLeafSpine(wide));
 }
 
 TEST(EcmpRoutes, MatchesBruteForceOnIrregularGraphs)

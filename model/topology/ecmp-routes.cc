@@ -3,12 +3,15 @@
  */
 #include "ecmp-routes.h"
 
+#include "batched-switch-routes.h"
+
 #include "ns3/run-interruption.h"
 
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -66,11 +69,26 @@ class EcmpRoutes::Computation
         m_intactDist.resize(nNodes);
         m_upDist.resize(nNodes);
         m_queue.reserve(nNodes);
+        std::vector<uint32_t> batch;
         for (uint32_t p = 0; p < m_prefixes.size(); ++p)
         {
             // A large fabric's routes take a while: a signal stops them here.
             ThrowIfInterrupted();
-            RoutePrefix(p);
+            if (!m_prefixes[p].edge)
+            {
+                RouteHostPrefix(p);
+                continue;
+            }
+            batch.push_back(p);
+            if (batch.size() == BatchedSwitchRoutes::kBatch)
+            {
+                RouteEdgePrefixes(batch);
+                batch.clear();
+            }
+        }
+        if (!batch.empty())
+        {
+            RouteEdgePrefixes(batch);
         }
         // Each host's own group at its edge switch (the switch's word says "local").
         for (uint32_t h = 0; h < m_routes.m_nHosts; ++h)
@@ -92,8 +110,13 @@ class EcmpRoutes::Computation
     /// Hop counts from every node to \p target over switches (and \p target),
     /// over the links that are up if \p upOnly.
     void Distances(uint32_t target, bool upOnly, std::vector<uint32_t>& dist);
-    /// Every switch's group and hop count for prefix \p p.
-    void RoutePrefix(uint32_t p);
+    /// Every switch's groups and hop counts for edge switches' prefixes \p batch
+    /// (at most BatchedSwitchRoutes::kBatch).
+    void RouteEdgePrefixes(const std::vector<uint32_t>& batch);
+    /// Every switch's group and hop count for prefix \p p of one host.
+    void RouteHostPrefix(uint32_t p);
+    /// Record switch \p s's hop count \p hops (kInfinity: unreachable) for prefix \p p.
+    void StoreHops(uint32_t s, uint32_t p, uint32_t hops);
     /// \return the id of \p ports in switch \p s's groups, added if new
     uint16_t Intern(uint32_t s, const std::vector<uint16_t>& ports);
 
@@ -102,15 +125,17 @@ class EcmpRoutes::Computation
     const std::vector<bool>& m_linkDown;
     const bool m_degraded;
 
-    std::vector<uint32_t> m_switches;  ///< switch index -> node id
-    std::vector<bool> m_isHost;        ///< by node id
-    PortLists m_switchNeighbours;      ///< by node id: ports to switches (searches)
-    PortLists m_switchPorts;           ///< by switch index: ports to switches
-    PortLists m_allPorts;              ///< by switch index: every port
-    std::vector<Prefix> m_prefixes;    ///< by prefix id
-    std::vector<uint16_t> m_lastGroup; ///< by switch index: the group interned last
+    std::vector<uint32_t> m_switches;               ///< switch index -> node id
+    std::vector<bool> m_isHost;                     ///< by node id
+    PortLists m_switchNeighbours;                   ///< by node id: ports to switches (searches)
+    std::unique_ptr<BatchedSwitchRoutes> m_batches; ///< searches for edge switches' prefixes
+    std::vector<uint64_t> m_lastMask;               ///< by switch index: the port mask seen last
+    std::vector<uint16_t> m_maskGroup;              ///< by switch index: its group
+    PortLists m_allPorts;                           ///< by switch index: every port, by node id
+    std::vector<Prefix> m_prefixes;                 ///< by prefix id
+    std::vector<uint16_t> m_lastGroup;              ///< by switch index: the group interned last
     std::vector<std::map<std::vector<uint16_t>, uint16_t>> m_groupIds; ///< by switch index
-    std::vector<uint32_t> m_intactDist; ///< by node id, for the prefix being routed
+    std::vector<uint32_t> m_intactDist; ///< by node or switch index, for the prefix being routed
     std::vector<uint32_t> m_upDist;     ///< the same over the links that are up
     std::vector<uint32_t> m_queue;      ///< the searches' queue
     std::vector<uint16_t> m_ports;      ///< the group being built
@@ -141,6 +166,8 @@ EcmpRoutes::Computation::IndexNodes()
         m_routes.m_tableOfNode[node] = static_cast<int32_t>(m_switches.size());
         m_switches.push_back(node);
     }
+    std::vector<uint32_t> switchBegin{0};
+    std::vector<BatchedSwitchRoutes::Port> switchPorts;
     for (uint32_t node = 0; node < nNodes; ++node)
     {
         const std::vector<uint32_t>& links = m_topo.AdjacentLinks(node);
@@ -154,7 +181,8 @@ EcmpRoutes::Computation::IndexNodes()
                 m_switchNeighbours.ports.push_back(port);
                 if (!m_isHost[node])
                 {
-                    m_switchPorts.ports.push_back(port);
+                    const uint32_t peer = m_routes.m_tableOfNode[port.peer];
+                    switchPorts.push_back(BatchedSwitchRoutes::Port{peer, port.port, port.down});
                 }
             }
             if (!m_isHost[node])
@@ -165,10 +193,14 @@ EcmpRoutes::Computation::IndexNodes()
         m_switchNeighbours.begin.push_back(m_switchNeighbours.ports.size());
         if (!m_isHost[node])
         {
-            m_switchPorts.begin.push_back(m_switchPorts.ports.size());
+            switchBegin.push_back(switchPorts.size());
             m_allPorts.begin.push_back(m_allPorts.ports.size());
         }
     }
+    m_batches =
+        std::make_unique<BatchedSwitchRoutes>(std::move(switchBegin), std::move(switchPorts));
+    m_lastMask.assign(m_switches.size(), 0);
+    m_maskGroup.assign(m_switches.size(), 0);
 
     m_routes.m_tables.resize(m_switches.size());
     m_groupIds.resize(m_switches.size());
@@ -237,7 +269,7 @@ EcmpRoutes::Computation::Distances(uint32_t target, bool upOnly, std::vector<uin
 {
     // Breadth first from the target; hosts are never entered, so no path
     // passes through one (the target host is where paths end).
-    std::fill(dist.begin(), dist.end(), kInfinity);
+    dist.assign(m_topo.GetNNodes(), kInfinity);
     dist[target] = 0;
     m_queue.clear();
     m_queue.push_back(target);
@@ -257,44 +289,75 @@ EcmpRoutes::Computation::Distances(uint32_t target, bool upOnly, std::vector<uin
 }
 
 void
-EcmpRoutes::Computation::RoutePrefix(uint32_t p)
+EcmpRoutes::Computation::RouteEdgePrefixes(const std::vector<uint32_t>& batch)
+{
+    // The hosts' next hops are their edge switch's everywhere else, and their
+    // hop count one more: searches over the switches alone.
+    std::vector<uint32_t> targets;
+    uint64_t intactOnly = 0;
+    for (uint32_t j = 0; j < batch.size(); ++j)
+    {
+        const Prefix& prefix = m_prefixes[batch[j]];
+        targets.push_back(m_routes.m_tableOfNode[prefix.target]);
+        intactOnly |= uint64_t{prefix.intactOnly} << j;
+    }
+    m_batches->Search(targets, intactOnly, m_degraded);
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        const BatchedSwitchRoutes::Routes& r = m_batches->Visit(s);
+        SwitchTable& table = m_routes.m_tables[s];
+        for (uint32_t j = 0; j < batch.size(); ++j)
+        {
+            const uint32_t p = batch[j];
+            if ((r.self >> j) & 1)
+            {
+                table.groupOf[p] = kLocalGroup;
+                table.hops[p] = 1;
+                continue;
+            }
+            const bool reached = r.hops[j] != BatchedSwitchRoutes::kUnreachable;
+            StoreHops(s, p, reached ? r.hops[j] + 1 : kInfinity);
+            // Consecutive prefixes mostly share a group: compare port masks first.
+            if (!r.wide && r.portMask[j] == m_lastMask[s])
+            {
+                table.groupOf[p] = m_maskGroup[s];
+                continue;
+            }
+            m_ports.clear();
+            m_batches->AppendPorts(j, m_ports);
+            table.groupOf[p] = Intern(s, m_ports);
+            if (!r.wide)
+            {
+                m_lastMask[s] = r.portMask[j];
+                m_maskGroup[s] = table.groupOf[p];
+            }
+        }
+    }
+}
+
+void
+EcmpRoutes::Computation::RouteHostPrefix(uint32_t p)
 {
     const Prefix prefix = m_prefixes[p];
-    // A switch's hop count to an edge switch's hosts is one more than to the switch.
-    const uint32_t offset = prefix.edge ? 1 : 0;
     const bool mayRouteAround = m_degraded && !prefix.intactOnly;
     Distances(prefix.target, false, m_intactDist);
     if (mayRouteAround)
     {
         Distances(prefix.target, true, m_upDist);
     }
-    // Towards an edge switch's hosts only switches relay; towards a host, its own ports too.
-    const PortLists& ports = prefix.edge ? m_switchPorts : m_allPorts;
     for (uint32_t s = 0; s < m_switches.size(); ++s)
     {
         const uint32_t node = m_switches[s];
-        SwitchTable& table = m_routes.m_tables[s];
-        if (prefix.edge && node == prefix.target)
-        {
-            table.groupOf[p] = kLocalGroup;
-            table.hops[p] = 1;
-            continue;
-        }
-        // Over the links that are up where they reach the prefix, else as if intact.
         const bool routeAround = mayRouteAround && m_upDist[node] != kInfinity;
         const std::vector<uint32_t>& dist = routeAround ? m_upDist : m_intactDist;
         const uint32_t d = dist[node];
         m_ports.clear();
         if (d != kInfinity)
         {
-            if (d + offset >= kNoHops)
+            for (uint32_t i = m_allPorts.begin[s]; i < m_allPorts.begin[s + 1]; ++i)
             {
-                throw std::runtime_error("ECMP routes: switch '" + m_topo.GetNode(node).name +
-                                         "' is more than 254 hops from a host");
-            }
-            for (uint32_t i = ports.begin[s]; i < ports.begin[s + 1]; ++i)
-            {
-                const PortPeer& port = ports.ports[i];
+                // Towards a host, its own ports relay too; no other host's.
+                const PortPeer& port = m_allPorts.ports[i];
                 const bool forwards = (!m_isHost[port.peer] || port.peer == prefix.target) &&
                                       !(routeAround && port.down);
                 if (forwards && dist[port.peer] + 1 == d)
@@ -303,9 +366,20 @@ EcmpRoutes::Computation::RoutePrefix(uint32_t p)
                 }
             }
         }
-        table.hops[p] = d == kInfinity ? kNoHops : static_cast<uint8_t>(d + offset);
-        table.groupOf[p] = Intern(s, m_ports);
+        StoreHops(s, p, d);
+        m_routes.m_tables[s].groupOf[p] = Intern(s, m_ports);
     }
+}
+
+void
+EcmpRoutes::Computation::StoreHops(uint32_t s, uint32_t p, uint32_t hops)
+{
+    if (hops != kInfinity && hops >= kNoHops)
+    {
+        throw std::runtime_error("ECMP routes: switch '" + m_topo.GetNode(m_switches[s]).name +
+                                 "' is more than 254 hops from a host");
+    }
+    m_routes.m_tables[s].hops[p] = hops == kInfinity ? kNoHops : static_cast<uint8_t>(hops);
 }
 
 uint16_t

@@ -6,9 +6,12 @@
 
 // Shortest-path ECMP next hops towards one host, computed from the link list
 // alone by a breadth-first search written here: it shares no code with
-// EcmpRoutes, so the tests can hold the routes against it.
+// EcmpRoutes, so the tests can hold the routes against it. And the small
+// fabrics the route tests share.
 
 #include "ns3/fabric-topology.h"
+#include "ns3/leaf-spine-topology.h"
+#include "ns3/rail-optimized-topology.h"
 
 #include <cstdint>
 #include <deque>
@@ -132,6 +135,31 @@ BruteForceRoutesTo(const FabricTopology& topo, uint32_t dest, const std::vector<
         }
     }
     return r;
+}
+
+/// 4 servers of 4 GPUs in 2 rail groups, 3 spines, 2 links per rail leaf and spine.
+inline RailOptimizedParams
+SmallRails()
+{
+    RailOptimizedParams rails;
+    rails.servers = 4;
+    rails.gpusPerServer = 4;
+    rails.serversPerGroup = 2;
+    rails.spines = 3;
+    rails.linksPerRailSpine = 2;
+    return rails;
+}
+
+/// A leaf-spine with \p links parallel links between each leaf and spine.
+inline LeafSpineParams
+SmallLeafSpine(uint32_t leaves, uint32_t spines, uint32_t hostsPerLeaf, uint32_t links)
+{
+    LeafSpineParams params;
+    params.leaves = leaves;
+    params.spines = spines;
+    params.hostsPerLeaf = hostsPerLeaf;
+    params.linksPerLeafSpine = links;
+    return params;
 }
 
 } // namespace test

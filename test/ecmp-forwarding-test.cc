@@ -177,19 +177,8 @@ TEST_F(EcmpForwardingTest, PathsFollowBruteForceRoutesOnEveryFabric)
     FatTreeParams ft;
     ft.k = 4;
     CheckPaths(MakeFatTree(ft));
-    RailOptimizedParams rails;
-    rails.servers = 4;
-    rails.gpusPerServer = 4;
-    rails.serversPerGroup = 2;
-    rails.spines = 3;
-    rails.linksPerRailSpine = 2;
-    CheckPaths(MakeRailOptimized(rails));
-    LeafSpineParams ls;
-    ls.leaves = 3;
-    ls.spines = 2;
-    ls.hostsPerLeaf = 3;
-    ls.linksPerLeafSpine = 2;
-    CheckPaths(MakeLeafSpine(ls));
+    CheckPaths(MakeRailOptimized(SmallRails()));
+    CheckPaths(MakeLeafSpine(SmallLeafSpine(3, 2, 3, 2)));
 }
 
 TEST_F(EcmpForwardingTest, PermutationWithAFaultRunsTheSameOnRoutesPerPrefixAndPerHost)

@@ -25,6 +25,8 @@ using namespace ns3;
 using ns3::test::BruteForceRoutes;
 using ns3::test::BruteForceRoutesTo;
 using ns3::test::CountPaths;
+using ns3::test::SmallLeafSpine;
+using ns3::test::SmallRails;
 
 namespace
 {
@@ -161,18 +163,6 @@ RandomDownLinks(const FabricTopology& topo, uint32_t count, std::mt19937& rng)
     return down;
 }
 
-RailOptimizedParams
-SmallRails()
-{
-    RailOptimizedParams rails;
-    rails.servers = 4;
-    rails.gpusPerServer = 4;
-    rails.serversPerGroup = 2;
-    rails.spines = 3;
-    rails.linksPerRailSpine = 2;
-    return rails;
-}
-
 } // namespace
 
 TEST(EcmpRoutes, MatchesBruteForceOnGeneratedFabrics)
@@ -201,12 +191,7 @@ TEST(EcmpRoutes, MatchesBruteForceOnGeneratedFabrics)
     k12.k = 12;
     CheckAgainstBruteForce(MakeFatTree(k12));
     // Spines with 80 ports to switches: more than a 64-bit port mask holds.
-    LeafSpineParams wide;
-    wide.leaves = 40;
-    wide.spines = 2;
-    wide.hostsPerLeaf = 1;
-    wide.linksPerLeafSpine = 2;
-    CheckAgainstBruteForce(MakeLeafSpine(wide));
+    CheckAgainstBruteForce(MakeLeafSpine(SmallLeafSpine(40, 2, 1, 2)));
 }
 
 TEST(EcmpRoutes, MatchesBruteForceOnIrregularGraphs)
@@ -229,11 +214,7 @@ TEST(EcmpRoutes, MatchesBruteForceAroundDownLinks)
     ft.k = 4;
     const FabricTopology fatTree = MakeFatTree(ft);
     const FabricTopology rails = MakeRailOptimized(SmallRails());
-    LeafSpineParams ls;
-    ls.leaves = 3;
-    ls.spines = 2;
-    ls.linksPerLeafSpine = 2;
-    const FabricTopology leafSpine = MakeLeafSpine(ls);
+    const FabricTopology leafSpine = MakeLeafSpine(SmallLeafSpine(3, 2, 2, 2));
     for (uint32_t round = 0; round < 6; ++round)
     {
         SCOPED_TRACE("round " + std::to_string(round));

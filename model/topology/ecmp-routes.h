@@ -31,8 +31,9 @@ namespace ns3
  * prefix of that switch, and all hosts of a prefix have the same next hops
  * at every switch but their edge switch, where each has its own port. So a
  * switch's routes to a host are its routes to the host's prefix, and the
- * computation runs one breadth-first search per edge switch over the
- * switches (a fat-tree of k^3/4 hosts has k^2/2 prefixes). A host with
+ * computation searches over the switches towards the edge switches, 64 at
+ * a time (BatchedSwitchRoutes; a fat-tree of k^3/4 hosts has k^2/2
+ * prefixes). A host with
  * several links, or linked to a host, is a prefix of its own, routed by a
  * search from the host itself (Keying::PerHost routes every host so, as
  * a reference). Under link failures, the hosts of an edge switch whose own

@@ -135,7 +135,8 @@ FabricFaults::Reroute(const std::vector<uint32_t>& links, bool down)
     {
         linkDown[l] = m_routedAround[l] > 0;
     }
-    auto routes = std::make_shared<const EcmpRoutes>(topo, linkDown);
+    auto routes =
+        std::make_shared<const EcmpRoutes>(topo, linkDown, m_fabric->GetRoutes()->GetKeying());
     for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
     {
         if (Ptr<RoceSwitch> sw = m_fabric->GetSwitch(node))

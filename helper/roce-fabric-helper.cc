@@ -281,7 +281,7 @@ RoceFabricHelper::Install(const FabricTopology& topology) const
     topology.Validate();
     Ptr<RoceFabric> fabric = CreateObject<RoceFabric>();
     fabric->m_topology = topology;
-    fabric->m_routes = std::make_shared<const EcmpRoutes>(topology);
+    fabric->m_routes = std::make_shared<const EcmpRoutes>(topology, m_routeKeying);
     const uint32_t nNodes = topology.GetNNodes();
     // In a distributed run every rank builds every node, each owned by one
     // rank (its system id); only the owner runs the node's events.

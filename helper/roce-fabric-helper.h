@@ -70,6 +70,16 @@ class RoceFabricHelper
     }
 
     /**
+     * How the switches' routes are keyed: per destination prefix (edge
+     * switch), the default, or per destination host, the reference with the
+     * same next hops (EcmpRoutes::Keying). Faults reroute with the same.
+     */
+    void SetRouteKeying(EcmpRoutes::Keying keying)
+    {
+        m_routeKeying = keying;
+    }
+
+    /**
      * Build the fabric. Hosts must have exactly one link (one NIC port).
      * Requires picosecond time resolution (see RoceUsePicoseconds). In a
      * distributed run (EnableDistributedSimulation) the nodes are shared out
@@ -85,6 +95,7 @@ class RoceFabricHelper
     ObjectFactory m_mmuFactory;
     ObjectFactory m_ccFactory; ///< set by SetCongestionControl: type and attribute values
     uint32_t m_ecmpSeed{1};
+    EcmpRoutes::Keying m_routeKeying{EcmpRoutes::Keying::PerPrefix};
 };
 
 /**

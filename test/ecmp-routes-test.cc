@@ -5,14 +5,15 @@
 // structure derived by hand, and a brute-force BFS written here that shares
 // no code with the route computation.
 
+#include "brute-force-routes-test-util.h"
 #include "ecmp-paths-test-util.h"
 
 #include "ns3/ecmp-routes.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/fat-tree-topology.h"
 #include "ns3/leaf-spine-topology.h"
+#include "ns3/rail-optimized-topology.h"
 
-#include <deque>
 #include <gtest/gtest.h>
 #include <limits>
 #include <map>
@@ -21,91 +22,41 @@
 #include <vector>
 
 using namespace ns3;
+using ns3::test::BruteForceRoutes;
+using ns3::test::BruteForceRoutesTo;
 using ns3::test::CountPaths;
+using ns3::test::SmallLeafSpine;
+using ns3::test::SmallRails;
 
 namespace
 {
 
-const uint32_t kInf = std::numeric_limits<uint32_t>::max();
+const EcmpRoutes::Keying kKeyings[] = {EcmpRoutes::Keying::PerPrefix, EcmpRoutes::Keying::PerHost};
 
-/// Port table rebuilt from the link list: port i of a node is the i-th link
-/// (by id) that touches it. Entry: (peer node, link id).
-std::vector<std::vector<std::pair<uint32_t, uint32_t>>>
-PortsFromLinks(const FabricTopology& topo)
-{
-    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> ports(topo.GetNNodes());
-    const std::vector<FabricLink>& links = topo.GetLinks();
-    for (uint32_t id = 0; id < links.size(); ++id)
-    {
-        ports[links[id].a].emplace_back(links[id].b, id);
-        ports[links[id].b].emplace_back(links[id].a, id);
-    }
-    return ports;
-}
-
-/// Hop distances from every node to \p dest, never forwarding through a host.
-std::vector<uint32_t>
-BruteForceDistances(const FabricTopology& topo, uint32_t dest)
-{
-    auto ports = PortsFromLinks(topo);
-    std::vector<bool> isHost(topo.GetNNodes());
-    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
-    {
-        isHost[n] = topo.GetNode(n).kind == FabricNodeKind::Host;
-    }
-    std::vector<uint32_t> dist(topo.GetNNodes(), kInf);
-    std::deque<uint32_t> queue{dest};
-    dist[dest] = 0;
-    while (!queue.empty())
-    {
-        uint32_t u = queue.front();
-        queue.pop_front();
-        if (isHost[u] && u != dest)
-        {
-            continue; // reached, but a host does not relay
-        }
-        for (auto [v, link] : ports[u])
-        {
-            if (dist[v] == kInf)
-            {
-                dist[v] = dist[u] + 1;
-                queue.push_back(v);
-            }
-        }
-    }
-    return dist;
-}
-
-/// Checks hop counts and next-hop port sets of every (node, host) pair
-/// against the brute-force BFS.
+/// Checks hop counts and next-hop port sets of every (node, host) pair, and
+/// the port each switch's forwarding table picks, against the brute-force
+/// routes; with links \p down, the routes around them.
 void
-CheckAgainstBruteForce(const FabricTopology& topo)
+CheckAgainstBruteForce(const FabricTopology& topo,
+                       EcmpRoutes::Keying keying,
+                       const std::vector<bool>& down = {})
 {
-    EcmpRoutes routes(topo);
-    auto ports = PortsFromLinks(topo);
+    const EcmpRoutes routes =
+        down.empty() ? EcmpRoutes(topo, keying) : EcmpRoutes(topo, down, keying);
     ASSERT_EQ(routes.GetNHosts(), topo.GetNHosts());
     for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
     {
         const uint32_t dest = topo.GetHosts()[h];
-        std::vector<uint32_t> dist = BruteForceDistances(topo, dest);
+        const BruteForceRoutes expect = BruteForceRoutesTo(topo, dest, down);
         for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
         {
-            ASSERT_EQ(routes.GetHopCount(n, h), dist[n])
+            ASSERT_EQ(routes.GetHopCount(n, h), expect.hops[n])
                 << topo.GetNode(n).name << " -> " << topo.GetNode(dest).name;
             if (topo.GetNode(n).kind == FabricNodeKind::Host)
             {
                 continue;
             }
-            std::vector<uint16_t> expected;
-            for (uint32_t p = 0; p < ports[n].size(); ++p)
-            {
-                uint32_t peer = ports[n][p].first;
-                bool relays = topo.GetNode(peer).kind == FabricNodeKind::Switch || peer == dest;
-                if (dist[n] != kInf && relays && dist[peer] != kInf && dist[peer] + 1 == dist[n])
-                {
-                    expected.push_back(p);
-                }
-            }
+            const std::vector<uint16_t>& expected = expect.nextHops[n];
             ASSERT_EQ(routes.GetNextHopPorts(n, h), expected)
                 << topo.GetNode(n).name << " -> " << topo.GetNode(dest).name;
             // The switch's forwarding table picks expected[hash % size], and asks
@@ -134,11 +85,82 @@ CheckAgainstBruteForce(const FabricTopology& topo)
     }
 }
 
+/// CheckAgainstBruteForce under both keyings.
+void
+CheckAgainstBruteForce(const FabricTopology& topo, const std::vector<bool>& down = {})
+{
+    for (EcmpRoutes::Keying keying : kKeyings)
+    {
+        SCOPED_TRACE(keying == EcmpRoutes::Keying::PerPrefix ? "per prefix" : "per host");
+        CheckAgainstBruteForce(topo, keying, down);
+    }
+}
+
 /// The only neighbour of a single-homed host.
 uint32_t
 UplinkOf(const FabricTopology& topo, uint32_t host)
 {
     return topo.GetPeer(host, topo.AdjacentLinks(host).at(0));
+}
+
+/// A random fabric: a spanning tree of switches plus extra (some parallel)
+/// links, hosts with one to three links, an occasional host-to-host link.
+FabricTopology
+RandomIrregular(uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    FabricTopology topo;
+    const uint32_t nSwitches = 2 + rng() % 9;
+    std::vector<uint32_t> switches;
+    for (uint32_t i = 0; i < nSwitches; ++i)
+    {
+        switches.push_back(topo.AddSwitch("s" + std::to_string(i), 1 + rng() % 3));
+    }
+    for (uint32_t i = 1; i < nSwitches; ++i)
+    {
+        topo.AddLink(switches[i], switches[rng() % i], 100, 1);
+    }
+    for (uint32_t extra = rng() % 8; extra > 0; --extra)
+    {
+        uint32_t a = rng() % nSwitches;
+        uint32_t b = rng() % nSwitches;
+        if (a != b)
+        {
+            topo.AddLink(switches[a], switches[b], 100, 1);
+        }
+    }
+    const uint32_t nHosts = 2 + rng() % 8;
+    std::vector<uint32_t> hosts;
+    for (uint32_t i = 0; i < nHosts; ++i)
+    {
+        hosts.push_back(topo.AddHost("h" + std::to_string(i)));
+        for (uint32_t homes = 1 + rng() % 3; homes > 0; --homes)
+        {
+            topo.AddLink(hosts.back(), switches[rng() % nSwitches], 100, 1);
+        }
+    }
+    if (rng() % 2 == 0)
+    {
+        topo.AddLink(hosts[0], hosts[1], 100, 1);
+    }
+    return topo;
+}
+
+/// \p count distinct random links of \p topo marked down.
+std::vector<bool>
+RandomDownLinks(const FabricTopology& topo, uint32_t count, std::mt19937& rng)
+{
+    std::vector<bool> down(topo.GetNLinks(), false);
+    for (uint32_t i = 0; i < count && i < topo.GetNLinks(); ++i)
+    {
+        uint32_t l = rng() % topo.GetNLinks();
+        while (down[l])
+        {
+            l = (l + 1) % topo.GetNLinks();
+        }
+        down[l] = true;
+    }
+    return down;
 }
 
 } // namespace
@@ -159,52 +181,95 @@ TEST(EcmpRoutes, MatchesBruteForceOnGeneratedFabrics)
     leafSpine.spines = 2;
     leafSpine.linksPerLeafSpine = 3;
     CheckAgainstBruteForce(MakeLeafSpine(leafSpine));
+    FatTreeParams k8;
+    k8.k = 8;
+    CheckAgainstBruteForce(MakeFatTree(k8));
+    CheckAgainstBruteForce(MakeRailOptimized(SmallRails()));
+    CheckAgainstBruteForce(MakeRailOptimized(RailOptimizedParams{}));
+    // 72 edge switches: more prefixes than one batched search serves (64).
+    FatTreeParams k12;
+    k12.k = 12;
+    CheckAgainstBruteForce(MakeFatTree(k12));
+    // Spines with 80 ports to switches: more than a 64-bit port mask holds.
+    CheckAgainstBruteForce(MakeLeafSpine(SmallLeafSpine(40, 2, 1, 2)));
 }
 
 TEST(EcmpRoutes, MatchesBruteForceOnIrregularGraphs)
 {
     for (uint32_t seed = 1; seed <= 20; ++seed)
     {
-        std::mt19937 rng(seed);
-        FabricTopology topo;
-        const uint32_t nSwitches = 2 + rng() % 9;
-        std::vector<uint32_t> switches;
-        for (uint32_t i = 0; i < nSwitches; ++i)
-        {
-            switches.push_back(topo.AddSwitch("s" + std::to_string(i), 1 + rng() % 3));
-        }
-        // A random spanning tree, then extra links (parallel ones included).
-        for (uint32_t i = 1; i < nSwitches; ++i)
-        {
-            topo.AddLink(switches[i], switches[rng() % i], 100, 1);
-        }
-        for (uint32_t extra = rng() % 8; extra > 0; --extra)
-        {
-            uint32_t a = rng() % nSwitches;
-            uint32_t b = rng() % nSwitches;
-            if (a != b)
-            {
-                topo.AddLink(switches[a], switches[b], 100, 1);
-            }
-        }
-        // Hosts: some multi-homed, an occasional host-to-host link.
-        const uint32_t nHosts = 2 + rng() % 8;
-        std::vector<uint32_t> hosts;
-        for (uint32_t i = 0; i < nHosts; ++i)
-        {
-            hosts.push_back(topo.AddHost("h" + std::to_string(i)));
-            for (uint32_t homes = 1 + rng() % 3; homes > 0; --homes)
-            {
-                topo.AddLink(hosts.back(), switches[rng() % nSwitches], 100, 1);
-            }
-        }
-        if (rng() % 2 == 0)
-        {
-            topo.AddLink(hosts[0], hosts[1], 100, 1);
-        }
         SCOPED_TRACE("seed " + std::to_string(seed));
-        CheckAgainstBruteForce(topo);
+        CheckAgainstBruteForce(RandomIrregular(seed));
     }
+}
+
+TEST(EcmpRoutes, MatchesBruteForceAroundDownLinks)
+{
+    // Random links down, host links among them: switches that still reach a
+    // host over the links that are up route over those; the others, and
+    // every switch towards a host whose own link is down, keep the intact
+    // fabric's routes.
+    std::mt19937 rng(7);
+    FatTreeParams ft;
+    ft.k = 4;
+    const FabricTopology fatTree = MakeFatTree(ft);
+    const FabricTopology rails = MakeRailOptimized(SmallRails());
+    const FabricTopology leafSpine = MakeLeafSpine(SmallLeafSpine(3, 2, 2, 2));
+    for (uint32_t round = 0; round < 6; ++round)
+    {
+        SCOPED_TRACE("round " + std::to_string(round));
+        const uint32_t count = 1 + round;
+        CheckAgainstBruteForce(fatTree, RandomDownLinks(fatTree, count, rng));
+        CheckAgainstBruteForce(rails, RandomDownLinks(rails, count, rng));
+        CheckAgainstBruteForce(leafSpine, RandomDownLinks(leafSpine, count, rng));
+        const FabricTopology irregular = RandomIrregular(100 + round);
+        CheckAgainstBruteForce(irregular, RandomDownLinks(irregular, count, rng));
+    }
+}
+
+TEST(EcmpRoutes, PrefixesAreEdgeSwitchesWhereHostsHaveOneLink)
+{
+    FatTreeParams ft;
+    ft.k = 8;
+    const FabricTopology topo = MakeFatTree(ft);
+    const EcmpRoutes routes(topo);
+    EXPECT_EQ(routes.GetKeying(), EcmpRoutes::Keying::PerPrefix);
+    EXPECT_EQ(routes.GetNPrefixes(), ft.k * ft.k / 2) << "one per edge switch";
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        EXPECT_EQ(routes.GetPrefixSwitch(routes.GetPrefix(h)), UplinkOf(topo, topo.GetHosts()[h]));
+    }
+    const EcmpRoutes perHost(topo, EcmpRoutes::Keying::PerHost);
+    EXPECT_EQ(perHost.GetNPrefixes(), topo.GetNHosts());
+    EXPECT_EQ(perHost.GetPrefixSwitch(perHost.GetPrefix(3)), EcmpRoutes::kNoSwitch);
+    EXPECT_THROW(routes.GetPrefix(topo.GetNHosts()), std::out_of_range);
+    EXPECT_THROW(routes.GetPrefixSwitch(routes.GetNPrefixes()), std::out_of_range);
+
+    // A host with several links, or linked to a host, is a prefix of its own.
+    for (uint32_t seed = 1; seed <= 20; ++seed)
+    {
+        const FabricTopology irregular = RandomIrregular(seed);
+        const EcmpRoutes r(irregular);
+        for (uint32_t h = 0; h < irregular.GetNHosts(); ++h)
+        {
+            const uint32_t node = irregular.GetHosts()[h];
+            const std::vector<uint32_t>& links = irregular.AdjacentLinks(node);
+            const bool single =
+                links.size() == 1 && !irregular.IsHost(irregular.GetPeer(node, links[0]));
+            EXPECT_EQ(r.GetPrefixSwitch(r.GetPrefix(h)),
+                      single ? irregular.GetPeer(node, links[0]) : EcmpRoutes::kNoSwitch)
+                << "seed " << seed << " host " << h;
+        }
+    }
+
+    // A host whose own link is down leaves its edge switch's prefix for a
+    // second one of the same switch, routed as if intact.
+    std::vector<bool> down(topo.GetNLinks(), false);
+    down[topo.AdjacentLinks(topo.GetHosts()[5])[0]] = true;
+    const EcmpRoutes cut(topo, down);
+    EXPECT_EQ(cut.GetNPrefixes(), ft.k * ft.k / 2 + 1);
+    EXPECT_NE(cut.GetPrefix(5), cut.GetPrefix(4));
+    EXPECT_EQ(cut.GetPrefixSwitch(cut.GetPrefix(5)), cut.GetPrefixSwitch(cut.GetPrefix(4)));
 }
 
 TEST(EcmpRoutes, FatTreeK4PortStructure)
@@ -440,10 +505,13 @@ TEST(EcmpRoutes, FatTreeK16IsCompact)
     ASSERT_EQ(topo.GetNHosts(), 1024u);
     ASSERT_EQ(topo.GetNSwitches(), 320u);
     EcmpRoutes routes(topo);
-    // The per-host tables alone take switches x hosts x 7 bytes (group, hops,
-    // forwarding word).
-    EXPECT_GE(routes.MemoryBytes(), 320u * 1024u * 7u);
-    EXPECT_LT(routes.MemoryBytes(), 100u * 1000u * 1000u);
+    // Per switch and destination, 7 bytes (group, hops, forwarding word): per
+    // edge switch (128 prefixes) the whole takes under 1 MB; per host the
+    // tables alone take switches x hosts x 7 bytes, 2.3 MB.
+    EXPECT_EQ(routes.GetNPrefixes(), 128u);
+    EXPECT_GE(routes.MemoryBytes(), 320u * 128u * 7u);
+    EXPECT_LT(routes.MemoryBytes(), 1000u * 1000u);
+    EXPECT_GE(EcmpRoutes(topo, EcmpRoutes::Keying::PerHost).MemoryBytes(), 320u * 1024u * 7u);
 
     // Deduplication: an edge switch has one group per local host plus the
     // uplink group, an aggregation switch one per local edge plus the uplink

@@ -3,14 +3,15 @@
  */
 #include "ecmp-routes.h"
 
+#include "batched-switch-routes.h"
+
 #include "ns3/run-interruption.h"
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/filtered_graph.hpp>
+#include <array>
 #include <limits>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -20,36 +21,397 @@ namespace ns3
 namespace
 {
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-
 const uint8_t kNoHops = 255;
+const uint32_t kInfinity = std::numeric_limits<uint32_t>::max();
 
-/// Keeps an edge unless it touches a host other than the destination:
-/// hosts terminate paths but do not forward.
-struct NoTransitThroughHosts
+/// A port of a node as the route computation reads it.
+struct PortPeer
 {
-    const Graph* graph = nullptr;
-    const std::vector<int32_t>* hostIndex = nullptr;
-    uint32_t destination = 0;
+    uint32_t peer; ///< node behind the port
+    uint16_t port; ///< index into AdjacentLinks(node)
+    bool down;     ///< its link is down
+};
 
-    template <typename Edge>
-    bool operator()(const Edge& e) const
-    {
-        uint32_t u = boost::source(e, *graph);
-        uint32_t v = boost::target(e, *graph);
-        return ((*hostIndex)[u] < 0 || u == destination) &&
-               ((*hostIndex)[v] < 0 || v == destination);
-    }
+/// Ports of a list of nodes, flattened: node i's are [begin[i], begin[i + 1]).
+struct PortLists
+{
+    std::vector<uint32_t> begin{0};
+    std::vector<PortPeer> ports;
+};
+
+/// A destination of the computation: an edge switch's hosts, or one host.
+struct Prefix
+{
+    uint32_t target; ///< the edge switch, or the host's node
+    bool edge;       ///< target is an edge switch, one hop from the prefix's hosts
+    bool intactOnly; ///< the hosts' own link is down: route as if every link were up
 };
 
 } // namespace
 
-EcmpRoutes::EcmpRoutes(const FabricTopology& topo)
-    : EcmpRoutes(topo, std::vector<bool>(topo.GetNLinks(), false))
+/// The state one route computation works on; dropped when it is done.
+class EcmpRoutes::Computation
+{
+  public:
+    Computation(EcmpRoutes& routes, const FabricTopology& topo, const std::vector<bool>& linkDown)
+        : m_routes(routes),
+          m_topo(topo),
+          m_linkDown(linkDown),
+          m_degraded(std::find(linkDown.begin(), linkDown.end(), true) != linkDown.end())
+    {
+    }
+
+    void Run()
+    {
+        IndexNodes();
+        AssignPrefixes();
+        const uint32_t nNodes = m_topo.GetNNodes();
+        m_intactDist.resize(nNodes);
+        m_upDist.resize(nNodes);
+        m_queue.reserve(nNodes);
+        std::vector<uint32_t> batch;
+        for (uint32_t p = 0; p < m_prefixes.size(); ++p)
+        {
+            // A large fabric's routes take a while: a signal stops them here.
+            ThrowIfInterrupted();
+            if (!m_prefixes[p].edge)
+            {
+                RouteHostPrefix(p);
+                continue;
+            }
+            batch.push_back(p);
+            if (batch.size() == BatchedSwitchRoutes::kBatch)
+            {
+                RouteEdgePrefixes(batch);
+                batch.clear();
+            }
+        }
+        if (!batch.empty())
+        {
+            RouteEdgePrefixes(batch);
+        }
+        // Each host's own group at its edge switch (the switch's word says "local").
+        for (uint32_t h = 0; h < m_routes.m_nHosts; ++h)
+        {
+            const uint32_t target = m_prefixes[m_routes.m_prefixOf[h]].target;
+            if (m_prefixes[m_routes.m_prefixOf[h]].edge)
+            {
+                const uint32_t s = m_routes.m_tableOfNode[target];
+                m_routes.m_hostGroup[h] = Intern(s, {m_routes.m_hostPort[h]});
+            }
+        }
+    }
+
+  private:
+    /// Host and switch indices, and the port lists the searches read.
+    void IndexNodes();
+    /// Every host's prefix (and port at its edge switch, if it has one).
+    void AssignPrefixes();
+    /// Hop counts from every node to \p target over switches (and \p target),
+    /// over the links that are up if \p upOnly.
+    void Distances(uint32_t target, bool upOnly, std::vector<uint32_t>& dist);
+    /// Every switch's groups and hop counts for edge switches' prefixes \p batch
+    /// (at most BatchedSwitchRoutes::kBatch).
+    void RouteEdgePrefixes(const std::vector<uint32_t>& batch);
+    /// Every switch's group and hop count for prefix \p p of one host.
+    void RouteHostPrefix(uint32_t p);
+    /// Record switch \p s's hop count \p hops (kInfinity: unreachable) for prefix \p p.
+    void StoreHops(uint32_t s, uint32_t p, uint32_t hops);
+    /// \return the id of \p ports in switch \p s's groups, added if new
+    uint16_t Intern(uint32_t s, const std::vector<uint16_t>& ports);
+
+    EcmpRoutes& m_routes;
+    const FabricTopology& m_topo;
+    const std::vector<bool>& m_linkDown;
+    const bool m_degraded;
+
+    std::vector<uint32_t> m_switches;               ///< switch index -> node id
+    std::vector<bool> m_isHost;                     ///< by node id
+    PortLists m_switchNeighbours;                   ///< by node id: ports to switches (searches)
+    std::unique_ptr<BatchedSwitchRoutes> m_batches; ///< searches for edge switches' prefixes
+    std::vector<uint64_t> m_lastMask;               ///< by switch index: the port mask seen last
+    std::vector<uint16_t> m_maskGroup;              ///< by switch index: its group
+    PortLists m_allPorts;                           ///< by switch index: every port, by node id
+    std::vector<Prefix> m_prefixes;                 ///< by prefix id
+    std::vector<uint16_t> m_lastGroup;              ///< by switch index: the group interned last
+    std::vector<std::map<std::vector<uint16_t>, uint16_t>> m_groupIds; ///< by switch index
+    std::vector<uint32_t> m_intactDist; ///< by node or switch index, for the prefix being routed
+    std::vector<uint32_t> m_upDist;     ///< the same over the links that are up
+    std::vector<uint32_t> m_queue;      ///< the searches' queue
+    std::vector<uint16_t> m_ports;      ///< the group being built
+};
+
+void
+EcmpRoutes::Computation::IndexNodes()
+{
+    const uint32_t nNodes = m_topo.GetNNodes();
+    m_routes.m_nHosts = m_topo.GetNHosts();
+    m_routes.m_hostNodes = m_topo.GetHosts();
+    m_routes.m_hostIndex.resize(nNodes);
+    m_routes.m_tableOfNode.assign(nNodes, -1);
+    m_isHost.resize(nNodes);
+    for (uint32_t node = 0; node < nNodes; ++node)
+    {
+        m_routes.m_hostIndex[node] = m_topo.GetHostIndex(node);
+        m_isHost[node] = m_routes.m_hostIndex[node] >= 0;
+        if (m_isHost[node])
+        {
+            continue;
+        }
+        if (m_topo.AdjacentLinks(node).size() > 65536)
+        {
+            throw std::runtime_error("ECMP routes: switch '" + m_topo.GetNode(node).name +
+                                     "' has more than 65536 ports");
+        }
+        m_routes.m_tableOfNode[node] = static_cast<int32_t>(m_switches.size());
+        m_switches.push_back(node);
+    }
+    std::vector<uint32_t> switchBegin{0};
+    std::vector<BatchedSwitchRoutes::Port> switchPorts;
+    for (uint32_t node = 0; node < nNodes; ++node)
+    {
+        const std::vector<uint32_t>& links = m_topo.AdjacentLinks(node);
+        for (uint32_t i = 0; i < links.size(); ++i)
+        {
+            const PortPeer port{m_topo.GetPeer(node, links[i]),
+                                static_cast<uint16_t>(i),
+                                static_cast<bool>(m_linkDown[links[i]])};
+            if (!m_isHost[port.peer])
+            {
+                m_switchNeighbours.ports.push_back(port);
+                if (!m_isHost[node])
+                {
+                    const uint32_t peer = m_routes.m_tableOfNode[port.peer];
+                    switchPorts.push_back(BatchedSwitchRoutes::Port{peer, port.port, port.down});
+                }
+            }
+            if (!m_isHost[node])
+            {
+                m_allPorts.ports.push_back(port);
+            }
+        }
+        m_switchNeighbours.begin.push_back(m_switchNeighbours.ports.size());
+        if (!m_isHost[node])
+        {
+            switchBegin.push_back(switchPorts.size());
+            m_allPorts.begin.push_back(m_allPorts.ports.size());
+        }
+    }
+    m_batches =
+        std::make_unique<BatchedSwitchRoutes>(std::move(switchBegin), std::move(switchPorts));
+    m_lastMask.assign(m_switches.size(), 0);
+    m_maskGroup.assign(m_switches.size(), 0);
+
+    m_routes.m_tables.resize(m_switches.size());
+    m_groupIds.resize(m_switches.size());
+    m_lastGroup.assign(m_switches.size(), 0);
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        m_routes.m_tables[s].groups.emplace_back(); // group 0: unreachable
+        m_groupIds[s].emplace(std::vector<uint16_t>{}, 0);
+    }
+
+    m_routes.m_hostPeerBegin.reserve(m_routes.m_nHosts + 1);
+    for (uint32_t h = 0; h < m_routes.m_nHosts; ++h)
+    {
+        const uint32_t host = m_routes.m_hostNodes[h];
+        m_routes.m_hostPeerBegin.push_back(m_routes.m_hostPeers.size());
+        for (uint32_t link : m_topo.AdjacentLinks(host))
+        {
+            m_routes.m_hostPeers.push_back(m_topo.GetPeer(host, link));
+        }
+    }
+    m_routes.m_hostPeerBegin.push_back(m_routes.m_hostPeers.size());
+}
+
+void
+EcmpRoutes::Computation::AssignPrefixes()
+{
+    const uint32_t nHosts = m_routes.m_nHosts;
+    m_routes.m_prefixOf.resize(nHosts);
+    m_routes.m_hostPort.assign(nHosts, 0);
+    m_routes.m_hostGroup.assign(nHosts, 0);
+    // By switch index and whether the hosts' own link is down: the prefix id.
+    std::vector<std::array<uint32_t, 2>> edgePrefix(m_switches.size(), {kInfinity, kInfinity});
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        const uint32_t host = m_routes.m_hostNodes[h];
+        const std::vector<uint32_t>& links = m_topo.AdjacentLinks(host);
+        const uint32_t peer = links.size() == 1 ? m_topo.GetPeer(host, links[0]) : host;
+        if (m_routes.m_keying == Keying::PerHost || links.size() != 1 || m_isHost[peer])
+        {
+            // Several links, or a link to a host: no edge switch holds it alone.
+            m_routes.m_prefixOf[h] = static_cast<uint32_t>(m_prefixes.size());
+            m_prefixes.push_back(Prefix{host, false, false});
+            m_routes.m_prefixSwitch.push_back(kNoSwitch);
+            continue;
+        }
+        const bool cutOff = m_linkDown[links[0]];
+        uint32_t& id = edgePrefix[m_routes.m_tableOfNode[peer]][cutOff ? 1 : 0];
+        if (id == kInfinity)
+        {
+            id = static_cast<uint32_t>(m_prefixes.size());
+            m_prefixes.push_back(Prefix{peer, true, cutOff});
+            m_routes.m_prefixSwitch.push_back(peer);
+        }
+        m_routes.m_prefixOf[h] = id;
+        m_routes.m_hostPort[h] = static_cast<uint16_t>(m_topo.PortOf(peer, links[0]));
+    }
+    for (SwitchTable& table : m_routes.m_tables)
+    {
+        table.groupOf.resize(m_prefixes.size());
+        table.hops.resize(m_prefixes.size());
+    }
+}
+
+void
+EcmpRoutes::Computation::Distances(uint32_t target, bool upOnly, std::vector<uint32_t>& dist)
+{
+    // Breadth first from the target; hosts are never entered, so no path
+    // passes through one (the target host is where paths end).
+    dist.assign(m_topo.GetNNodes(), kInfinity);
+    dist[target] = 0;
+    m_queue.clear();
+    m_queue.push_back(target);
+    for (std::size_t q = 0; q < m_queue.size(); ++q)
+    {
+        const uint32_t u = m_queue[q];
+        for (uint32_t i = m_switchNeighbours.begin[u]; i < m_switchNeighbours.begin[u + 1]; ++i)
+        {
+            const PortPeer& p = m_switchNeighbours.ports[i];
+            if (dist[p.peer] == kInfinity && !(upOnly && p.down))
+            {
+                dist[p.peer] = dist[u] + 1;
+                m_queue.push_back(p.peer);
+            }
+        }
+    }
+}
+
+void
+EcmpRoutes::Computation::RouteEdgePrefixes(const std::vector<uint32_t>& batch)
+{
+    // The hosts' next hops are their edge switch's everywhere else, and their
+    // hop count one more: searches over the switches alone.
+    std::vector<uint32_t> targets;
+    uint64_t intactOnly = 0;
+    for (uint32_t j = 0; j < batch.size(); ++j)
+    {
+        const Prefix& prefix = m_prefixes[batch[j]];
+        targets.push_back(m_routes.m_tableOfNode[prefix.target]);
+        intactOnly |= uint64_t{prefix.intactOnly} << j;
+    }
+    m_batches->Search(targets, intactOnly, m_degraded);
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        const BatchedSwitchRoutes::Routes& r = m_batches->Visit(s);
+        SwitchTable& table = m_routes.m_tables[s];
+        for (uint32_t j = 0; j < batch.size(); ++j)
+        {
+            const uint32_t p = batch[j];
+            if ((r.self >> j) & 1)
+            {
+                table.groupOf[p] = kLocalGroup;
+                table.hops[p] = 1;
+                continue;
+            }
+            const bool reached = r.hops[j] != BatchedSwitchRoutes::kUnreachable;
+            StoreHops(s, p, reached ? r.hops[j] + 1 : kInfinity);
+            // Consecutive prefixes mostly share a group: compare port masks first.
+            if (!r.wide && r.portMask[j] == m_lastMask[s])
+            {
+                table.groupOf[p] = m_maskGroup[s];
+                continue;
+            }
+            m_ports.clear();
+            m_batches->AppendPorts(j, m_ports);
+            table.groupOf[p] = Intern(s, m_ports);
+            if (!r.wide)
+            {
+                m_lastMask[s] = r.portMask[j];
+                m_maskGroup[s] = table.groupOf[p];
+            }
+        }
+    }
+}
+
+void
+EcmpRoutes::Computation::RouteHostPrefix(uint32_t p)
+{
+    const Prefix prefix = m_prefixes[p];
+    const bool mayRouteAround = m_degraded && !prefix.intactOnly;
+    Distances(prefix.target, false, m_intactDist);
+    if (mayRouteAround)
+    {
+        Distances(prefix.target, true, m_upDist);
+    }
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        const uint32_t node = m_switches[s];
+        const bool routeAround = mayRouteAround && m_upDist[node] != kInfinity;
+        const std::vector<uint32_t>& dist = routeAround ? m_upDist : m_intactDist;
+        const uint32_t d = dist[node];
+        m_ports.clear();
+        if (d != kInfinity)
+        {
+            for (uint32_t i = m_allPorts.begin[s]; i < m_allPorts.begin[s + 1]; ++i)
+            {
+                // Towards a host, its own ports relay too; no other host's.
+                const PortPeer& port = m_allPorts.ports[i];
+                const bool forwards = (!m_isHost[port.peer] || port.peer == prefix.target) &&
+                                      !(routeAround && port.down);
+                if (forwards && dist[port.peer] + 1 == d)
+                {
+                    m_ports.push_back(port.port);
+                }
+            }
+        }
+        StoreHops(s, p, d);
+        m_routes.m_tables[s].groupOf[p] = Intern(s, m_ports);
+    }
+}
+
+void
+EcmpRoutes::Computation::StoreHops(uint32_t s, uint32_t p, uint32_t hops)
+{
+    if (hops != kInfinity && hops >= kNoHops)
+    {
+        throw std::runtime_error("ECMP routes: switch '" + m_topo.GetNode(m_switches[s]).name +
+                                 "' is more than 254 hops from a host");
+    }
+    m_routes.m_tables[s].hops[p] = hops == kInfinity ? kNoHops : static_cast<uint8_t>(hops);
+}
+
+uint16_t
+EcmpRoutes::Computation::Intern(uint32_t s, const std::vector<uint16_t>& ports)
+{
+    SwitchTable& table = m_routes.m_tables[s];
+    // Neighbouring prefixes usually share a group: try the previous one first.
+    if (table.groups[m_lastGroup[s]] == ports)
+    {
+        return m_lastGroup[s];
+    }
+    auto [it, inserted] = m_groupIds[s].emplace(ports, static_cast<uint16_t>(table.groups.size()));
+    if (inserted)
+    {
+        if (table.groups.size() >= kLocalGroup)
+        {
+            throw std::runtime_error("ECMP routes: switch '" + m_topo.GetNode(m_switches[s]).name +
+                                     "' needs more than 65535 next-hop groups");
+        }
+        table.groups.push_back(ports);
+    }
+    m_lastGroup[s] = it->second;
+    return it->second;
+}
+
+EcmpRoutes::EcmpRoutes(const FabricTopology& topo, Keying keying)
+    : EcmpRoutes(topo, std::vector<bool>(topo.GetNLinks(), false), keying)
 {
 }
 
-EcmpRoutes::EcmpRoutes(const FabricTopology& topo, const std::vector<bool>& linkDown)
+EcmpRoutes::EcmpRoutes(const FabricTopology& topo, const std::vector<bool>& linkDown, Keying keying)
+    : m_keying(keying)
 {
     topo.Validate();
     if (linkDown.size() != topo.GetNLinks())
@@ -58,164 +420,21 @@ EcmpRoutes::EcmpRoutes(const FabricTopology& topo, const std::vector<bool>& link
                                     " link states for " + std::to_string(topo.GetNLinks()) +
                                     " links");
     }
-    const bool degraded = std::find(linkDown.begin(), linkDown.end(), true) != linkDown.end();
-    const uint32_t nNodes = topo.GetNNodes();
-    m_nHosts = topo.GetNHosts();
-    m_hostNodes = topo.GetHosts();
-    m_hostIndex.resize(nNodes);
-    m_tableOfNode.assign(nNodes, -1);
-
-    Graph graph(nNodes);
-    Graph upGraph(nNodes); // the links that are up; used only when some are down
-    for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
-    {
-        const FabricLink& link = topo.GetLink(l);
-        boost::add_edge(link.a, link.b, graph);
-        if (degraded && !linkDown[l])
-        {
-            boost::add_edge(link.a, link.b, upGraph);
-        }
-    }
-
-    std::vector<uint32_t> switches;
-    for (uint32_t node = 0; node < nNodes; ++node)
-    {
-        m_hostIndex[node] = topo.GetHostIndex(node);
-        if (m_hostIndex[node] >= 0)
-        {
-            continue;
-        }
-        if (topo.AdjacentLinks(node).size() > 65536)
-        {
-            throw std::runtime_error("ECMP routes: switch '" + topo.GetNode(node).name +
-                                     "' has more than 65536 ports");
-        }
-        m_tableOfNode[node] = static_cast<int32_t>(switches.size());
-        switches.push_back(node);
-    }
-    m_tables.resize(switches.size());
-    // Deduplication index per switch, dropped after construction.
-    std::vector<std::map<std::vector<uint16_t>, uint16_t>> groupIds(switches.size());
-    for (uint32_t s = 0; s < switches.size(); ++s)
-    {
-        SwitchTable& table = m_tables[s];
-        table.groupOf.resize(m_nHosts);
-        table.hops.resize(m_nHosts);
-        table.groups.emplace_back(); // group 0: unreachable
-        groupIds[s].emplace(std::vector<uint16_t>{}, 0);
-    }
-
-    // Neighbour behind each port of each switch, flattened once so that the
-    // per-destination loop does no bounds-checked topology look-ups.
-    std::vector<uint32_t> peerBegin{0};
-    std::vector<uint32_t> peers;
-    std::vector<bool> peerLinkDown;
-    for (uint32_t node : switches)
-    {
-        for (uint32_t link : topo.AdjacentLinks(node))
-        {
-            peers.push_back(topo.GetPeer(node, link));
-            peerLinkDown.push_back(linkDown[link]);
-        }
-        peerBegin.push_back(peers.size());
-    }
-
-    const uint32_t infinity = std::numeric_limits<uint32_t>::max();
-    std::vector<uint32_t> intactDist(nNodes);
-    std::vector<uint32_t> upDist(nNodes);
-    auto distances = [&](const Graph& g, uint32_t dest, std::vector<uint32_t>& dist) {
-        NoTransitThroughHosts filter{&g, &m_hostIndex, dest};
-        boost::filtered_graph<Graph, NoTransitThroughHosts> view(g, filter);
-        std::fill(dist.begin(), dist.end(), infinity);
-        dist[dest] = 0;
-        boost::breadth_first_search(
-            view,
-            dest,
-            boost::visitor(boost::make_bfs_visitor(
-                boost::record_distances(dist.data(), boost::on_tree_edge()))));
-    };
-    std::vector<uint16_t> ports;
-    for (uint32_t h = 0; h < m_nHosts; ++h)
-    {
-        // A large fabric's routes take minutes: a signal stops them here.
-        ThrowIfInterrupted();
-        const uint32_t dest = m_hostNodes[h];
-        distances(graph, dest, intactDist);
-        if (degraded)
-        {
-            distances(upGraph, dest, upDist);
-        }
-
-        for (uint32_t s = 0; s < switches.size(); ++s)
-        {
-            const uint32_t node = switches[s];
-            SwitchTable& table = m_tables[s];
-            // Over the links that are up where they reach the host, else as if intact.
-            const bool routeAround = degraded && upDist[node] != infinity;
-            const std::vector<uint32_t>& dist = routeAround ? upDist : intactDist;
-            const uint32_t d = dist[node];
-            ports.clear();
-            if (d != infinity)
-            {
-                if (d >= kNoHops)
-                {
-                    throw std::runtime_error("ECMP routes: switch '" + topo.GetNode(node).name +
-                                             "' is more than 254 hops from a host");
-                }
-                for (uint32_t i = peerBegin[s]; i < peerBegin[s + 1]; ++i)
-                {
-                    uint32_t peer = peers[i];
-                    bool forwards = (m_hostIndex[peer] < 0 || peer == dest) &&
-                                    !(routeAround && peerLinkDown[i]);
-                    if (forwards && dist[peer] + 1 == d)
-                    {
-                        ports.push_back(static_cast<uint16_t>(i - peerBegin[s]));
-                    }
-                }
-            }
-            table.hops[h] = d == infinity ? kNoHops : static_cast<uint8_t>(d);
-            // Neighbouring hosts usually share a group: try the previous one first.
-            if (h > 0 && table.groups[table.groupOf[h - 1]] == ports)
-            {
-                table.groupOf[h] = table.groupOf[h - 1];
-                continue;
-            }
-            auto [it, inserted] =
-                groupIds[s].emplace(ports, static_cast<uint16_t>(table.groups.size()));
-            if (inserted)
-            {
-                if (table.groups.size() > std::numeric_limits<uint16_t>::max())
-                {
-                    throw std::runtime_error("ECMP routes: switch '" + topo.GetNode(node).name +
-                                             "' needs more than 65536 next-hop groups");
-                }
-                table.groups.push_back(ports);
-            }
-            table.groupOf[h] = it->second;
-        }
-    }
+    Computation(*this, topo, linkDown).Run();
     for (SwitchTable& table : m_tables)
     {
         table.groups.shrink_to_fit();
         BuildForwarding(table);
     }
-
-    m_hostPeerBegin.reserve(m_nHosts + 1);
-    for (uint32_t h = 0; h < m_nHosts; ++h)
-    {
-        m_hostPeerBegin.push_back(m_hostPeers.size());
-        for (uint32_t link : topo.AdjacentLinks(m_hostNodes[h]))
-        {
-            m_hostPeers.push_back(topo.GetPeer(m_hostNodes[h], link));
-        }
-    }
-    m_hostPeerBegin.push_back(m_hostPeers.size());
 }
 
 void
-EcmpRoutes::BuildForwarding(SwitchTable& table)
+EcmpRoutes::BuildForwarding(SwitchTable& table) const
 {
     ForwardingTable& f = table.forwarding;
+    f.m_prefixOf = m_prefixOf.data();
+    f.m_hostPort = m_hostPort.data();
+    f.m_nHosts = m_nHosts;
     f.m_groupStart.assign(1, 0);
     for (const std::vector<uint16_t>& group : table.groups)
     {
@@ -223,11 +442,16 @@ EcmpRoutes::BuildForwarding(SwitchTable& table)
         f.m_groupStart.push_back(static_cast<uint32_t>(f.m_ports.size()));
     }
     f.m_entry.resize(table.groupOf.size());
-    for (std::size_t h = 0; h < table.groupOf.size(); ++h)
+    for (std::size_t p = 0; p < table.groupOf.size(); ++p)
     {
-        const std::vector<uint16_t>& group = table.groups[table.groupOf[h]];
-        f.m_entry[h] =
-            group.size() == 1 ? ForwardingTable::kSinglePort | group[0] : table.groupOf[h];
+        const uint16_t id = table.groupOf[p];
+        if (id == kLocalGroup)
+        {
+            f.m_entry[p] = ForwardingTable::kLocalHost;
+            continue;
+        }
+        const std::vector<uint16_t>& group = table.groups[id];
+        f.m_entry[p] = group.size() == 1 ? ForwardingTable::kSinglePort | group[0] : id;
     }
 }
 
@@ -248,28 +472,29 @@ EcmpRoutes::Table(uint32_t switchNode) const
     return m_tables[m_tableOfNode[switchNode]];
 }
 
-const std::vector<uint16_t>&
-EcmpRoutes::GetNextHopPorts(uint32_t switchNode, uint32_t hostIndex) const
+void
+EcmpRoutes::CheckHost(uint32_t hostIndex) const
 {
-    const SwitchTable& table = Table(switchNode);
     if (hostIndex >= m_nHosts)
     {
         throw std::out_of_range("ECMP routes: host index " + std::to_string(hostIndex) +
                                 " out of range");
     }
-    return table.groups[table.groupOf[hostIndex]];
+}
+
+const std::vector<uint16_t>&
+EcmpRoutes::GetNextHopPorts(uint32_t switchNode, uint32_t hostIndex) const
+{
+    return Table(switchNode).groups[GetGroupId(switchNode, hostIndex)];
 }
 
 uint16_t
 EcmpRoutes::GetGroupId(uint32_t switchNode, uint32_t hostIndex) const
 {
     const SwitchTable& table = Table(switchNode);
-    if (hostIndex >= m_nHosts)
-    {
-        throw std::out_of_range("ECMP routes: host index " + std::to_string(hostIndex) +
-                                " out of range");
-    }
-    return table.groupOf[hostIndex];
+    CheckHost(hostIndex);
+    const uint16_t id = table.groupOf[m_prefixOf[hostIndex]];
+    return id == kLocalGroup ? m_hostGroup[hostIndex] : id;
 }
 
 const std::vector<std::vector<uint16_t>>&
@@ -286,9 +511,10 @@ EcmpRoutes::GetHopCount(uint32_t node, uint32_t hostIndex) const
         throw std::out_of_range("ECMP routes: node " + std::to_string(node) + " or host index " +
                                 std::to_string(hostIndex) + " out of range");
     }
+    const uint32_t prefix = m_prefixOf[hostIndex];
     if (m_hostIndex[node] < 0)
     {
-        uint8_t hops = Table(node).hops[hostIndex];
+        uint8_t hops = Table(node).hops[prefix];
         return hops == kNoHops ? kUnreachable : hops;
     }
     if (static_cast<uint32_t>(m_hostIndex[node]) == hostIndex)
@@ -310,7 +536,7 @@ EcmpRoutes::GetHopCount(uint32_t node, uint32_t hostIndex) const
         }
         else if (m_hostIndex[peer] < 0)
         {
-            uint8_t hops = m_tables[m_tableOfNode[peer]].hops[hostIndex];
+            uint8_t hops = m_tables[m_tableOfNode[peer]].hops[prefix];
             viaPeer = hops == kNoHops ? kUnreachable : hops + 1U;
         }
         best = std::min(best, viaPeer);
@@ -324,6 +550,23 @@ EcmpRoutes::GetNHosts() const
     return m_nHosts;
 }
 
+uint32_t
+EcmpRoutes::GetPrefix(uint32_t hostIndex) const
+{
+    CheckHost(hostIndex);
+    return m_prefixOf[hostIndex];
+}
+
+uint32_t
+EcmpRoutes::GetPrefixSwitch(uint32_t prefix) const
+{
+    if (prefix >= m_prefixSwitch.size())
+    {
+        throw std::out_of_range("ECMP routes: no prefix " + std::to_string(prefix));
+    }
+    return m_prefixSwitch[prefix];
+}
+
 size_t
 EcmpRoutes::MemoryBytes() const
 {
@@ -333,6 +576,9 @@ EcmpRoutes::MemoryBytes() const
     bytes += m_hostIndex.capacity() * sizeof(int32_t);
     bytes += m_hostPeerBegin.capacity() * sizeof(uint32_t);
     bytes += m_hostPeers.capacity() * sizeof(uint32_t);
+    bytes += m_prefixOf.capacity() * sizeof(uint32_t);
+    bytes += (m_hostPort.capacity() + m_hostGroup.capacity()) * sizeof(uint16_t);
+    bytes += m_prefixSwitch.capacity() * sizeof(uint32_t);
     bytes += m_tables.capacity() * sizeof(SwitchTable);
     for (const SwitchTable& table : m_tables)
     {

@@ -201,6 +201,10 @@ LinkSampler::OnNvSwitchMoved(uint32_t job,
                              Time from,
                              Time to)
 {
+    if (!IsEnabled())
+    {
+        return; // turned off after it was installed
+    }
     // The bytes moved at one rate over [from, to]: each interval gets its
     // overlap's share. A span of no length (a transfer's last rounding) goes
     // to the interval it ends.

@@ -5,13 +5,13 @@
 #define RUN_NETWORK_H
 
 #include "fabric-faults.h"
-#include "link-sampler.h"
-#include "port-monitor.h"
 #include "run-records.h"
 #include "scenario-helper.h"
 #include "simulation-run.h"
 
 #include "ns3/cluster-network.h"
+#include "ns3/link-sampler.h"
+#include "ns3/port-monitor.h"
 
 #include <functional>
 #include <memory>

@@ -4,12 +4,11 @@
 #ifndef PORT_MONITOR_H
 #define PORT_MONITOR_H
 
-#include "roce-fabric-helper.h"
-
 #include "ns3/nstime.h"
 #include "ns3/nvswitch.h"
 #include "ns3/object.h"
 #include "ns3/results-database.h"
+#include "ns3/roce-fabric.h"
 
 #include <array>
 #include <cstdint>

@@ -4,13 +4,12 @@
 #ifndef LINK_SAMPLER_H
 #define LINK_SAMPLER_H
 
-#include "roce-fabric-helper.h"
-
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/nvswitch.h"
 #include "ns3/object.h"
 #include "ns3/results-database.h"
+#include "ns3/roce-fabric.h"
 
 #include <cstdint>
 #include <map>

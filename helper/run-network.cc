@@ -22,18 +22,24 @@ namespace
 {
 
 /// Where the run cannot sample packets: the samplers' default intervals are
-/// dropped (sampling is on by default only where it can be), an interval
-/// asked for is refused with \p why.
+/// dropped (sampling is on by default only where it can be); with \p refuse,
+/// an interval asked for is refused with that message.
 void
-DropDefaultSampling(LinkSampler& sampler, PortMonitor& monitor, const std::string& why)
+DropDefaultSampling(LinkSampler& sampler, PortMonitor& monitor, const char* refuse = nullptr)
 {
-    if ((sampler.IsEnabled() && !sampler.IsDefault()) ||
-        (monitor.IsEnabled() && !monitor.IsDefault()))
+    if (refuse != nullptr && ((sampler.IsEnabled() && !sampler.IsDefault()) ||
+                              (monitor.IsEnabled() && !monitor.IsDefault())))
     {
-        throw std::runtime_error(why);
+        throw std::runtime_error(refuse);
     }
-    sampler.SetAttribute("Interval", TimeValue(Time(0)));
-    monitor.SetAttribute("Interval", TimeValue(Time(0)));
+    if (sampler.IsDefault())
+    {
+        sampler.SetAttribute("Interval", TimeValue(Time(0)));
+    }
+    if (monitor.IsDefault())
+    {
+        monitor.SetAttribute("Interval", TimeValue(Time(0)));
+    }
 }
 
 /// The packet level: NICs, queue pairs and switches (RoceFabric).
@@ -128,14 +134,7 @@ class FlowRunNetwork : public RunNetwork
         // when asked for. The default sampling is for packets: on a cluster
         // of thousands of GPUs, every port every millisecond would outgrow
         // InputLimits::MaxMonitorRows.
-        if (sampler.IsDefault())
-        {
-            sampler.SetAttribute("Interval", TimeValue(Time(0)));
-        }
-        if (monitor.IsDefault())
-        {
-            monitor.SetAttribute("Interval", TimeValue(Time(0)));
-        }
+        DropDefaultSampling(sampler, monitor);
         monitor.Install(nullptr, run.GetDatabase(), run.GetRunId(), std::move(workRemains));
     }
 
